@@ -1,0 +1,152 @@
+"""Body decoding: content-encoding, JSON and server-sent events.
+
+Errors are raised as :class:`ValueError` with a short reason; the caller adds the file and
+interaction that the reason belongs to.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["SseEvent", "decode_body", "looks_like_sse", "parse_json", "parse_sse"]
+
+
+def _gunzip(data: bytes) -> bytes:
+    return gzip.decompress(data)
+
+
+def _inflate(data: bytes) -> bytes:
+    try:
+        return zlib.decompress(data)
+    except zlib.error:
+        return zlib.decompress(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send
+
+
+def _unbrotli(data: bytes) -> bytes:
+    try:
+        import brotli
+    except ImportError:
+        raise ValueError(
+            "is brotli-compressed; install the 'brotli' package (pip install 'costsim[brotli]')"
+        ) from None
+    result: bytes = brotli.decompress(data)
+    return result
+
+
+def _unzstd(data: bytes) -> bytes:
+    try:
+        import zstandard
+    except ImportError:
+        raise ValueError("is zstd-compressed; install the 'zstandard' package") from None
+    result: bytes = zstandard.ZstdDecompressor().decompressobj().decompress(data)
+    return result
+
+
+_DECODERS: dict[str, Callable[[bytes], bytes]] = {
+    "gzip": _gunzip,
+    "x-gzip": _gunzip,
+    "deflate": _inflate,
+    "br": _unbrotli,
+    "zstd": _unzstd,
+}
+
+
+def decode_body(stored: str | bytes, headers: Mapping[str, str]) -> bytes:
+    """Bytes of a stored body, decompressed per ``content-encoding`` when it is compressed.
+
+    A recorder that decoded the body before storing it may leave the header in place; a body
+    that is plainly text already is taken as it is. Compressed data that cannot be
+    decompressed is an error, never an empty body.
+    """
+    data = stored.encode("utf-8") if isinstance(stored, str) else bytes(stored)
+    encodings = [
+        name.strip().lower()
+        for name in headers.get("content-encoding", "").split(",")
+        if name.strip().lower() not in ("", "identity")
+    ]
+    if data[:2] == b"\x1f\x8b" and "gzip" not in encodings:
+        encodings = ["gzip"]  # gzip magic without a header: decompress anyway
+    for name in reversed(encodings):
+        if _is_plain_text(data):
+            break
+        decoder = _DECODERS.get(name)
+        if decoder is None:
+            raise ValueError(f"has unsupported content-encoding {name!r}")
+        try:
+            data = decoder(data)
+        except ValueError:
+            raise
+        except Exception as exc:  # zlib.error, EOFError, brotli.error, ...
+            raise ValueError(f"is corrupt {name} data ({type(exc).__name__}: {exc})") from None
+    return data
+
+
+def _is_plain_text(data: bytes) -> bool:
+    head = data[:64].lstrip()
+    if not head:
+        return True
+    if head[:1] not in (b"{", b"[", b"e", b"d", b":", b"<"):
+        return False
+    try:
+        data[:4096].decode("utf-8")
+    except UnicodeDecodeError as exc:
+        return exc.start >= 4090  # cut mid-character at the probe's edge
+    return True
+
+
+def parse_json(body: bytes) -> Any:
+    """Decode a JSON body; raises ValueError with the position of the problem."""
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError as exc:
+        raise ValueError(
+            f"is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
+        ) from None
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class SseEvent:
+    event: str
+    data: Any
+    """The event's data decoded as JSON, or the raw text when it is not JSON (``[DONE]``)."""
+
+
+def looks_like_sse(body: bytes) -> bool:
+    head = body[:256].lstrip()
+    return head.startswith((b"event:", b"data:", b":"))
+
+
+def parse_sse(body: bytes) -> list[SseEvent]:
+    """Split a text/event-stream body into events (``event:`` / ``data:`` fields)."""
+    events: list[SseEvent] = []
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
+    for chunk in text.replace("\r\n", "\n").split("\n\n"):
+        name, data_lines = "", []
+        for line in chunk.split("\n"):
+            if line.startswith("event:"):
+                name = line[6:].strip()
+            elif line.startswith("data:"):
+                data_lines.append(line[5:].removeprefix(" "))
+        if not data_lines:
+            continue
+        data_text = "\n".join(data_lines)
+        try:
+            data: Any = json.loads(data_text)
+        except json.JSONDecodeError:
+            if data_text.strip().startswith("{"):
+                raise ValueError(
+                    f"has an event {name or '(unnamed)'!r} whose data is not valid JSON"
+                ) from None
+            data = data_text
+        events.append(SseEvent(event=name, data=data))
+    return events

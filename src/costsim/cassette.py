@@ -1,0 +1,312 @@
+"""Read vcrpy cassettes (YAML or JSON, any vcrpy version, any HTTP client) into interactions.
+
+YAML goes through vcrpy's own safe cassette loader, which refuses every Python tag that would
+construct or call an object; costsim adds only the benign string-subclass tags real recorders
+write for header names. Bodies come out as bytes (decompressed per ``content-encoding``) or, for
+recorders that store them parsed (``parsed_body``), as the stored mapping.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from datetime import datetime
+from email.utils import parsedate_to_datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+from vcr.serializers import yamlserializer
+
+from costsim.bodies import decode_body
+from costsim.errors import (
+    CassetteError,
+    CassetteNotFoundError,
+    InteractionError,
+    UnsafeCassetteError,
+)
+
+__all__ = ["Body", "Cassette", "Headers", "Interaction", "iter_cassette_paths", "load_cassette"]
+
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+
+# Header names recorded through aiohttp / multidict are ``str`` subclasses; PyYAML writes them
+# as ``!!python/object/new:<class>`` with the string as the only argument. They are read back
+# as plain strings; any other object tag stays refused by vcrpy's loader.
+_STR_SUBCLASS_TAGS = (
+    "multidict._istr.istr",
+    "multidict._multidict.istr",
+    "multidict._multidict_py.istr",
+    "multidict.istr",
+    "requests.structures.CaseInsensitiveDict",
+)
+
+
+def _construct_str_subclass(loader: yaml.Loader, node: yaml.Node) -> str:
+    if isinstance(node, yaml.SequenceNode):
+        args = loader.construct_sequence(node)
+    elif isinstance(node, yaml.MappingNode):
+        args = loader.construct_mapping(node, deep=True).get("args", [])
+    else:
+        return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+    if len(args) != 1 or not isinstance(args[0], str):
+        raise yaml.constructor.ConstructorError(
+            None, None, f"unexpected arguments for {node.tag!r}", node.start_mark
+        )
+    return args[0]
+
+
+_SERIALIZER = yamlserializer.with_custom_tags(
+    {
+        f"tag:yaml.org,2002:python/object/new:{name}": _construct_str_subclass
+        for name in _STR_SUBCLASS_TAGS
+    }
+)
+
+
+class Headers(Mapping[str, str]):
+    """Case-insensitive HTTP headers, one value per name.
+
+    vcrpy stores each header as a list of values. Real recordings carry lists where the next
+    header's value leaked in (``openai-version: ['2020-10-01', '__cf_bm=...']``), so the first
+    value is the header's value.
+    """
+
+    __slots__ = ("_items",)
+
+    def __init__(self, raw: object) -> None:
+        items: dict[str, str] = {}
+        if isinstance(raw, Mapping):
+            for name, value in raw.items():
+                values = [
+                    v
+                    for v in (value if isinstance(value, list | tuple) else [value])
+                    if v is not None
+                ]
+                if values:
+                    items.setdefault(str(name).lower(), str(values[0]))
+        elif isinstance(raw, list | tuple):  # a list of [name, value] pairs
+            for pair in raw:
+                if isinstance(pair, list | tuple) and len(pair) == 2:
+                    items[str(pair[0]).lower()] = str(pair[1])
+        self._items = items
+
+    def __getitem__(self, name: str) -> str:
+        return self._items[name.lower()]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A request or response body: raw bytes, or the mapping a recorder stored parsed."""
+
+    raw: bytes | None = None
+    parsed: Any = None
+
+    @property
+    def empty(self) -> bool:
+        return not self.raw and self.parsed is None
+
+    def text(self) -> str:
+        """The body as text (a parsed body as JSON), for searching."""
+        if self.parsed is not None:
+            return json.dumps(self.parsed, default=str, ensure_ascii=False)
+        return (self.raw or b"").decode("utf-8", errors="replace")
+
+
+@dataclass(frozen=True, slots=True)
+class Interaction:
+    """One recorded HTTP exchange."""
+
+    path: Path
+    index: int
+    method: str
+    uri: str
+    request_headers: Headers
+    request_body: Body
+    status: int
+    response_headers: Headers
+    response_body: Body
+
+    @property
+    def host(self) -> str:
+        return urlsplit(self.uri).hostname or ""
+
+    @property
+    def url_path(self) -> str:
+        return urlsplit(self.uri).path
+
+    @property
+    def recorded_at(self) -> datetime | None:
+        value = self.response_headers.get("date")
+        if not value:
+            return None
+        try:
+            return parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+
+    def fail(self, reason: str) -> InteractionError:
+        """An error naming this interaction's file and index."""
+        return InteractionError(self.path, self.index, reason)
+
+
+@dataclass(frozen=True, slots=True)
+class Cassette:
+    path: Path
+    interactions: tuple[Interaction, ...]
+    size_bytes: int
+
+
+def iter_cassette_paths(paths: Iterator[Path] | list[Path] | tuple[Path, ...]) -> Iterator[Path]:
+    """Expand files and folders (recursively) into cassette files, sorted within each folder."""
+    for path in paths:
+        if path.is_dir():
+            for child in sorted(path.rglob("*")):
+                if child.is_file() and child.suffix.lower() in CASSETTE_SUFFIXES:
+                    yield child
+        elif path.is_file():
+            yield path
+        else:
+            raise CassetteNotFoundError(path)
+
+
+def load_cassette(path: Path) -> Cassette:
+    """Read one cassette file. Raises a :class:`CassetteError` naming what is wrong."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise CassetteNotFoundError(path) from None
+    except OSError as exc:
+        raise CassetteError(path, f"cannot be read ({exc.strerror})") from None
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CassetteError(path, f"is not UTF-8 text (byte {exc.start})") from None
+    document = _parse_document(path, text)
+    raw_interactions = _interaction_list(path, document)
+    interactions = tuple(
+        _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)
+    )
+    return Cassette(path=path, interactions=interactions, size_bytes=len(data))
+
+
+def _parse_document(path: Path, text: str) -> Any:
+    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            if path.suffix.lower() == ".json":
+                raise CassetteError(
+                    path, f"is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
+                ) from None
+    try:
+        return _SERIALIZER.deserialize(text)
+    except yaml.constructor.ConstructorError as exc:
+        where = _where(text, exc.problem_mark)
+        tag = _tag_of(exc)
+        if tag and "python/" in tag:
+            raise UnsafeCassetteError(
+                path, f"{where}refuses YAML tag {tag!r}: it would construct a Python object"
+            ) from None
+        raise CassetteError(path, f"{where}unreadable YAML: {exc.problem}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise CassetteError(
+            path, f"{_where(text, mark)}is not valid YAML ({problem}); truncated or corrupt?"
+        ) from None
+
+
+def _tag_of(exc: yaml.constructor.ConstructorError) -> str | None:
+    match = re.search(r"tag '([^']+)'|tag: ?'?([^'\s]+)", exc.problem or "")
+    if not match:
+        return None
+    tag = match.group(1) or match.group(2)
+    return tag.replace("tag:yaml.org,2002:", "!!")
+
+
+def _where(text: str, mark: yaml.Mark | None) -> str:
+    """``"interaction N (line L): "`` for a YAML error position, as far as it can be told."""
+    if mark is None:
+        return ""
+    line = mark.line + 1
+    starts = [m.start() for m in re.finditer(r"(?m)^- +request:|^  - request:", text)]
+    offset = mark.index
+    index = sum(1 for start in starts if start <= offset) - 1
+    if index >= 0:
+        return f"interaction {index} (line {line}): "
+    return f"line {line}: "
+
+
+def _interaction_list(path: Path, document: Any) -> list[Any]:
+    if isinstance(document, list):  # cassettes from vcrpy before 1.0: a bare list
+        return document
+    if not isinstance(document, Mapping):
+        raise CassetteError(path, "is not a vcrpy cassette (no 'interactions' list)")
+    interactions = document.get("interactions")
+    if not isinstance(interactions, list):
+        raise CassetteError(path, "is not a vcrpy cassette (no 'interactions' list)")
+    return interactions
+
+
+def _interaction(path: Path, index: int, raw: Any) -> Interaction:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("request"), Mapping):
+        raise InteractionError(path, index, "has no 'request' mapping")
+    request, response = raw["request"], raw.get("response")
+    if not isinstance(response, Mapping):
+        raise InteractionError(path, index, "has no 'response' mapping")
+    request_headers = Headers(request.get("headers"))
+    response_headers = Headers(response.get("headers"))
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, Mapping) else status
+    if code is None:
+        code = response.get("status_code", 0)
+    try:
+        status_code = int(code)
+    except (TypeError, ValueError):
+        raise InteractionError(path, index, f"response status {code!r} is not a number") from None
+
+    def body(message: Mapping[str, Any], headers: Headers, side: str) -> Body:
+        try:
+            return _body(message, headers)
+        except ValueError as exc:
+            raise InteractionError(path, index, f"{side} body: {exc}") from None
+
+    return Interaction(
+        path=path,
+        index=index,
+        method=str(request.get("method", "")).upper(),
+        uri=str(request.get("uri") or request.get("url") or ""),
+        request_headers=request_headers,
+        request_body=body(request, request_headers, "request"),
+        status=status_code,
+        response_headers=response_headers,
+        response_body=body(response, response_headers, "response"),
+    )
+
+
+def _body(message: Mapping[str, Any], headers: Headers) -> Body:
+    if "parsed_body" in message:
+        parsed = message["parsed_body"]
+        if isinstance(parsed, str | bytes):  # pydantic-ai stores SSE streams as text
+            return Body(raw=decode_body(parsed, headers))
+        return Body(parsed=parsed)
+    stored = message.get("body")
+    if isinstance(stored, Mapping):
+        stored = stored.get("string")
+    if stored is None and "content" in message:
+        stored = message["content"]
+    if stored is None:
+        return Body()
+    if isinstance(stored, Mapping | list):  # a body some recorder stored as data
+        return Body(parsed=stored)
+    return Body(raw=decode_body(stored, headers))

@@ -1,0 +1,27 @@
+"""The ``costsim`` command line: a thin door onto the library.
+
+Exit codes: 0 clean; 1 findings (``cassettes check``) or a failed gate; 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import click
+
+from costsim.cli.cassettes import cassettes
+from costsim.cli.report import report
+
+__all__ = ["cli", "main"]
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="costsim")
+def cli() -> None:
+    """Replay recorded LLM API traffic (vcrpy cassettes) and report what it cost."""
+
+
+cli.add_command(report)
+cli.add_command(cassettes)
+
+
+def main() -> None:
+    cli()

@@ -1,0 +1,90 @@
+"""Options and error handling shared by the commands.
+
+Exit codes: 0 clean; 1 findings or a failed gate; 2 bad input or usage.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from costsim.errors import CostsimError, DataError, InputError
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+EXIT_FINDINGS = 1
+EXIT_INPUT = 2
+
+
+class InputProblem(click.ClickException):
+    """Bad input: one sentence, exit code 2."""
+
+    exit_code = EXIT_INPUT
+
+
+class Findings(click.ClickException):
+    """Something was found (a check failed, a gate tripped): exit code 1."""
+
+    exit_code = EXIT_FINDINGS
+
+    def show(self, file: Any = None) -> None:
+        click.echo(self.format_message(), err=True)
+
+
+def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn costsim errors into one-line CLI errors instead of tracebacks."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except InputError as exc:
+            raise InputProblem(str(exc)) from None
+        except DataError as exc:
+            raise InputProblem(f"costsim data problem: {exc}") from None
+        except CostsimError as exc:
+            raise InputProblem(str(exc)) from None
+
+    return wrapper
+
+
+def parse_as_of(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"{value!r} is not a date (use YYYY-MM-DD)") from None
+    return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
+
+
+paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+format_option = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json", "markdown"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
+lenient_option = click.option(
+    "--lenient", is_flag=True, help="Skip unreadable cassettes with a warning instead of stopping."
+)
+as_of_option = click.option(
+    "--as-of",
+    "as_of",
+    metavar="DATE",
+    help="Price every call as of this date instead of its recorded date.",
+)
+output_option = click.option(
+    "-o",
+    "--output",
+    type=click.Path(path_type=Path, dir_okay=False),
+    help="Write the output to this file (atomically) instead of standard output.",
+)

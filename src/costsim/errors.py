@@ -1,0 +1,76 @@
+"""The exceptions costsim raises.
+
+Every error costsim raises on purpose derives from :class:`CostsimError`, so a caller can catch
+one class. The tree::
+
+    CostsimError
+    ├── InputError                      bad input from the user: exit code 2 in the CLI
+    │   ├── CassetteError               a cassette file that cannot be read
+    │   │   ├── CassetteNotFoundError   (also a FileNotFoundError)
+    │   │   ├── UnsafeCassetteError     a YAML tag that would construct or call an object
+    │   │   └── InteractionError        one interaction of a readable file is malformed
+    │   └── ConfigError                 an option or configuration value is invalid
+    └── DataError                       data costsim ships or depends on is missing or corrupt
+
+Messages name the file, the interaction index and the offending value, so the CLI can print
+them as one sentence without a traceback.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+__all__ = [
+    "CassetteError",
+    "CassetteNotFoundError",
+    "ConfigError",
+    "CostsimError",
+    "DataError",
+    "InputError",
+    "InteractionError",
+    "UnsafeCassetteError",
+]
+
+
+class CostsimError(Exception):
+    """Base class of every error costsim raises on purpose."""
+
+
+class InputError(CostsimError):
+    """The user's input (files, options) cannot be used as given."""
+
+
+class CassetteError(InputError):
+    """A cassette file cannot be read."""
+
+    def __init__(self, path: Path | str, reason: str) -> None:
+        self.path = Path(path)
+        self.reason = reason
+        super().__init__(f"{self.path}: {reason}")
+
+
+class CassetteNotFoundError(CassetteError, FileNotFoundError):
+    """A path given as a cassette does not exist."""
+
+    def __init__(self, path: Path | str) -> None:
+        super().__init__(path, "no such file or folder")
+
+
+class UnsafeCassetteError(CassetteError):
+    """A cassette carries a YAML tag that would construct or call a Python object."""
+
+
+class InteractionError(CassetteError):
+    """One interaction of an otherwise readable cassette is malformed."""
+
+    def __init__(self, path: Path | str, index: int, reason: str) -> None:
+        self.index = index
+        super().__init__(path, f"interaction {index}: {reason}")
+
+
+class ConfigError(InputError):
+    """An option, scenario or configuration value is invalid."""
+
+
+class DataError(CostsimError):
+    """Data costsim ships or depends on (tokenizer files, price tables) is missing or corrupt."""

@@ -1,0 +1,138 @@
+"""Metered calls and their totals: what each call used and cost, summed honestly.
+
+A call that errored is unbilled (cost zero, no tokens). A call whose model has no price is
+*unpriced*: its tokens count, and any total that includes it has no cost (``None``), never $0.
+A call with no usage at all is *unmetered* until an estimate is supplied; it, too, makes the
+cost of its totals unknown.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from costsim.model import Call, Provenance, Usage
+from costsim.pricing import Price, price
+
+__all__ = ["MeteredCall", "Totals", "UnpricedCall", "meter"]
+
+
+@dataclass(frozen=True, slots=True)
+class UnpricedCall:
+    provenance: Provenance
+    model: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class MeteredCall:
+    """A call with the usage it is billed for (recorded or estimated) and its price."""
+
+    call: Call
+    usage: Usage | None
+    price: Price | None
+
+    @property
+    def unpriced(self) -> bool:
+        return self.usage is not None and self.price is not None and not self.price.priced
+
+
+def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = None) -> MeteredCall:
+    """Price a call's usage (its recorded usage unless ``usage`` is given) at its date."""
+    billed = usage if usage is not None else call.usage
+    if call.errored and billed is None:
+        return MeteredCall(call, None, Price(Decimal(0)))
+    if billed is None:
+        return MeteredCall(call, None, None)
+    when = as_of or call.recorded_at
+    return MeteredCall(
+        call, billed, price(billed, model=call.priced_model, provider=call.provider, at=when)
+    )
+
+
+@dataclass(slots=True)
+class Totals:
+    """Sums over metered calls. ``cost_usd`` is None when any call's cost is unknown."""
+
+    llm_calls: int = 0
+    calls_with_usage: int = 0
+    estimated_calls: int = 0
+    errored_calls: int = 0
+    unmetered_calls: int = 0
+    prompt_tokens: int = 0
+    uncached_input_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_5m_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    output_tokens: int = 0
+    reasoning_tokens: int = 0
+    undated_calls: int = 0
+    """Calls priced at today's prices because neither the recording nor --as-of gave a date."""
+    priced_cost: Decimal = Decimal(0)
+    unpriced: list[UnpricedCall] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, calls: Iterable[MeteredCall]) -> Totals:
+        totals = cls()
+        for metered in calls:
+            totals.add(metered)
+        return totals
+
+    def add(self, metered: MeteredCall) -> None:
+        self.llm_calls += 1
+        call, usage = metered.call, metered.usage
+        if call.errored:
+            self.errored_calls += 1
+        if usage is None:
+            if not call.errored:
+                self.unmetered_calls += 1
+            return
+        if usage.estimated:
+            self.estimated_calls += 1
+        else:
+            self.calls_with_usage += 1
+        self.prompt_tokens += usage.prompt_total
+        self.uncached_input_tokens += usage.uncached_input
+        self.cache_read_tokens += usage.cache_read
+        self.cache_write_5m_tokens += usage.cache_write_5m
+        self.cache_write_1h_tokens += usage.cache_write_1h
+        self.output_tokens += usage.output
+        self.reasoning_tokens += usage.reasoning or 0
+        if metered.price is not None and metered.price.undated:
+            self.undated_calls += 1
+        if metered.price is not None and metered.price.amount is not None:
+            self.priced_cost += metered.price.amount
+        elif metered.price is not None:
+            reason = metered.price.unpriced_reason or "no price"
+            self.unpriced.append(UnpricedCall(call.provenance, call.priced_model, reason))
+
+    def merge(self, other: Totals) -> None:
+        for name in (
+            "llm_calls", "calls_with_usage", "estimated_calls", "errored_calls",
+            "unmetered_calls", "prompt_tokens", "uncached_input_tokens", "cache_read_tokens",
+            "cache_write_5m_tokens", "cache_write_1h_tokens", "output_tokens",
+            "reasoning_tokens", "undated_calls", "priced_cost",
+        ):  # fmt: skip
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.unpriced.extend(other.unpriced)
+
+    @property
+    def cache_write_tokens(self) -> int:
+        return self.cache_write_5m_tokens + self.cache_write_1h_tokens
+
+    @property
+    def unpriced_calls(self) -> int:
+        return len(self.unpriced)
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        """Cache read / prompt total; None when there were no prompt tokens."""
+        return self.cache_read_tokens / self.prompt_tokens if self.prompt_tokens else None
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        if self.unpriced or self.unmetered_calls:
+            return None
+        return self.priced_cost

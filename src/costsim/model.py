@@ -1,0 +1,289 @@
+"""The typed model every layer after loading works on: a trace is a sequence of calls.
+
+A :class:`Call` is one LLM request with its recorded response, normalised across API flavours
+(Anthropic Messages, OpenAI Chat Completions, OpenAI Responses). Nothing downstream of the
+provider adapters looks at raw JSON.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, Literal
+
+__all__ = [
+    "Block",
+    "CacheControl",
+    "Call",
+    "DocumentBlock",
+    "Flavour",
+    "ImageBlock",
+    "Message",
+    "OtherBlock",
+    "Provenance",
+    "ReasoningBlock",
+    "RedactedThinkingBlock",
+    "TextBlock",
+    "ThinkingBlock",
+    "ThinkingConfig",
+    "ToolDef",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "Usage",
+    "UsageSource",
+]
+
+JSON = Any
+"""A JSON value as decoded by :func:`json.loads`."""
+
+
+class Flavour(StrEnum):
+    """The API a call was made to."""
+
+    ANTHROPIC_MESSAGES = "anthropic-messages"
+    OPENAI_CHAT = "openai-chat"
+    OPENAI_RESPONSES = "openai-responses"
+
+    @property
+    def provider(self) -> str:
+        return "anthropic" if self is Flavour.ANTHROPIC_MESSAGES else "openai"
+
+
+@dataclass(frozen=True, slots=True)
+class CacheControl:
+    """An explicit cache breakpoint (Anthropic ``cache_control``)."""
+
+    ttl: Literal["5m", "1h"] = "5m"
+
+
+# --- content blocks -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class TextBlock:
+    text: str
+    cache_control: CacheControl | None = None
+    kind: Literal["text"] = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageBlock:
+    """An image; ``source`` identifies it (a URL, or a digest of inline data)."""
+
+    media_type: str
+    source: str
+    data_bytes: int = 0
+    cache_control: CacheControl | None = None
+    kind: Literal["image"] = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class DocumentBlock:
+    """A document (PDF, plain text, file reference); ``source`` identifies it."""
+
+    media_type: str
+    source: str
+    text: str = ""
+    data_bytes: int = 0
+    cache_control: CacheControl | None = None
+    kind: Literal["document"] = "document"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUseBlock:
+    """A tool call made by the assistant (Anthropic ``tool_use``, OpenAI ``tool_calls``)."""
+
+    id: str
+    name: str
+    input: JSON
+    cache_control: CacheControl | None = None
+    kind: Literal["tool_use"] = "tool_use"
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResultBlock:
+    """The result of a tool call, sent back by the client."""
+
+    tool_use_id: str
+    content: tuple[Block, ...]
+    is_error: bool = False
+    cache_control: CacheControl | None = None
+    kind: Literal["tool_result"] = "tool_result"
+
+    @property
+    def text(self) -> str:
+        return "\n".join(block.text for block in self.content if isinstance(block, TextBlock))
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingBlock:
+    text: str
+    signature: str = ""
+    cache_control: CacheControl | None = None
+    kind: Literal["thinking"] = "thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class RedactedThinkingBlock:
+    data: str
+    cache_control: CacheControl | None = None
+    kind: Literal["redacted_thinking"] = "redacted_thinking"
+
+
+@dataclass(frozen=True, slots=True)
+class ReasoningBlock:
+    """An OpenAI reasoning item (Responses) or ``reasoning_content`` (chat-compatible APIs)."""
+
+    summary: str
+    encrypted: str = ""
+    cache_control: CacheControl | None = None
+    kind: Literal["reasoning"] = "reasoning"
+
+
+@dataclass(frozen=True, slots=True)
+class OtherBlock:
+    """A block of a type costsim does not model (server tool use, citations, audio, ...).
+
+    It is kept with its raw JSON, so nothing the request carried is lost.
+    """
+
+    type: str
+    raw: JSON
+    cache_control: CacheControl | None = None
+    kind: Literal["other"] = "other"
+
+
+Block = (
+    TextBlock
+    | ImageBlock
+    | DocumentBlock
+    | ToolUseBlock
+    | ToolResultBlock
+    | ThinkingBlock
+    | RedactedThinkingBlock
+    | ReasoningBlock
+    | OtherBlock
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One turn of the conversation: ``role`` as the API named it, and its blocks."""
+
+    role: str
+    content: tuple[Block, ...]
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ToolDef:
+    """A tool definition sent with a request."""
+
+    name: str
+    description: str = ""
+    input_schema: JSON = None
+    type: str = "function"
+    cache_control: CacheControl | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingConfig:
+    """Extended thinking / reasoning settings of a request."""
+
+    enabled: bool
+    budget_tokens: int | None = None
+    effort: str | None = None
+
+
+# --- usage ----------------------------------------------------------------------------------
+
+
+class UsageSource(StrEnum):
+    RECORDED = "recorded"
+    ESTIMATED = "estimated"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage normalised to one shape (DESIGN.md section 2).
+
+    ``prompt_total`` is every input token of the request, cached or not. ``output`` includes
+    reasoning / thinking tokens; ``reasoning`` is the part of ``output`` spent thinking, or
+    ``None`` when the provider did not report it.
+    """
+
+    uncached_input: int = 0
+    cache_read: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    output: int = 0
+    reasoning: int | None = None
+    source: UsageSource = UsageSource.RECORDED
+
+    @property
+    def cache_write(self) -> int:
+        return self.cache_write_5m + self.cache_write_1h
+
+    @property
+    def prompt_total(self) -> int:
+        return self.uncached_input + self.cache_read + self.cache_write
+
+    @property
+    def estimated(self) -> bool:
+        return self.source is UsageSource.ESTIMATED
+
+
+# --- the call -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a call was recorded: the cassette file and the interaction's index in it."""
+
+    path: Path
+    index: int
+
+    def __str__(self) -> str:
+        return f"{self.path} interaction {self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One LLM request with its recorded response."""
+
+    flavour: Flavour
+    model: str
+    provenance: Provenance
+    host: str = ""
+    system: tuple[Block, ...] = ()
+    messages: tuple[Message, ...] = ()
+    tools: tuple[ToolDef, ...] = ()
+    tool_choice: JSON = None
+    thinking: ThinkingConfig | None = None
+    output_schema: JSON = None
+    cache_control: CacheControl | None = None
+    """The request-level (automatic) cache breakpoint, when the request carries one."""
+    stream: bool = False
+    response_model: str | None = None
+    response: tuple[Block, ...] = ()
+    usage: Usage | None = None
+    status: int = 200
+    error: str | None = None
+    recorded_at: datetime | None = None
+    extra: dict[str, JSON] = field(default_factory=dict, hash=False, compare=False)
+    """Request parameters the model does not type (temperature, max_tokens, ...)."""
+
+    @property
+    def provider(self) -> str:
+        return self.flavour.provider
+
+    @property
+    def errored(self) -> bool:
+        return self.error is not None
+
+    @property
+    def priced_model(self) -> str:
+        """The model to price: the dated name the response reports, else the requested one."""
+        return self.response_model or self.model

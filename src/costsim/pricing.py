@@ -1,0 +1,106 @@
+"""Prices from genai-prices, at each call's recorded date; money is Decimal, unknown is None.
+
+genai-prices ships a dated price snapshot inside the package: nothing is downloaded. Its
+``Usage.input_tokens`` is the prompt *total* (cache reads and writes included).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from functools import cache
+
+from genai_prices import Usage as PriceUsage
+from genai_prices import calc_price, data_snapshot
+
+from costsim.model import Usage
+
+__all__ = ["Price", "host_provider", "price"]
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """The cost of one call, or why it has none."""
+
+    amount: Decimal | None
+    model_id: str | None = None
+    unpriced_reason: str | None = None
+    priced_at: datetime | None = None
+    undated: bool = False
+    """True when no date was known and today's prices were used."""
+
+    @property
+    def priced(self) -> bool:
+        return self.amount is not None
+
+
+@cache
+def _provider_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
+    snapshot = data_snapshot.get_snapshot()
+    return tuple(
+        (provider.id, re.compile(provider.api_pattern))
+        for provider in snapshot.providers
+        if provider.api_pattern
+    )
+
+
+@cache
+def host_provider(host: str) -> str | None:
+    """The provider whose API lives on ``host`` (per genai-prices), or None for unknown hosts."""
+    if not host:
+        return None
+    url = f"https://{host}/"
+    for provider_id, pattern in _provider_patterns():
+        if pattern.match(url):
+            return provider_id
+    return None
+
+
+def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:
+    """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so)."""
+    when = at or datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    result = _price(
+        usage.prompt_total,
+        usage.cache_read,
+        usage.cache_write,
+        usage.cache_write_1h,
+        usage.output,
+        model,
+        provider,
+        when,
+    )
+    return dataclasses.replace(result, undated=True) if at is None else result
+
+
+@cache
+def _price(
+    prompt: int,
+    cache_read: int,
+    cache_write: int,
+    cache_write_1h: int,
+    output: int,
+    model: str,
+    provider: str,
+    when: datetime,
+) -> Price:
+    if not model:
+        return Price(None, unpriced_reason="the request names no model")
+    priced_usage = PriceUsage(
+        input_tokens=prompt,
+        cache_read_tokens=cache_read,
+        cache_write_tokens=cache_write,
+        cache_write_1h_tokens=cache_write_1h,
+        output_tokens=output,
+    )
+    try:
+        result = calc_price(priced_usage, model, provider_id=provider, genai_request_timestamp=when)
+    except LookupError:
+        return Price(
+            None, unpriced_reason=f"genai-prices has no price for {provider} model {model!r}"
+        )
+    except ValueError as exc:
+        return Price(None, unpriced_reason=f"genai-prices cannot price {model!r}: {exc}")
+    return Price(result.total_price, model_id=result.model.id, priced_at=when)

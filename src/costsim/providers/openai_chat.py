@@ -1,0 +1,244 @@
+"""OpenAI Chat Completions (``POST /v1/chat/completions``) and compatible APIs."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+from costsim.bodies import SseEvent
+from costsim.model import (
+    Block,
+    DocumentBlock,
+    Flavour,
+    ImageBlock,
+    Message,
+    OtherBlock,
+    ReasoningBlock,
+    TextBlock,
+    ThinkingConfig,
+    ToolDef,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from costsim.providers._json import digest, integer, items, obj, parse_arguments, text, timestamp
+from costsim.providers.base import ParsedRequest, ParsedResponse
+
+__all__ = ["OpenAIChat", "openai_usage"]
+
+_TYPED_KEYS = frozenset(
+    {"model", "messages", "tools", "functions", "tool_choice", "function_call", "stream",
+     "reasoning_effort", "response_format"}
+)  # fmt: skip
+
+
+def openai_usage(
+    raw: Mapping[str, Any], *, prompt: str, output: str, prompt_details: str, output_details: str
+) -> Usage:
+    """Normalise an OpenAI usage object; the key names differ between Chat and Responses."""
+    total = integer(raw.get(prompt))
+    details = obj(raw.get(prompt_details))
+    cached = integer(details.get("cached_tokens"))
+    written = integer(details.get("cache_write_tokens"))
+    reasoning = obj(raw.get(output_details)).get("reasoning_tokens")
+    return Usage(
+        uncached_input=total - cached - written,
+        cache_read=cached,
+        cache_write_5m=written,
+        output=integer(raw.get(output)),
+        reasoning=reasoning if isinstance(reasoning, int) else None,
+    )
+
+
+def _chat_usage(raw: Mapping[str, Any]) -> Usage:
+    return openai_usage(
+        raw,
+        prompt="prompt_tokens",
+        output="completion_tokens",
+        prompt_details="prompt_tokens_details",
+        output_details="completion_tokens_details",
+    )
+
+
+def _part(raw: Any) -> Block:
+    if isinstance(raw, str):
+        return TextBlock(raw)
+    part = obj(raw)
+    kind = text(part.get("type"))
+    if kind in ("text", "input_text", "output_text", "refusal"):
+        return TextBlock(text(part.get("text")) or text(part.get("refusal")))
+    if kind == "image_url":
+        url = text(obj(part.get("image_url")).get("url")) or text(part.get("image_url"))
+        inline = url.startswith("data:")
+        media = url[5 : url.find(";")] if inline else "url"
+        return ImageBlock(media, digest(url) if inline else url, len(url) if inline else 0)
+    if kind == "file":
+        file = obj(part.get("file"))
+        data = file.get("file_data")
+        source = digest(data) if data else "file:" + text(file.get("file_id"))
+        return DocumentBlock(text(file.get("filename")) or "file", source, "", len(text(data)))
+    return OtherBlock(kind or "unknown", raw)
+
+
+def _message(raw: Any) -> Message:
+    message = obj(raw)
+    role = text(message.get("role"))
+    content = message.get("content")
+    blocks: list[Block] = []
+    if role in ("tool", "function"):
+        tool_id = text(message.get("tool_call_id")) or text(message.get("name"))
+        parts = (
+            (TextBlock(content),) if isinstance(content, str) else tuple(map(_part, items(content)))
+        )
+        blocks.append(ToolResultBlock(tool_use_id=tool_id, content=parts))
+    elif isinstance(content, str):
+        blocks.append(TextBlock(content))
+    else:
+        blocks.extend(_part(part) for part in items(content))
+    reasoning = message.get("reasoning_content")
+    if isinstance(reasoning, str) and reasoning:
+        blocks.insert(0, ReasoningBlock(summary=reasoning))
+    blocks.extend(_tool_calls(message))
+    name = message.get("name")
+    return Message(role=role, content=tuple(blocks), name=name if isinstance(name, str) else None)
+
+
+def _tool_calls(message: Mapping[str, Any]) -> list[Block]:
+    calls: list[Block] = []
+    for raw in items(message.get("tool_calls")):
+        call = obj(raw)
+        function = obj(call.get("function"))
+        calls.append(
+            ToolUseBlock(
+                id=text(call.get("id")),
+                name=text(function.get("name")),
+                input=parse_arguments(function.get("arguments")),
+            )
+        )
+    legacy = obj(message.get("function_call"))
+    if legacy:
+        calls.append(
+            ToolUseBlock(
+                id="", name=text(legacy.get("name")), input=parse_arguments(legacy.get("arguments"))
+            )
+        )
+    return calls
+
+
+def _tool(raw: Any) -> ToolDef:
+    tool = obj(raw)
+    function = obj(tool.get("function")) or tool  # legacy ``functions`` entries are bare
+    return ToolDef(
+        name=text(function.get("name")),
+        description=text(function.get("description")),
+        input_schema=function.get("parameters"),
+        type=text(tool.get("type")) or "function",
+    )
+
+
+def _output_schema(response_format: Any) -> Any:
+    fmt = obj(response_format)
+    if fmt.get("type") == "json_schema":
+        return obj(fmt.get("json_schema")) or None
+    if fmt.get("type") == "json_object":
+        return {"type": "json_object"}
+    return None
+
+
+class OpenAIChat:
+    flavour = Flavour.OPENAI_CHAT
+
+    def matches(self, method: str, url_path: str, request: Mapping[str, Any]) -> bool:
+        return (
+            method == "POST"
+            and url_path.rstrip("/").endswith("/chat/completions")
+            and isinstance(request.get("messages"), list)
+        )
+
+    def parse_request(self, request: Mapping[str, Any]) -> ParsedRequest:
+        effort = request.get("reasoning_effort")
+        tools = items(request.get("tools")) or items(request.get("functions"))
+        return ParsedRequest(
+            model=text(request.get("model")),
+            messages=tuple(_message(raw) for raw in items(request.get("messages"))),
+            tools=tuple(_tool(raw) for raw in tools),
+            tool_choice=request.get("tool_choice", request.get("function_call")),
+            thinking=ThinkingConfig(enabled=effort != "none", effort=effort)
+            if isinstance(effort, str)
+            else None,
+            output_schema=_output_schema(request.get("response_format")),
+            stream=request.get("stream") is True,
+            extra={k: v for k, v in request.items() if k not in _TYPED_KEYS},
+        )
+
+    def parse_response(self, response: Mapping[str, Any]) -> ParsedResponse:
+        if "error" in response and "choices" not in response:
+            error = obj(response.get("error"))
+            return ParsedResponse(
+                error=text(error.get("message")) or text(response.get("error")) or "error"
+            )
+        choices = items(response.get("choices"))
+        message = _message(obj(choices[0]).get("message")) if choices else None
+        usage = response.get("usage")
+        return ParsedResponse(
+            model=text(response.get("model")) or None,
+            blocks=message.content if message else (),
+            usage=_chat_usage(usage) if isinstance(usage, Mapping) else None,
+            created=timestamp(response.get("created")),
+        )
+
+    def parse_stream(self, events: list[SseEvent]) -> ParsedResponse:
+        state = _ChatStream()
+        for event in events:
+            if isinstance(event.data, Mapping):
+                state.add(event.data)
+        return state.result()
+
+
+class _ChatStream:
+    """Folds chat completion chunks back into one message; usage comes from the final chunk."""
+
+    def __init__(self) -> None:
+        self.model: str | None = None
+        self.content: list[str] = []
+        self.reasoning: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.usage: Usage | None = None
+        self.error: str | None = None
+        self.created: datetime | None = None
+
+    def add(self, chunk: Mapping[str, Any]) -> None:
+        if "error" in chunk and "choices" not in chunk:
+            self.error = text(obj(chunk.get("error")).get("message")) or "error"
+            return
+        self.model = text(chunk.get("model")) or self.model
+        self.created = self.created or timestamp(chunk.get("created"))
+        if isinstance(chunk.get("usage"), Mapping):
+            self.usage = _chat_usage(chunk["usage"])
+        for choice in items(chunk.get("choices")):
+            if integer(obj(choice).get("index")) != 0:
+                continue
+            delta = obj(obj(choice).get("delta"))
+            self.content.append(text(delta.get("content")))
+            self.reasoning.append(text(delta.get("reasoning_content")))
+            for raw in items(delta.get("tool_calls")):
+                self._add_call(obj(raw))
+
+    def _add_call(self, raw: Mapping[str, Any]) -> None:
+        call = self.calls.setdefault(integer(raw.get("index")), {"id": "", "name": "", "args": ""})
+        function = obj(raw.get("function"))
+        call["id"] = call["id"] or text(raw.get("id"))
+        call["name"] += text(function.get("name"))
+        call["args"] += text(function.get("arguments"))
+
+    def result(self) -> ParsedResponse:
+        blocks: list[Block] = []
+        if any(self.reasoning):
+            blocks.append(ReasoningBlock(summary="".join(self.reasoning)))
+        if any(self.content):
+            blocks.append(TextBlock("".join(self.content)))
+        for index in sorted(self.calls):
+            call = self.calls[index]
+            blocks.append(ToolUseBlock(call["id"], call["name"], parse_arguments(call["args"])))
+        return ParsedResponse(self.model, tuple(blocks), self.usage, self.error, self.created)

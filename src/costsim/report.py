@@ -1,0 +1,129 @@
+"""What was billed: traces metered and summed per cassette, and grouped by model or provider."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from costsim.cassette import iter_cassette_paths
+from costsim.errors import ConfigError, CostsimError
+from costsim.ledger import MeteredCall, Totals, meter
+from costsim.normalise import CassetteTrace, load_trace
+
+__all__ = ["GROUPINGS", "CassetteReport", "Report", "Skipped", "build_report", "load_traces"]
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """A file left out in lenient mode, and why."""
+
+    path: Path
+    error: str
+
+
+def load_traces(
+    paths: Iterable[Path], *, lenient: bool = False
+) -> tuple[list[CassetteTrace], list[Skipped]]:
+    """Load every cassette under ``paths``. In lenient mode unreadable files are skipped and
+    returned with their error; otherwise the first error is raised."""
+    traces: list[CassetteTrace] = []
+    skipped: list[Skipped] = []
+    for path in iter_cassette_paths(list(paths)):
+        try:
+            traces.append(load_trace(path))
+        except CostsimError as exc:
+            if not lenient:
+                raise
+            skipped.append(Skipped(path, str(exc)))
+    return traces, skipped
+
+
+@dataclass(slots=True)
+class CassetteReport:
+    path: Path
+    totals: Totals
+    other_interactions: int
+    foreign_calls: Counter[str]
+    size_bytes: int
+    first_recorded: datetime | None
+    last_recorded: datetime | None
+
+
+@dataclass(slots=True)
+class Report:
+    by: str
+    cassettes: list[CassetteReport]
+    groups: dict[str, Totals]
+    totals: Totals
+    skipped: list[Skipped] = field(default_factory=list)
+    as_of: datetime | None = None
+
+
+def _by_model(metered: MeteredCall) -> str:
+    return metered.call.priced_model or "(no model)"
+
+
+def _by_provider(metered: MeteredCall) -> str:
+    return metered.call.provider
+
+
+def _by_flavour(metered: MeteredCall) -> str:
+    return metered.call.flavour.value
+
+
+GROUPINGS: dict[str, Callable[[MeteredCall], str] | None] = {
+    "cassette": None,
+    "model": _by_model,
+    "provider": _by_provider,
+    "flavour": _by_flavour,
+}
+
+
+def _metered(trace: CassetteTrace, as_of: datetime | None) -> Iterator[MeteredCall]:
+    for call in trace.calls:
+        yield meter(call, as_of=as_of)
+
+
+def build_report(
+    traces: Iterable[CassetteTrace],
+    *,
+    by: str = "cassette",
+    as_of: datetime | None = None,
+    skipped: Iterable[Skipped] = (),
+) -> Report:
+    if by not in GROUPINGS:
+        raise ConfigError(f"cannot group by {by!r}; valid: {', '.join(GROUPINGS)}")
+    key_of = GROUPINGS[by]
+    cassettes: list[CassetteReport] = []
+    groups: dict[str, Totals] = {}
+    total = Totals()
+    for trace in traces:
+        metered = list(_metered(trace, as_of))
+        totals = Totals.of(metered)
+        total.merge(totals)
+        if key_of is not None:
+            for item in metered:
+                groups.setdefault(key_of(item), Totals()).add(item)
+        dates = [call.recorded_at for call in trace.calls if call.recorded_at is not None]
+        cassettes.append(
+            CassetteReport(
+                path=trace.path,
+                totals=totals,
+                other_interactions=trace.other_interactions,
+                foreign_calls=Counter(call.host for call in trace.foreign_calls),
+                size_bytes=trace.size_bytes,
+                first_recorded=min(dates, default=None),
+                last_recorded=max(dates, default=None),
+            )
+        )
+    return Report(
+        by=by,
+        cassettes=cassettes,
+        groups=dict(sorted(groups.items())),
+        totals=total,
+        skipped=list(skipped),
+        as_of=as_of,
+    )

@@ -1,0 +1,17 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+EXAMPLES = ROOT / "cassettes"
+
+
+@pytest.fixture(scope="session")
+def corpus() -> Path:
+    """The real-cassette corpus beside the project; tests using it skip when it is absent."""
+    if not (CORPUS / "MANIFEST.tsv").is_file():
+        pytest.skip(f"real cassette corpus not found at {CORPUS} (only present in development)")
+    return CORPUS

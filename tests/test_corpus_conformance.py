@@ -1,0 +1,92 @@
+"""Every real cassette in ../shared/corpus loads, and its numbers match what was billed.
+
+Call counts are checked against the corpus MANIFEST; token totals against an independent
+reading of the raw bodies (tests/corpus_oracle.py, which does not use costsim).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from costsim.cli import cli
+from costsim.ledger import Totals, meter
+from costsim.normalise import CassetteTrace, load_trace
+from tests.corpus_oracle import oracle, read_manifest
+
+
+@pytest.fixture(scope="module")
+def traces(corpus: Path) -> dict[str, CassetteTrace]:
+    return {name: load_trace(corpus / name) for name in sorted(read_manifest(corpus))}
+
+
+def test_every_corpus_file_matches_manifest_and_oracle(
+    corpus: Path, traces: dict[str, CassetteTrace]
+) -> None:
+    manifest = read_manifest(corpus)
+    assert len(traces) == 902
+    failures = []
+    for name, trace in traces.items():
+        row = manifest[name]
+        expected = oracle(corpus / name)
+        totals = Totals.of(meter(call) for call in trace.calls)
+        got = (
+            totals.llm_calls,
+            totals.calls_with_usage,
+            totals.prompt_tokens,
+            totals.output_tokens,
+        )
+        want = (
+            int(row["n_llm_calls"]),
+            int(row["n_calls_with_usage"]),
+            expected.prompt_tokens,
+            expected.output_tokens,
+        )
+        if got != want:
+            failures.append(f"{name}: got {got}, want {want}")
+    assert failures == []
+
+
+def test_error_calls_match_manifest(corpus: Path, traces: dict[str, CassetteTrace]) -> None:
+    manifest = read_manifest(corpus)
+    for name, trace in traces.items():
+        assert sum(call.errored for call in trace.calls) == int(manifest[name]["n_error_calls"]), (
+            name
+        )
+
+
+def test_provider_counts_match_manifest(corpus: Path, traces: dict[str, CassetteTrace]) -> None:
+    manifest = read_manifest(corpus)
+    for name, trace in traces.items():
+        row = manifest[name]
+        providers = [call.provider for call in trace.calls]
+        assert providers.count("anthropic") == int(row["n_anthropic_calls"]), name
+        assert providers.count("openai") == int(row["n_openai_calls"]), name
+
+
+def test_streaming_anthropic_final_delta_wins(corpus: Path) -> None:
+    # message_start says 702 input tokens; the final message_delta (server tools) says 1591.
+    name = "pydantic__pydantic-ai/tests__cassettes__test_tool_search__test_anthropic_native_tool_search_streaming.yaml"
+    trace = load_trace(corpus / name)
+    assert any(call.usage and call.usage.uncached_input == 1591 for call in trace.calls)
+
+
+def test_report_json_over_corpus_matches_manifest(corpus: Path) -> None:
+    manifest = read_manifest(corpus)
+    result = CliRunner().invoke(cli, ["report", str(corpus), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["format_version"] == 1
+    totals = document["totals"]
+    assert totals["llm_calls"] == sum(int(r["n_llm_calls"]) for r in manifest.values())
+    assert totals["calls_with_usage"] == sum(
+        int(r["n_calls_with_usage"]) for r in manifest.values()
+    )
+    assert len(document["cassettes"]) == 902
+    assert totals["unpriced_calls"] == len(document["unpriced"])
+    assert (totals["cost_usd"] is None) == bool(
+        totals["unpriced_calls"] or totals["unmetered_calls"]
+    )
