@@ -129,6 +129,8 @@ def _row(name: str, totals: Totals) -> list[str]:
 
 
 def _partial_cost(totals: Totals) -> str:
+    if not totals.priced_cost:
+        return "unpriced*" if totals.unpriced else "unknown*"
     return f"≥{money(totals.priced_cost)}*"
 
 

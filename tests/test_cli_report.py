@@ -1,0 +1,155 @@
+"""The report and cassettes commands through click's CliRunner, on the example cassettes."""
+
+from __future__ import annotations
+
+import json
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from costsim.cli import cli
+from tests.conftest import EXAMPLES
+
+
+def _run(*args: str) -> tuple[int, str, str]:
+    result = CliRunner().invoke(cli, list(args))
+    return result.exit_code, result.stdout, result.stderr
+
+
+def _schema() -> dict[str, object]:
+    text = resources.files("costsim").joinpath("schemas/report.schema.json").read_text()
+    schema: dict[str, object] = json.loads(text)
+    return schema
+
+
+def test_report_table_lists_cassettes_and_total() -> None:
+    code, out, _ = _run("report", str(EXAMPLES))
+    assert code == 0
+    assert "anthropic_support_agent.yaml" in out and "TOTAL" in out
+    assert "1 errored call(s)" in out
+
+
+@pytest.mark.parametrize("by", ["cassette", "model", "provider", "flavour"])
+def test_report_json_matches_schema(by: str) -> None:
+    code, out, _ = _run("report", str(EXAMPLES), "--format", "json", "--by", by)
+    assert code == 0
+    document = json.loads(out)
+    jsonschema.validate(document, _schema())
+    assert document["by"] == by
+
+
+def test_report_json_totals_by_hand() -> None:
+    _, out, _ = _run("report", str(EXAMPLES), "--format", "json")
+    totals = json.loads(out)["totals"]
+    # anthropic: (412+1630) + (521+1630); chat: 33; responses: 1210 + 1236
+    assert totals["prompt_tokens"] == 2042 + 2151 + 33 + 1210 + 1236
+    assert totals["cache_read_tokens"] == 1630 + 1024
+    assert totals["cache_write_tokens"] == 1630
+    assert totals["output_tokens"] == 58 + 31 + 9 + 342 + 120
+    assert totals["reasoning_tokens"] == 320 + 112
+    assert (
+        totals["llm_calls"] == 6
+        and totals["calls_with_usage"] == 5
+        and totals["errored_calls"] == 1
+    )
+    assert totals["cost_usd"] == totals["priced_cost_usd"]
+
+
+def test_report_json_is_deterministic() -> None:
+    first = _run("report", str(EXAMPLES), "--format", "json")[1]
+    assert _run("report", str(EXAMPLES), "--format", "json")[1] == first
+
+
+def test_report_markdown() -> None:
+    code, out, _ = _run("report", str(EXAMPLES), "--format", "markdown", "--by", "model")
+    assert code == 0
+    assert out.startswith("## costsim report")
+    assert "| **TOTAL** |" in out.replace("  ", " ") or "**TOTAL**" in out
+
+
+def test_report_output_file_written(tmp_path: Path) -> None:
+    target = tmp_path / "out" / "report.json"
+    code, out, _ = _run("report", str(EXAMPLES), "--format", "json", "-o", str(target))
+    assert code == 0 and out == ""
+    assert json.loads(target.read_text())["format_version"] == 1
+
+
+def test_report_as_of_is_stated() -> None:
+    _, out, _ = _run("report", str(EXAMPLES), "--as-of", "2025-12-01")
+    assert "Prices as of 2025-12-01" in out
+    code, _, err = _run("report", str(EXAMPLES), "--as-of", "yesterday")
+    assert code == 2 and "not a date" in err
+
+
+def test_unknown_model_listed_as_unpriced(tmp_path: Path) -> None:
+    text = (
+        (EXAMPLES / "openai_chat_streaming.yaml")
+        .read_text()
+        .replace("gpt-4o-mini", "gpt-imaginary")
+    )
+    (tmp_path / "c.yaml").write_text(text)
+    code, out, _ = _run("report", str(tmp_path), "--format", "json")
+    document = json.loads(out)
+    assert code == 0
+    assert document["totals"]["cost_usd"] is None and document["totals"]["unpriced_calls"] == 1
+    assert document["unpriced"][0]["model"] == "gpt-imaginary-2024-07-18"
+    _, table, _ = _run("report", str(tmp_path))
+    row = table.splitlines()[2]
+    assert row.endswith("unpriced*") and "$0.000000" not in row
+    assert "genai-prices has no price for openai model 'gpt-imaginary-2024-07-18'" in table
+
+
+def test_missing_path_exits_2() -> None:
+    code, _, err = _run("report", "no/such/dir")
+    assert code == 2 and "no such file" in err
+
+
+def test_cassettes_list_sorted_by_calls() -> None:
+    code, out, _ = _run("cassettes", "list", str(EXAMPLES), "--sort", "calls")
+    lines = out.splitlines()
+    assert code == 0
+    assert "anthropic_support_agent.yaml" in lines[2]
+    assert "2025-11-03" in lines[2] and "anthropic" in lines[2]
+
+
+def test_cassettes_check_clean_examples() -> None:
+    code, out, _ = _run("cassettes", "check", str(EXAMPLES))
+    assert code == 0 and "nothing found" in out
+
+
+def test_cassettes_check_finds_secrets_and_missing_usage(tmp_path: Path) -> None:
+    source = yaml.safe_load((EXAMPLES / "anthropic_support_agent.yaml").read_text())
+    key = "sk-ant-api03-" + "A1b2C3d4E5" * 9 + "xyzAA"
+    source["interactions"][0]["request"]["headers"]["x-api-key"] = [key]
+    source["interactions"][1]["request"]["body"] = source["interactions"][1]["request"][
+        "body"
+    ].replace("Rebuild", f"Rebuild (token sk-proj-{'Zz9' * 20})")
+    (tmp_path / "leaky.yaml").write_text(yaml.safe_dump(source))
+    chat = (
+        (EXAMPLES / "openai_chat_streaming.yaml")
+        .read_text()
+        .replace('\\"usage\\":{\\"prompt_tokens\\":33', '\\"nousage\\":{\\"prompt_tokens\\":33')
+    )
+    (tmp_path / "nousage.yaml").write_text(chat)
+    (tmp_path / "empty.yaml").write_text("interactions: []\nversion: 1\n")
+    code, out, err = _run("cassettes", "check", str(tmp_path))
+    assert code == 1
+    assert "leaky.yaml: secret: interaction 0: credential in request header 'x-api-key'" in out
+    assert "OpenAI API key in request body" in out
+    assert "nousage.yaml: interaction 0: openai-chat call without usage" in out
+    assert "empty.yaml: no LLM calls" in out
+    assert key not in out  # never print the secret itself
+    assert "finding(s)" in err
+
+
+def test_placeholders_are_not_secrets(tmp_path: Path) -> None:
+    source = yaml.safe_load((EXAMPLES / "anthropic_support_agent.yaml").read_text())
+    for value in ("REDACTED", "AUTHORIZATION-XXX", "Bearer <API_KEY>", "sk-ant-fake"):
+        source["interactions"][0]["request"]["headers"]["authorization"] = [value]
+        (tmp_path / "c.yaml").write_text(yaml.safe_dump(source))
+        code, out, _ = _run("cassettes", "check", str(tmp_path))
+        assert code == 0, (value, out)

@@ -1,0 +1,84 @@
+"""Prices: Decimal, dated, and unknown models are unpriced, never $0."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+from costsim.ledger import Totals, meter
+from costsim.model import Call, Flavour, Provenance, Usage
+from costsim.pricing import price
+
+WHEN = datetime(2025, 11, 1, tzinfo=UTC)
+
+
+def _call(model: str, usage: Usage | None, *, error: str | None = None) -> Call:
+    return Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model=model,
+        provenance=Provenance(Path("x.yaml"), 0),
+        usage=usage,
+        error=error,
+        recorded_at=WHEN,
+    )
+
+
+def test_sonnet_45_cache_classes_priced_by_hand() -> None:
+    # $3/MTok input, $0.30 cache read, $3.75 5m write, $6 1h write, $15 output.
+    usage = Usage(
+        uncached_input=1000, cache_read=1000, cache_write_5m=1000, cache_write_1h=1000, output=1000
+    )
+    result = price(usage, model="claude-sonnet-4-5", provider="anthropic", at=WHEN)
+    assert result.amount == Decimal("0.003") + Decimal("0.0003") + Decimal("0.00375") + Decimal(
+        "0.006"
+    ) + Decimal("0.015")
+    assert isinstance(result.amount, Decimal)
+
+
+def test_long_context_tier_bills_whole_request_at_higher_rate() -> None:
+    # Over 200K prompt tokens, Sonnet 4.5 bills the whole request at $6 in / $22.50 out.
+    usage = Usage(uncached_input=250_000, output=1000)
+    result = price(usage, model="claude-sonnet-4-5", provider="anthropic", at=WHEN)
+    assert result.amount == Decimal("1.5") + Decimal("0.0225")
+
+
+def test_unknown_model_is_unpriced_not_zero() -> None:
+    metered = meter(_call("claude-nonexistent-9", Usage(uncached_input=10, output=5)))
+    assert metered.unpriced
+    totals = Totals.of([metered])
+    assert totals.cost_usd is None
+    assert totals.unpriced_calls == 1
+    assert "claude-nonexistent-9" in totals.unpriced[0].reason
+    assert totals.prompt_tokens == 10  # tokens still count
+
+
+def test_errored_call_is_unbilled() -> None:
+    totals = Totals.of([meter(_call("claude-sonnet-4-5", None, error="overloaded"))])
+    assert totals.errored_calls == 1 and totals.cost_usd == Decimal(0)
+
+
+def test_call_without_usage_makes_cost_unknown() -> None:
+    totals = Totals.of([meter(_call("claude-sonnet-4-5", None))])
+    assert totals.unmetered_calls == 1 and totals.cost_usd is None
+
+
+def test_as_of_overrides_recorded_date() -> None:
+    usage = Usage(uncached_input=1_000_000)
+    # claude-3-opus was $15/MTok when it was current; the price at a date is what genai-prices says.
+    recorded = meter(_call("claude-sonnet-4-5", usage))
+    pinned = meter(_call("claude-sonnet-4-5", usage), as_of=datetime(2025, 12, 1, tzinfo=UTC))
+    assert recorded.price is not None and pinned.price is not None
+    assert pinned.price.priced_at == datetime(2025, 12, 1, tzinfo=UTC)
+    assert recorded.price.priced_at == WHEN
+
+
+def test_undated_call_priced_today_and_counted() -> None:
+    call = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("x.yaml"), 0),
+        usage=Usage(uncached_input=100),
+    )
+    totals = Totals.of([meter(call)])
+    assert totals.undated_calls == 1 and totals.cost_usd is not None

@@ -1,0 +1,471 @@
+"""Each API flavour, JSON and streaming, on hand-written bodies with known usage."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from costsim.model import (
+    Flavour,
+    ImageBlock,
+    ReasoningBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from costsim.normalise import CassetteTrace, load_trace
+
+
+def _sse(events: list[tuple[str | None, Any]]) -> str:
+    chunks = []
+    for name, data in events:
+        payload = data if isinstance(data, str) else json.dumps(data)
+        chunks.append((f"event: {name}\n" if name else "") + f"data: {payload}\n\n")
+    return "".join(chunks)
+
+
+def _cassette(
+    tmp_path: Path, uri: str, request: dict[str, Any], response: str | dict[str, Any]
+) -> CassetteTrace:
+    body = response if isinstance(response, str) else json.dumps(response)
+    document = {
+        "version": 1,
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": uri,
+                    "body": json.dumps(request),
+                    "headers": {"content-type": ["application/json"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"date": ["Tue, 04 Nov 2025 12:00:00 GMT"]},
+                    "body": {"string": body},
+                },
+            }
+        ],
+    }
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return load_trace(path)
+
+
+ANTHROPIC = "https://api.anthropic.com/v1/messages"
+CHAT = "https://api.openai.com/v1/chat/completions"
+RESPONSES = "https://api.openai.com/v1/responses"
+
+ANTHROPIC_REQUEST: dict[str, Any] = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 2048,
+    "system": [
+        {"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+    ],
+    "thinking": {"type": "enabled", "budget_tokens": 1024},
+    "tools": [
+        {
+            "name": "grep",
+            "description": "Search files.",
+            "input_schema": {"type": "object"},
+            "cache_control": {"type": "ephemeral"},
+        }
+    ],
+    "tool_choice": {"type": "auto"},
+    "messages": [
+        {"role": "user", "content": "find TODOs"},
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "I should grep.", "signature": "sig"},
+                {"type": "tool_use", "id": "t1", "name": "grep", "input": {"pattern": "TODO"}},
+            ],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": "a.py:3: TODO",
+                    "is_error": False,
+                },
+                {
+                    "type": "image",
+                    "source": {"type": "base64", "media_type": "image/png", "data": "iVBOR"},
+                },
+            ],
+        },
+    ],
+}
+
+
+def test_anthropic_json(tmp_path: Path) -> None:
+    response = {
+        "type": "message",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [{"type": "thinking", "thinking": "ok"}, {"type": "text", "text": "One TODO."}],
+        "usage": {
+            "input_tokens": 100,
+            "cache_creation_input_tokens": 300,
+            "cache_read_input_tokens": 2000,
+            "cache_creation": {"ephemeral_5m_input_tokens": 100, "ephemeral_1h_input_tokens": 200},
+            "output_tokens": 50,
+            "output_tokens_details": {"thinking_tokens": 20},
+        },
+    }
+    (call,) = _cassette(tmp_path, ANTHROPIC + "?beta=true", ANTHROPIC_REQUEST, response).calls
+    assert call.flavour is Flavour.ANTHROPIC_MESSAGES
+    assert call.model == "claude-sonnet-4-5"
+    assert call.priced_model == "claude-sonnet-4-5-20250929"
+    assert call.usage == Usage(
+        uncached_input=100,
+        cache_read=2000,
+        cache_write_5m=100,
+        cache_write_1h=200,
+        output=50,
+        reasoning=20,
+    )
+    assert call.usage.prompt_total == 2400
+    assert call.system[0].cache_control is not None and call.system[0].cache_control.ttl == "1h"
+    assert call.tools[0].name == "grep" and call.tools[0].cache_control is not None
+    assert call.thinking is not None and call.thinking.budget_tokens == 1024
+    assistant = call.messages[1].content
+    assert isinstance(assistant[0], ThinkingBlock) and isinstance(assistant[1], ToolUseBlock)
+    result, image = call.messages[2].content
+    assert isinstance(result, ToolResultBlock) and result.text == "a.py:3: TODO"
+    assert isinstance(image, ImageBlock) and image.media_type == "image/png"
+    assert call.recorded_at is not None and call.recorded_at.year == 2025
+
+
+def test_anthropic_cache_creation_without_split_is_5m(tmp_path: Path) -> None:
+    response = {
+        "type": "message",
+        "content": [{"type": "text", "text": "hi"}],
+        "usage": {"input_tokens": 10, "cache_creation_input_tokens": 1500, "output_tokens": 3},
+    }
+    (call,) = _cassette(tmp_path, ANTHROPIC, ANTHROPIC_REQUEST, response).calls
+    assert call.usage is not None
+    assert (call.usage.cache_write_5m, call.usage.cache_write_1h) == (1500, 0)
+    assert call.usage.reasoning is None
+
+
+def test_anthropic_stream_final_message_delta_wins(tmp_path: Path) -> None:
+    events: list[tuple[str | None, Any]] = [
+        (
+            "message_start",
+            {
+                "type": "message_start",
+                "message": {
+                    "model": "claude-sonnet-4-5-20250929",
+                    "usage": {
+                        "input_tokens": 702,
+                        "cache_read_input_tokens": 0,
+                        "cache_creation_input_tokens": 0,
+                        "output_tokens": 1,
+                    },
+                },
+            },
+        ),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "Hel"},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 0,
+                "delta": {"type": "text_delta", "text": "lo"},
+            },
+        ),
+        (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": 1,
+                "content_block": {"type": "tool_use", "id": "t9", "name": "grep", "input": {}},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": '{"pattern": '},
+            },
+        ),
+        (
+            "content_block_delta",
+            {
+                "type": "content_block_delta",
+                "index": 1,
+                "delta": {"type": "input_json_delta", "partial_json": '"x"}'},
+            },
+        ),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {"stop_reason": "tool_use"},
+                "usage": {"output_tokens": 40},
+            },
+        ),
+        (
+            "message_delta",
+            {
+                "type": "message_delta",
+                "delta": {},
+                "usage": {"input_tokens": 1591, "cache_read_input_tokens": 64, "output_tokens": 85},
+            },
+        ),
+        ("message_stop", {"type": "message_stop"}),
+    ]
+    request = {**ANTHROPIC_REQUEST, "stream": True}
+    (call,) = _cassette(tmp_path, ANTHROPIC, request, _sse(events)).calls
+    assert call.stream
+    assert call.usage == Usage(uncached_input=1591, cache_read=64, output=85)
+    text, tool = call.response
+    assert text == TextBlock("Hello")
+    assert isinstance(tool, ToolUseBlock) and tool.input == {"pattern": "x"}
+
+
+def test_openai_chat_json_with_tools_and_cache(tmp_path: Path) -> None:
+    request = {
+        "model": "gpt-4o",
+        "messages": [
+            {"role": "system", "content": "You are terse."},
+            {
+                "role": "user",
+                "content": [
+                    {"type": "text", "text": "hi"},
+                    {"type": "image_url", "image_url": {"url": "https://x/y.png"}},
+                ],
+            },
+            {
+                "role": "assistant",
+                "content": None,
+                "tool_calls": [
+                    {
+                        "id": "c1",
+                        "type": "function",
+                        "function": {"name": "f", "arguments": '{"a": 1}'},
+                    }
+                ],
+            },
+            {"role": "tool", "tool_call_id": "c1", "content": "42"},
+        ],
+        "tools": [
+            {
+                "type": "function",
+                "function": {"name": "f", "description": "d", "parameters": {"type": "object"}},
+            }
+        ],
+        "response_format": {
+            "type": "json_schema",
+            "json_schema": {"name": "x", "schema": {"type": "object"}},
+        },
+    }
+    response = {
+        "model": "gpt-4o-2024-08-06",
+        "created": 1762257600,
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": "{}"}}],
+        "usage": {
+            "prompt_tokens": 2000,
+            "completion_tokens": 30,
+            "prompt_tokens_details": {"cached_tokens": 1024},
+            "completion_tokens_details": {"reasoning_tokens": 0},
+        },
+    }
+    (call,) = _cassette(tmp_path, CHAT, request, response).calls
+    assert call.flavour is Flavour.OPENAI_CHAT
+    assert call.usage == Usage(uncached_input=976, cache_read=1024, output=30, reasoning=0)
+    assert call.output_schema is not None
+    assert call.tools[0].name == "f" and call.tools[0].input_schema == {"type": "object"}
+    tool_use = call.messages[2].content[0]
+    assert isinstance(tool_use, ToolUseBlock) and tool_use.input == {"a": 1}
+    result = call.messages[3].content[0]
+    assert (
+        isinstance(result, ToolResultBlock) and result.tool_use_id == "c1" and result.text == "42"
+    )
+
+
+def test_openai_chat_cache_write_tokens(tmp_path: Path) -> None:
+    response = {
+        "model": "gpt-5.6",
+        "choices": [{"index": 0, "message": {"content": "ok"}}],
+        "usage": {
+            "prompt_tokens": 5000,
+            "completion_tokens": 10,
+            "prompt_tokens_details": {"cached_tokens": 1000, "cache_write_tokens": 3000},
+        },
+    }
+    request = {"model": "gpt-5.6", "messages": [{"role": "user", "content": "x"}]}
+    (call,) = _cassette(tmp_path, CHAT, request, response).calls
+    assert call.usage == Usage(uncached_input=1000, cache_read=1000, cache_write_5m=3000, output=10)
+
+
+def test_openai_chat_stream_usage_from_final_chunk(tmp_path: Path) -> None:
+    def chunk(delta: dict[str, Any], usage: Any = None, choices: bool = True) -> tuple[None, Any]:
+        body: dict[str, Any] = {
+            "model": "gpt-4o-mini-2024-07-18",
+            "created": 1762257600,
+            "usage": usage,
+        }
+        body["choices"] = [{"index": 0, "delta": delta}] if choices else []
+        return (None, body)
+
+    events = [
+        chunk({"role": "assistant", "content": ""}),
+        chunk({"content": "Hi"}),
+        chunk(
+            {
+                "tool_calls": [
+                    {"index": 0, "id": "c1", "function": {"name": "f", "arguments": '{"a"'}}
+                ]
+            }
+        ),
+        chunk({"tool_calls": [{"index": 0, "function": {"arguments": ": 2}"}}]}),
+        chunk({}, usage={"prompt_tokens": 33, "completion_tokens": 9}, choices=False),
+        (None, "[DONE]"),
+    ]
+    request = {
+        "model": "gpt-4o-mini",
+        "stream": True,
+        "messages": [{"role": "user", "content": "x"}],
+    }
+    (call,) = _cassette(tmp_path, CHAT, request, _sse(events)).calls
+    assert call.usage == Usage(uncached_input=33, output=9)
+    text, tool = call.response
+    assert text == TextBlock("Hi")
+    assert tool == ToolUseBlock("c1", "f", {"a": 2})
+
+
+def test_openai_chat_stream_without_usage_is_unmetered(tmp_path: Path) -> None:
+    events: list[tuple[str | None, Any]] = [
+        (None, {"model": "gpt-4o", "choices": [{"index": 0, "delta": {"content": "Hi"}}]}),
+        (None, "[DONE]"),
+    ]
+    request = {"model": "gpt-4o", "stream": True, "messages": [{"role": "user", "content": "x"}]}
+    (call,) = _cassette(tmp_path, CHAT, request, _sse(events)).calls
+    assert call.usage is None and not call.errored
+
+
+def test_openai_responses_json(tmp_path: Path) -> None:
+    request = {
+        "model": "o4-mini",
+        "instructions": "Be exact.",
+        "reasoning": {"effort": "high"},
+        "input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "2+2?"}]},
+            {
+                "type": "function_call",
+                "call_id": "fc1",
+                "name": "calc",
+                "arguments": '{"e": "2+2"}',
+            },
+            {"type": "function_call_output", "call_id": "fc1", "output": "4"},
+        ],
+        "tools": [{"type": "function", "name": "calc", "parameters": {"type": "object"}}],
+    }
+    response = {
+        "model": "o4-mini-2025-04-16",
+        "created_at": 1762257600,
+        "output": [
+            {"type": "reasoning", "summary": [{"type": "summary_text", "text": "add"}]},
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "4"}],
+            },
+        ],
+        "usage": {
+            "input_tokens": 1300,
+            "input_tokens_details": {"cached_tokens": 1152},
+            "output_tokens": 200,
+            "output_tokens_details": {"reasoning_tokens": 192},
+        },
+    }
+    (call,) = _cassette(tmp_path, RESPONSES, request, response).calls
+    assert call.flavour is Flavour.OPENAI_RESPONSES
+    assert call.system == (TextBlock("Be exact."),)
+    assert call.thinking is not None and call.thinking.effort == "high"
+    assert call.usage == Usage(uncached_input=148, cache_read=1152, output=200, reasoning=192)
+    assert isinstance(call.response[0], ReasoningBlock) and call.response[1] == TextBlock("4")
+    assert isinstance(call.messages[1].content[0], ToolUseBlock)
+    assert isinstance(call.messages[2].content[0], ToolResultBlock)
+
+
+def test_openai_responses_stream(tmp_path: Path) -> None:
+    final = {
+        "model": "gpt-4o-2024-08-06",
+        "output": [
+            {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "output_text", "text": "Hi"}],
+            }
+        ],
+        "usage": {
+            "input_tokens": 12,
+            "output_tokens": 3,
+            "input_tokens_details": {"cached_tokens": 0},
+        },
+    }
+    events: list[tuple[str | None, Any]] = [
+        ("response.created", {"type": "response.created", "response": {**final, "usage": None}}),
+        ("response.output_text.delta", {"type": "response.output_text.delta", "delta": "Hi"}),
+        ("response.completed", {"type": "response.completed", "response": final}),
+    ]
+    (call,) = _cassette(
+        tmp_path, RESPONSES, {"model": "gpt-4o", "input": "hi", "stream": True}, _sse(events)
+    ).calls
+    assert call.usage == Usage(uncached_input=12, output=3)
+    assert call.response == (TextBlock("Hi"),)
+
+
+def test_gateway_host_is_recognised_by_path_and_shape(tmp_path: Path) -> None:
+    response = {
+        "type": "message",
+        "content": [{"type": "text", "text": "x"}],
+        "usage": {"input_tokens": 5, "output_tokens": 1},
+    }
+    trace = _cassette(
+        tmp_path, "http://localhost:4000/anthropic/v1/messages", ANTHROPIC_REQUEST, response
+    )
+    assert len(trace.calls) == 1 and trace.calls[0].provider == "anthropic"
+
+
+def test_other_provider_host_is_kept_but_not_metered(tmp_path: Path) -> None:
+    response = {
+        "model": "mistral-small",
+        "choices": [{"index": 0, "message": {"content": "x"}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1},
+    }
+    request = {"model": "mistral-small", "messages": [{"role": "user", "content": "x"}]}
+    trace = _cassette(tmp_path, "https://api.mistral.ai/v1/chat/completions", request, response)
+    assert trace.calls == () and len(trace.foreign_calls) == 1
+    assert trace.interactions == 1
+
+
+def test_count_tokens_endpoint_is_not_a_call(tmp_path: Path) -> None:
+    trace = _cassette(
+        tmp_path, ANTHROPIC + "/count_tokens", ANTHROPIC_REQUEST, {"input_tokens": 42}
+    )
+    assert trace.calls == () and trace.other_interactions == 1
