@@ -87,16 +87,21 @@ def decode_body(stored: str | bytes, headers: Mapping[str, str]) -> bytes:
 
 
 def _is_plain_text(data: bytes) -> bool:
-    head = data[:64].lstrip()
-    if not head:
-        return True
-    if head[:1] not in (b"{", b"[", b"e", b"d", b":", b"<"):
-        return False
+    """Whether stored bytes are already-decoded text (compressed data never is)."""
+    if data[:2] == b"\x1f\x8b":
+        return False  # gzip magic: compressed, however the header reads
+    probe = data[:4096]
     try:
-        data[:4096].decode("utf-8")
+        text = probe.decode("utf-8")
     except UnicodeDecodeError as exc:
-        return exc.start >= 4090  # cut mid-character at the probe's edge
-    return True
+        if exc.start < len(probe) - 3:
+            return False
+        text = probe[: exc.start].decode("utf-8")
+    if not all(ch.isprintable() or ch in "\r\n\t" for ch in text):
+        return False
+    # Decoded HTTP bodies (JSON, SSE, error pages) are mostly ASCII; compressed bytes that
+    # happen to be valid UTF-8 are not.
+    return sum(ch.isascii() for ch in text) >= 0.9 * len(text)
 
 
 def parse_json(body: bytes) -> Any:

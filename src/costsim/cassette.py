@@ -8,11 +8,12 @@ recorders that store them parsed (``parsed_body``), as the stored mapping.
 
 from __future__ import annotations
 
+import io
 import json
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
@@ -88,10 +89,15 @@ class Headers(Mapping[str, str]):
                 ]
                 if values:
                     items.setdefault(str(name).lower(), str(values[0]))
-        elif isinstance(raw, list | tuple):  # a list of [name, value] pairs
-            for pair in raw:
-                if isinstance(pair, list | tuple) and len(pair) == 2:
-                    items[str(pair[0]).lower()] = str(pair[1])
+        elif isinstance(raw, list | tuple):  # [name, value] pairs, or raw "Name: value" lines
+            for entry in raw:
+                if isinstance(entry, list | tuple) and len(entry) == 2:
+                    name, value = str(entry[0]), str(entry[1])
+                elif isinstance(entry, str) and ":" in entry:
+                    name, _, value = entry.partition(":")
+                else:
+                    continue
+                items.setdefault(name.strip().lower(), value.strip())
         self._items = items
 
     def __getitem__(self, name: str) -> str:
@@ -150,9 +156,10 @@ class Interaction:
         if not value:
             return None
         try:
-            return parsedate_to_datetime(value)
-        except (TypeError, ValueError):
+            parsed = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
             return None
+        return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)  # HTTP dates are GMT
 
     def fail(self, reason: str) -> InteractionError:
         """An error naming this interaction's file and index."""
@@ -192,6 +199,7 @@ def load_cassette(path: Path) -> Cassette:
     except UnicodeDecodeError as exc:
         raise CassetteError(path, f"is not UTF-8 text (byte {exc.start})") from None
     document = _parse_document(path, text)
+    _check_expansion(path, document, limit=max(_MIN_EXPANSION, 2 * len(data)))
     raw_interactions = _interaction_list(path, document)
     interactions = tuple(
         _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)
@@ -226,12 +234,49 @@ def _parse_document(path: Path, text: str) -> Any:
         ) from None
 
 
+_MIN_EXPANSION = 100_000
+"""Real cassettes hold under 0.1 node per byte; aliases that expand past this are refused."""
+
+
+def _check_expansion(path: Path, document: Any, *, limit: int) -> None:
+    """Refuse documents whose YAML aliases expand far beyond the file (an "alias bomb").
+
+    Aliases share objects, so the document is small in memory, but anything that walks it
+    (serialising a body, counting tokens) would visit every expanded node.
+    """
+    sizes: dict[int, int] = {}
+
+    def size(node: Any) -> int:
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        sizes[key] = 1  # a cycle counts once
+        if isinstance(node, Mapping):
+            total = 1 + sum(size(k) + size(v) for k, v in node.items())
+        elif isinstance(node, list | tuple):
+            total = 1 + sum(size(item) for item in node)
+        elif isinstance(node, str | bytes):
+            total = 1 + len(node) // 64
+        else:
+            total = 1
+        sizes[key] = total
+        return total
+
+    expanded = size(document)
+    if expanded > limit:
+        raise CassetteError(
+            path,
+            f"YAML aliases expand to about {expanded:,} nodes, far beyond the file's size; refused",
+        )
+
+
 def _tag_of(exc: yaml.constructor.ConstructorError) -> str | None:
-    match = re.search(r"tag '([^']+)'|tag: ?'?([^'\s]+)", exc.problem or "")
+    match = re.search(r"tag '([^']+)'", exc.problem or "") or re.search(
+        r"unexpected arguments for '([^']+)'", exc.problem or ""
+    )
     if not match:
         return None
-    tag = match.group(1) or match.group(2)
-    return tag.replace("tag:yaml.org,2002:", "!!")
+    return match.group(1).replace("tag:yaml.org,2002:", "!!")
 
 
 def _where(text: str, mark: yaml.Mark | None) -> str:
@@ -269,7 +314,9 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
     status = response.get("status")
     code = status.get("code") if isinstance(status, Mapping) else status
     if code is None:
-        code = response.get("status_code", 0)
+        code = response.get("status_code")
+    if code is None:
+        raise InteractionError(path, index, "response has no status (truncated cassette?)")
     try:
         status_code = int(code)
     except (TypeError, ValueError):
@@ -285,7 +332,7 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
         path=path,
         index=index,
         method=str(request.get("method", "")).upper(),
-        uri=str(request.get("uri") or request.get("url") or ""),
+        uri=_uri(request),
         request_headers=request_headers,
         request_body=body(request, request_headers, "request"),
         status=status_code,
@@ -301,7 +348,7 @@ def _body(message: Mapping[str, Any], headers: Headers) -> Body:
             return Body(raw=decode_body(parsed, headers))
         return Body(parsed=parsed)
     stored = message.get("body")
-    if isinstance(stored, Mapping):
+    if isinstance(stored, Mapping) and set(stored) <= {"string", "encoding"}:
         stored = stored.get("string")
     if stored is None and "content" in message:
         stored = message["content"]
@@ -309,4 +356,32 @@ def _body(message: Mapping[str, Any], headers: Headers) -> Body:
         return Body()
     if isinstance(stored, Mapping | list):  # a body some recorder stored as data
         return Body(parsed=stored)
-    return Body(raw=decode_body(stored, headers))
+    return Body(raw=decode_body(_stored_bytes(stored), headers))
+
+
+def _stored_bytes(stored: object) -> str | bytes:
+    """Body content as vcrpy's loader may build it: text, bytes, BytesIO, or an iterator."""
+    if isinstance(stored, str | bytes):
+        return stored
+    if isinstance(stored, io.BytesIO):
+        return stored.getvalue()
+    if isinstance(stored, Iterator):
+        chunks = list(stored)
+        if all(isinstance(chunk, bytes) for chunk in chunks):
+            return b"".join(chunks)
+        if all(isinstance(chunk, str) for chunk in chunks):
+            return "".join(chunks)
+    raise ValueError(f"is a {type(stored).__name__}, not text or bytes")
+
+
+def _uri(request: Mapping[str, Any]) -> str:
+    uri = request.get("uri") or request.get("url")
+    if uri:
+        return str(uri)
+    if "host" in request:  # vcrpy before 1.0: protocol, host, port and path
+        protocol = request.get("protocol") or "https"
+        port = request.get("port")
+        default = {"https": 443, "http": 80}.get(str(protocol))
+        netloc = str(request["host"]) + (f":{port}" if port and port != default else "")
+        return f"{protocol}://{netloc}{request.get('path') or '/'}"
+    return ""

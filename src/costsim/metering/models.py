@@ -1,0 +1,119 @@
+"""Facts about models that metering needs, as data keyed by model name prefix.
+
+Longest matching prefix wins. Rules that changed over time belong here, not in code.
+"""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from costsim.model import Call, Flavour
+
+T = TypeVar("T")
+
+__all__ = ["chat_reply_priming", "encoding_for", "family", "keeps_thinking"]
+
+
+def _lookup(table: dict[str, T], model: str, default: T) -> T:
+    name = model.lower()
+    best = ""
+    for prefix in table:
+        if name.startswith(prefix) and len(prefix) > len(best):
+            best = prefix
+    return table[best] if best else default
+
+
+# OpenAI models and their tiktoken encoding (cookbook: o200k_base for gpt-4o / 4.1 / 5 / o-series).
+_OPENAI_ENCODING: dict[str, str] = {
+    "gpt-4o": "o200k_base",
+    "chatgpt-4o": "o200k_base",
+    "gpt-4.1": "o200k_base",
+    "gpt-4.5": "o200k_base",
+    "gpt-5": "o200k_base",
+    "gpt-oss": "o200k_base",
+    "o1": "o200k_base",
+    "o3": "o200k_base",
+    "o4": "o200k_base",
+    "codex": "o200k_base",
+    "computer-use": "o200k_base",
+    "gpt-4": "cl100k_base",
+    "gpt-3.5": "cl100k_base",
+}
+
+# Tokens OpenAI adds to prime the reply, measured on the corpus: the cookbook's 3, except
+# where recorded text-only chats show a constant offset from it.
+_CHAT_REPLY_PRIMING: dict[str, int] = {
+    "gpt-5": 2,
+    "o3-mini": 2,
+    "gpt-4o-search-preview": -8,
+    "gpt-4o-mini-search-preview": -8,
+}
+
+# Previous-turn thinking blocks: Opus 4.5+ and Sonnet 4.6+ keep them (billed as input);
+# earlier models and all Haiku models strip them (DESIGN.md section 6).
+_KEEPS_THINKING: dict[str, bool] = {
+    "claude-opus-4-5": True,
+    "claude-opus-4-6": True,
+    "claude-opus-4-7": True,
+    "claude-opus-4-8": True,
+    "claude-opus-5": True,
+    "claude-sonnet-4-6": True,
+    "claude-sonnet-4-7": True,
+    "claude-sonnet-5": True,
+    "claude-haiku": False,
+    "claude": False,
+    "gpt": True,
+    "o": True,
+}
+
+# Calibration families: models that share a tokenizer and API overheads.
+_FAMILIES: dict[str, str] = {
+    "claude": "claude",
+    "claude-3": "claude-3",
+    "claude-opus-4-7": "claude-4.7+",
+    "claude-opus-4-8": "claude-4.7+",
+    "claude-opus-5": "claude-4.7+",
+    "claude-sonnet-5": "claude-4.7+",
+    "claude-fable": "claude-4.7+",
+}
+
+
+def encoding_for(call: Call) -> str:
+    """The offline encoding used to count a call's request."""
+    if call.flavour is Flavour.ANTHROPIC_MESSAGES:
+        return "cl100k_base"  # Claude's tokenizer is not public; calibration scales from this
+    return _lookup(_OPENAI_ENCODING, call.model, "o200k_base")
+
+
+def chat_reply_priming(model: str) -> int:
+    return _lookup(_CHAT_REPLY_PRIMING, model, 3)
+
+
+def keeps_thinking(model: str) -> bool:
+    return _lookup(_KEEPS_THINKING, model, True)
+
+
+# OpenAI model generations that share request overheads (reasoning models add their own).
+_OPENAI_GENERATIONS: dict[str, str] = {
+    "gpt-3.5": "gpt-4",
+    "gpt-4": "gpt-4",
+    "gpt-4o": "gpt-4o",
+    "chatgpt-4o": "gpt-4o",
+    "gpt-4.1": "gpt-4o",
+    "gpt-4.5": "gpt-4o",
+    "gpt-5": "gpt-5",
+    "gpt-oss": "gpt-5",
+    "o1": "gpt-5",
+    "o3": "gpt-5",
+    "o4": "gpt-5",
+    "codex": "gpt-5",
+}
+
+
+def family(call: Call) -> str:
+    """The calibration family of a call: API flavour, model generation, tools or not."""
+    if call.flavour is Flavour.ANTHROPIC_MESSAGES:
+        base = _lookup(_FAMILIES, call.model, "claude")
+    else:
+        base = f"{call.flavour.value}/{_lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"
+    return f"{base}{'+tools' if call.tools else ''}"

