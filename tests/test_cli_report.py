@@ -45,8 +45,8 @@ def test_report_json_matches_schema(by: str) -> None:
 def test_report_json_totals_by_hand() -> None:
     _, out, _ = _run("report", str(EXAMPLES), "--format", "json")
     totals = json.loads(out)["totals"]
-    # anthropic: (412+1630) + (521+1630); chat: 33; responses: 1210 + 1236
-    assert totals["prompt_tokens"] == 2042 + 2151 + 33 + 1210 + 1236
+    # anthropic: (412+1630) + (521+1630); chat: 31; responses: 1210 + 1236
+    assert totals["prompt_tokens"] == 2042 + 2151 + 31 + 1210 + 1236
     assert totals["cache_read_tokens"] == 1630 + 1024
     assert totals["cache_write_tokens"] == 1630
     assert totals["output_tokens"] == 58 + 31 + 9 + 342 + 120
@@ -132,7 +132,7 @@ def test_cassettes_check_finds_secrets_and_missing_usage(tmp_path: Path) -> None
     chat = (
         (EXAMPLES / "openai_chat_streaming.yaml")
         .read_text()
-        .replace('\\"usage\\":{\\"prompt_tokens\\":33', '\\"nousage\\":{\\"prompt_tokens\\":33')
+        .replace('\\"usage\\":{\\"prompt_tokens\\":31', '\\"nousage\\":{\\"prompt_tokens\\":31')
     )
     (tmp_path / "nousage.yaml").write_text(chat)
     (tmp_path / "empty.yaml").write_text("interactions: []\nversion: 1\n")

@@ -17,6 +17,7 @@ from typing import Any
 from tabulate import tabulate
 
 from costsim.ledger import Totals
+from costsim.metering.meter import ErrorBand
 from costsim.report import CassetteReport, Report
 
 __all__ = ["FORMAT_VERSION", "RENDERERS", "money", "render", "totals_json"]
@@ -98,8 +99,28 @@ def report_json(report: Report) -> dict[str, Any]:
             for u in report.totals.unpriced
         ],
         "skipped": [{"path": display_path(s.path), "error": s.error} for s in report.skipped],
+        "estimator": [_band_json(band) for band in report.estimator],
     }
     return document
+
+
+def _band_json(band: ErrorBand) -> dict[str, Any]:
+    return {
+        "family": band.family,
+        "source": band.source,
+        "calls": band.calls,
+        "median_ape": None if band.median_ape is None else round(band.median_ape, 2),
+        "p90_ape": None if band.p90_ape is None else round(band.p90_ape, 2),
+    }
+
+
+def band_text(band: ErrorBand) -> str:
+    if band.median_ape is None or band.p90_ape is None:
+        return f"{band.family}: {band.source} coefficients, no recorded calls here to measure error"
+    return (
+        f"{band.family}: ±{band.median_ape:.1f}% median, ±{band.p90_ape:.1f}% p90 "
+        f"on {band.calls} recorded calls here"
+    )
 
 
 def render_json(report: Report) -> str:
@@ -152,6 +173,12 @@ def _notes(report: Report) -> list[str]:
             "the total cost is unknown."
         )
         notes.extend(f"  unpriced: {u.provenance}: {u.reason}" for u in totals.unpriced)
+    if totals.estimated_calls:
+        notes.append(
+            f"* {totals.estimated_calls} call(s) recorded no usage: their tokens are estimated "
+            "(calibrated offline count); estimator error: "
+            + "; ".join(band_text(band) for band in report.estimator)
+        )
     if totals.unmetered_calls:
         notes.append(
             f"* {totals.unmetered_calls} call(s) recorded no usage and are not in the token "

@@ -11,6 +11,9 @@ from pathlib import Path
 from costsim.cassette import iter_cassette_paths
 from costsim.errors import ConfigError, CostsimError
 from costsim.ledger import MeteredCall, Totals, meter
+from costsim.metering.meter import ErrorBand, Meter
+from costsim.metering.models import family
+from costsim.model import Call
 from costsim.normalise import CassetteTrace, load_trace
 
 __all__ = ["GROUPINGS", "CassetteReport", "Report", "Skipped", "build_report", "load_traces"]
@@ -60,6 +63,8 @@ class Report:
     totals: Totals
     skipped: list[Skipped] = field(default_factory=list)
     as_of: datetime | None = None
+    estimator: list[ErrorBand] = field(default_factory=list)
+    """Error bands of the families whose calls had to be estimated (no recorded usage)."""
 
 
 def _by_model(metered: MeteredCall) -> str:
@@ -82,9 +87,18 @@ GROUPINGS: dict[str, Callable[[MeteredCall], str] | None] = {
 }
 
 
-def _metered(trace: CassetteTrace, as_of: datetime | None) -> Iterator[MeteredCall]:
+def _needs_estimate(call: Call) -> bool:
+    return call.usage is None and not call.errored
+
+
+def _metered(
+    trace: CassetteTrace, as_of: datetime | None, estimator: Meter | None
+) -> Iterator[MeteredCall]:
     for call in trace.calls:
-        yield meter(call, as_of=as_of)
+        if estimator is not None and _needs_estimate(call):
+            yield meter(call, as_of=as_of, usage=estimator.estimated_usage(call))
+        else:
+            yield meter(call, as_of=as_of)
 
 
 def build_report(
@@ -97,11 +111,14 @@ def build_report(
     if by not in GROUPINGS:
         raise ConfigError(f"cannot group by {by!r}; valid: {', '.join(GROUPINGS)}")
     key_of = GROUPINGS[by]
+    traces = list(traces)
+    unmetered = [call for trace in traces for call in trace.calls if _needs_estimate(call)]
+    estimator = Meter.for_traces(traces) if unmetered else None
     cassettes: list[CassetteReport] = []
     groups: dict[str, Totals] = {}
     total = Totals()
     for trace in traces:
-        metered = list(_metered(trace, as_of))
+        metered = list(_metered(trace, as_of, estimator))
         totals = Totals.of(metered)
         total.merge(totals)
         if key_of is not None:
@@ -126,4 +143,8 @@ def build_report(
         totals=total,
         skipped=list(skipped),
         as_of=as_of,
+        estimator=sorted(
+            {estimator.band(family(call)) for call in unmetered} if estimator else set(),
+            key=lambda band: band.family,
+        ),
     )

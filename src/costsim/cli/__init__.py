@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from costsim.cli.calibrate import calibrate
 from costsim.cli.cassettes import cassettes
 from costsim.cli.report import report
 
@@ -21,6 +22,7 @@ def cli() -> None:
 
 cli.add_command(report)
 cli.add_command(cassettes)
+cli.add_command(calibrate)
 
 
 def main() -> None:

@@ -39,6 +39,7 @@ FEATURE_NAMES = (
     "thinking",
     "output_schema",
     "forced_tool",
+    "tools",
     "intercept",
 )
 Vector = tuple[float, ...]
@@ -53,6 +54,7 @@ def vector(features: Features) -> Vector:
         float(features.thinking),
         float(features.output_schema),
         float(features.forced_tool),
+        float(features.tools),
         1.0,
     )
 
@@ -73,7 +75,7 @@ class Coefficients:
         }
 
 
-IDENTITY = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+IDENTITY = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
 
 @dataclass(slots=True)

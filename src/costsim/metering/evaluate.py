@@ -57,6 +57,10 @@ class FamilyReport:
     exact_match_rate: float | None = None
     text_only_calls: int = 0
     loco_predictions: dict[tuple[Path, int], float] = field(default_factory=dict, repr=False)
+    errors: list[float] = field(default_factory=list, repr=False)
+    """Leave-one-cassette-out absolute % error of every call used."""
+    increment_errors: list[float] = field(default_factory=list, repr=False)
+    text_only_exact: int = 0
 
 
 def is_text_only_chat(call: Call) -> bool:
@@ -175,12 +179,15 @@ def _family_report(
         increment_median_error_pct=median(increments),
         raw_increment_median_error_pct=median(raw_increments),
         loco_predictions=loco,
+        errors=calibrated,
+        increment_errors=increments,
     )
     if name.startswith(Flavour.OPENAI_CHAT.value):
         text_only = [s for s in items if is_text_only_chat(s.call)]
         report.text_only_calls = len(text_only)
         if text_only:
             exact = sum(1 for s in text_only if s.features.raw == s.recorded)
+            report.text_only_exact = exact
             report.exact_match_rate = exact / len(text_only)
     return report
 

@@ -163,23 +163,50 @@ def _tool_tokens(tool: ToolDef, count: TokenCounter) -> int:
 
 
 def _chat_tool_tokens(tool: ToolDef, count: TokenCounter) -> int:
-    """OpenAI cookbook: per function 7 (o200k) or 10 (cl100k) + name:description, per
-    property 3 + name:type:description, enums -3 then 3 + item each."""
-    func_init = 10 if count.name == "cl100k_base" else 7
-    tokens = func_init + count(f"{tool.name}:{tool.description.removesuffix('.')}")
+    """A function as OpenAI renders it for the model: a TypeScript-like signature with its
+    descriptions as comments (the cookbook recipe's per-property counts approximate this,
+    but leave nested objects out)."""
+    lines = [f"// {tool.description}"] if tool.description else []
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
+    lines.append(f"type {tool.name} = (_: {_ts_object(schema)}) => any;")
+    return count("\n".join(lines))
+
+
+def _ts_type(spec: Any) -> str:
+    if not isinstance(spec, dict):
+        return "any"
+    if isinstance(spec.get("enum"), list):
+        return " | ".join(json.dumps(item) for item in spec["enum"])
+    for combinator in ("anyOf", "oneOf"):
+        if isinstance(spec.get(combinator), list):
+            return " | ".join(_ts_type(option) for option in spec[combinator])
+    kind = spec.get("type")
+    if isinstance(kind, list):
+        return " | ".join(_ts_type({**spec, "type": k}) for k in kind)
+    if kind == "array":
+        return f"Array<{_ts_type(spec.get('items'))}>"
+    if kind == "object" or "properties" in spec:
+        return _ts_object(spec)
+    if kind in ("integer", "number"):
+        return "number"
+    return str(kind) if isinstance(kind, str) else "any"
+
+
+def _ts_object(schema: dict[str, Any]) -> str:
     properties = schema.get("properties")
-    if isinstance(properties, dict) and properties:
-        tokens += 3
-        for key, prop in properties.items():
-            spec = prop if isinstance(prop, dict) else {}
-            tokens += 3
-            enum = spec.get("enum")
-            if isinstance(enum, list):
-                tokens += -3 + sum(3 + count(str(item)) for item in enum)
-            description = str(spec.get("description", "")).removesuffix(".")
-            tokens += count(f"{key}:{spec.get('type', '')}:{description}")
-    return tokens
+    if not isinstance(properties, dict) or not properties:
+        return "{}"
+    listed = schema.get("required")
+    required: list[Any] = listed if isinstance(listed, list) else []
+    lines = ["{"]
+    for key, spec in properties.items():
+        description = spec.get("description") if isinstance(spec, dict) else None
+        if description:
+            lines.append(f"// {description}")
+        optional = "" if key in required else "?"
+        lines.append(f"{key}{optional}: {_ts_type(spec)},")
+    lines.append("}")
+    return "\n".join(lines)
 
 
 def _forces_tool(choice: Any) -> bool:
@@ -214,9 +241,33 @@ class Serialiser:
     Keep one per trace (or per run): the memo holds references to the messages it counted.
     """
 
+    _RECENT = 16
+    """Conversations remembered for prefix reuse (interleaved agents each have one)."""
+
     def __init__(self) -> None:
         self._messages: dict[tuple[int, str, bool], tuple[Message, _Stats]] = {}
         self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
+        self._recent: list[tuple[tuple[Message, ...], str, bool, _Stats]] = []
+
+    def _history(self, call: Call, count: TokenCounter, style: _Style, keep: bool) -> _Stats:
+        """Stats of all messages, reusing the longest remembered prefix of this history."""
+        messages = call.messages
+        start, stats = 0, _Stats()
+        for known, name, known_keep, known_stats in self._recent:
+            n = len(known)
+            if (
+                n > start
+                and n <= len(messages)
+                and name == count.name
+                and known_keep == keep
+                and messages[:n] == known
+            ):
+                start, stats = n, known_stats
+        for message in messages[start:]:
+            stats = stats + self._message(message, count, style, keep)
+        self._recent.insert(0, (messages, count.name, keep, stats))
+        del self._recent[self._RECENT :]
+        return stats
 
     def _message(self, message: Message, count: TokenCounter, style: _Style, keep: bool) -> _Stats:
         key = (id(message), count.name, keep)
@@ -250,8 +301,7 @@ class Serialiser:
         stats = _Stats(self._tools_tokens(call, count, style))
         for block in call.system:
             stats = stats + block_tokens(block, count, keep)
-        for message in call.messages:
-            stats = stats + self._message(message, count, style, keep)
+        stats = stats + self._history(call, count, style, keep)
         raw = stats.tokens
         if call.output_schema is not None:
             raw += count(_json(call.output_schema))

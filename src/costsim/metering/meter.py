@@ -1,0 +1,99 @@
+"""The runtime estimator: calibrated prompt estimates for the traces at hand.
+
+Calibration is fitted on the traces being analysed; a family with too few calls there falls
+back to the defaults shipped with costsim (fitted on the real-cassette corpus). Estimates are
+anchored on what was billed: a transformed request's prompt is its recorded total plus the
+calibrated difference between the new and the original request.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from costsim.metering.calibration import Coefficients, default_coefficients
+from costsim.metering.evaluate import MIN_CALLS, MIN_CASSETTES, FamilyReport, calibrate
+from costsim.metering.models import encoding_for, family
+from costsim.metering.serialise import Features, Serialiser, block_tokens
+from costsim.metering.tokenizers import counter
+from costsim.model import Call, Usage, UsageSource
+from costsim.normalise import CassetteTrace
+
+__all__ = ["ErrorBand", "Meter"]
+
+
+@dataclass(frozen=True, slots=True)
+class ErrorBand:
+    """How far off the estimator was on recorded calls of a family (percent, held out)."""
+
+    family: str
+    calls: int
+    median_ape: float | None
+    p90_ape: float | None
+    increment_median_error_pct: float | None
+    source: str
+
+
+class Meter:
+    """Calibrated token estimates, memoised per message; one per run."""
+
+    def __init__(self, reports: Iterable[FamilyReport] = ()) -> None:
+        self._serialiser = Serialiser()
+        self.reports = {report.family: report for report in reports}
+        self._coefficients: dict[str, Coefficients] = {}
+        for name, report in self.reports.items():
+            if report.calls >= MIN_CALLS and report.cassettes >= MIN_CASSETTES:
+                self._coefficients[name] = report.coefficients
+
+    @classmethod
+    def for_traces(cls, traces: Iterable[CassetteTrace]) -> Meter:
+        """Fit on ``traces`` (families with too few calls use shipped defaults)."""
+        return cls(calibrate(traces))
+
+    def coefficients(self, call: Call) -> Coefficients:
+        name = family(call)
+        return self._coefficients.get(name) or default_coefficients(name)
+
+    def features(self, call: Call) -> Features:
+        return self._serialiser.features(call)
+
+    def estimate_prompt(self, call: Call) -> float:
+        """Calibrated estimate of a request's prompt total."""
+        return max(0.0, self.coefficients(call).predict(self.features(call)))
+
+    def transformed_prompt(self, original: Call, transformed: Call, recorded: int) -> int:
+        """Prompt total of ``transformed``, anchored on ``original``'s recorded total."""
+        if transformed is original:
+            return recorded
+        delta = self.estimate_prompt(transformed) - self.estimate_prompt(original)
+        return max(0, round(recorded + delta))
+
+    def estimate_output(self, call: Call) -> int:
+        """Tokens of the recorded response blocks (used when no usage was recorded)."""
+        count = counter(encoding_for(call))
+        return sum(block_tokens(block, count).tokens for block in call.response)
+
+    def estimated_usage(self, call: Call) -> Usage:
+        """Usage for a call that recorded none, flagged as estimated."""
+        return Usage(
+            uncached_input=round(self.estimate_prompt(call)),
+            output=self.estimate_output(call),
+            source=UsageSource.ESTIMATED,
+        )
+
+    def error_band(self, call: Call) -> ErrorBand:
+        return self.band(family(call))
+
+    def band(self, name: str) -> ErrorBand:
+        report = self.reports.get(name)
+        coefficients = self._coefficients.get(name) or default_coefficients(name)
+        if report is None or name not in self._coefficients:
+            return ErrorBand(name, 0, None, None, None, coefficients.source)
+        return ErrorBand(
+            name,
+            report.calls,
+            report.calibrated_median_ape,
+            report.calibrated_p90_ape,
+            report.increment_median_error_pct,
+            coefficients.source,
+        )
