@@ -9,7 +9,9 @@ import click
 
 from costsim.cli.calibrate import calibrate
 from costsim.cli.cassettes import cassettes
+from costsim.cli.check_cache import check_cache_command
 from costsim.cli.report import report
+from costsim.cli.simulate import simulate
 
 __all__ = ["cli", "main"]
 
@@ -23,6 +25,8 @@ def cli() -> None:
 cli.add_command(report)
 cli.add_command(cassettes)
 cli.add_command(calibrate)
+cli.add_command(check_cache_command)
+cli.add_command(simulate)
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from typing import Literal
+from typing import Any, Literal
 
 from costsim.errors import DataError
 from costsim.metering.serialise import Features
@@ -158,12 +158,25 @@ def fit(
 
 
 @cache
-def _defaults() -> dict[str, Coefficients]:
+def _default_document() -> dict[str, Any]:
     try:
         text = resources.files("costsim.metering").joinpath("calibration_defaults.json").read_text()
-        document = json.loads(text)
+        document: dict[str, Any] = json.loads(text)
     except (OSError, ValueError) as exc:
         raise DataError(f"costsim's shipped calibration defaults are unreadable ({exc})") from None
+    return document
+
+
+def default_p90_ape(family: str) -> float | None:
+    """Held-out p90 error of the shipped defaults for a family, as measured on the corpus."""
+    families = _default_document()["families"]
+    entry = families.get(family) or families.get(family.removesuffix("+tools"))
+    return float(entry["calibrated_p90_ape"]) if entry else None
+
+
+@cache
+def _defaults() -> dict[str, Coefficients]:
+    document = _default_document()
     result: dict[str, Coefficients] = {}
     for family, entry in document["families"].items():
         values = tuple(float(entry["coefficients"][name]) for name in FEATURE_NAMES)

@@ -50,9 +50,18 @@ class Meter:
         """Fit on ``traces`` (families with too few calls use shipped defaults)."""
         return cls(calibrate(traces))
 
+    @property
+    def serialiser(self) -> Serialiser:
+        """The memoising serialiser this meter counts with (shared with cache prefixes)."""
+        return self._serialiser
+
     def coefficients(self, call: Call) -> Coefficients:
         name = family(call)
         return self._coefficients.get(name) or default_coefficients(name)
+
+    def coefficients_source(self, name: str) -> str:
+        """Where a family's coefficients come from: fitted here, shipped default, ..."""
+        return (self._coefficients.get(name) or default_coefficients(name)).source
 
     def features(self, call: Call) -> Features:
         return self._serialiser.features(call)

@@ -1,0 +1,132 @@
+"""A request as the cache sees it: blocks in prefix order, each with the identity of the
+prefix ending there, its cumulative tokens and any breakpoint on it.
+
+Prefix order is tools -> system -> messages. Identity chains every block's content (without
+its ``cache_control`` marker, which does not change the cached content) onto the model, so two
+prefixes match only when everything before is identical. ``tool_choice`` and thinking settings
+enter the chain where the messages start: changing them invalidates the messages part only.
+Token positions come from the calibrated counter, scaled so the whole prefix equals the call's
+prompt total, and pinned to the recorded cache boundary when the call recorded one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from costsim.metering.serialise import Position, Serialiser
+from costsim.model import Block, CacheControl, Call, ToolDef
+
+__all__ = ["Prefix", "PrefixBlock", "PrefixBuilder"]
+
+
+@dataclass(frozen=True, slots=True)
+class PrefixBlock:
+    key: str
+    """Identity of the prefix up to and including this block."""
+    tokens: int
+    """Cumulative prompt tokens up to and including this block."""
+    breakpoint: CacheControl | None
+    section: str
+
+
+@dataclass(frozen=True, slots=True)
+class Prefix:
+    blocks: tuple[PrefixBlock, ...]
+    total: int
+
+    def breakpoints(self) -> list[int]:
+        return [i for i, block in enumerate(self.blocks) if block.breakpoint is not None]
+
+
+def _canonical(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
+
+
+class PrefixBuilder:
+    """Builds prefixes, remembering the digest of every block object it has seen."""
+
+    def __init__(self, serialiser: Serialiser | None = None) -> None:
+        self.serialiser = serialiser or Serialiser()
+        self._digests: dict[int, tuple[object, str]] = {}
+
+    def _digest(self, item: Block | ToolDef) -> str:
+        hit = self._digests.get(id(item))
+        if hit is not None and hit[0] is item:
+            return hit[1]
+        content = dataclasses.replace(item, cache_control=None)
+        digest = hashlib.blake2b(
+            _canonical(dataclasses.asdict(content)).encode(), digest_size=16
+        ).hexdigest()
+        self._digests[id(item)] = (item, digest)
+        return digest
+
+    def _chain(self, previous: str, part: str) -> str:
+        return hashlib.blake2b(f"{previous}|{part}".encode(), digest_size=16).hexdigest()
+
+    def build(self, call: Call, total: int, *, anchor: int | None = None) -> Prefix:
+        """The prefix of ``call`` whose whole length is ``total`` tokens.
+
+        ``anchor``: recorded tokens up to the last breakpoint (cache read + write); when given,
+        positions are scaled piecewise so that breakpoint lands exactly there.
+        """
+        positions = self.serialiser.positions(call)
+        items: list[tuple[Block | ToolDef, CacheControl | None, str]] = [
+            *((tool, tool.cache_control, "tools") for tool in call.tools),
+            *((block, block.cache_control, "system") for block in call.system),
+            *(
+                (block, block.cache_control, "messages")
+                for message in call.messages
+                for block in message.content
+            ),
+        ]
+        marks = [bp for _, bp, _ in items]
+        if call.cache_control is not None and marks:
+            marks[-1] = marks[-1] or call.cache_control  # the automatic breakpoint: last block
+        scaled = _scale(positions, marks, total, anchor)
+        key = self._chain("model", call.model)
+        blocks: list[PrefixBlock] = []
+        messages_started = False
+        roles = iter([message.role for message in call.messages for _ in message.content])
+        for (item, _, section), breakpoint, tokens in zip(items, marks, scaled, strict=True):
+            if section == "messages":
+                if not messages_started:
+                    settings = _canonical(
+                        [call.tool_choice, call.thinking and dataclasses.asdict(call.thinking)]
+                    )
+                    key = self._chain(key, settings)
+                    messages_started = True
+                key = self._chain(key, next(roles))
+            key = self._chain(key, self._digest(item))
+            blocks.append(PrefixBlock(key, tokens, breakpoint, section))
+        return Prefix(tuple(blocks), total)
+
+
+def _scale(
+    positions: tuple[Position, ...],
+    breakpoints: list[CacheControl | None],
+    total: int,
+    anchor: int | None,
+) -> list[int]:
+    raw = [p.cumulative for p in positions]
+    raw_total = raw[-1] if raw else 0
+    if raw_total <= 0:
+        return [0] * len(raw)
+    pivot = max((i for i, bp in enumerate(breakpoints) if bp is not None), default=None)
+    if (
+        anchor is not None
+        and pivot is not None
+        and 0 < anchor <= total
+        and 0 < raw[pivot] < raw_total
+    ):
+        head = raw[pivot]
+        return [
+            round(r * anchor / head)
+            if r <= head
+            else round(anchor + (r - head) * (total - anchor) / (raw_total - head))
+            for r in raw
+        ]
+    return [round(r * total / raw_total) for r in raw]

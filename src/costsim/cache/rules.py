@@ -1,0 +1,115 @@
+"""Prompt-caching rules as data keyed by model and date (DESIGN.md sections 4-5).
+
+Each rule is a list of (model prefix, from-date, value) entries: the longest matching prefix
+wins, and among its entries the latest one in force at the call's date. Scenario files may add
+overrides (``model_rules``) in the same shape.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+
+__all__ = ["CacheRules", "DatedRule", "default_rules"]
+
+
+@dataclass(frozen=True, slots=True)
+class DatedRule:
+    model: str
+    value: int
+    since: date = date(2000, 1, 1)
+
+
+def _pick(rules: Iterable[DatedRule], model: str, when: datetime | None, default: int) -> int:
+    name = model.lower()
+    day = (when or datetime.now(UTC)).date()
+    matching = [r for r in rules if name.startswith(r.model) and r.since <= day]
+    if not matching:
+        return default
+    longest = max(len(r.model) for r in matching)
+    return max((r for r in matching if len(r.model) == longest), key=lambda r: r.since).value
+
+
+# Minimum cacheable prefix (tokens) for Anthropic models; a shorter prefix is silently not
+# cached. Source: platform.claude.com prompt-caching docs (as archived 2026-08).
+ANTHROPIC_MINIMUM: tuple[DatedRule, ...] = (
+    DatedRule("claude", 1024),
+    DatedRule("claude-opus-4-5", 4096),
+    DatedRule("claude-opus-4-6", 4096),
+    DatedRule("claude-haiku-4-5", 4096),
+    DatedRule("claude-opus-4-7", 4096),
+    DatedRule("claude-opus-4-7", 2048, date(2026, 6, 9)),
+    DatedRule("claude-3-5-haiku", 2048),
+    DatedRule("claude-3-haiku", 2048),
+    DatedRule("claude-sonnet-4-6", 1024),
+    DatedRule("claude-sonnet-4-6", 2048, date(2026, 3, 1)),
+    DatedRule("claude-sonnet-4-6", 1024, date(2026, 5, 11)),
+    DatedRule("claude-sonnet-4-5", 1024),
+    DatedRule("claude-opus-4-1", 1024),
+    DatedRule("claude-opus-4-0", 1024),
+    DatedRule("claude-sonnet-4-0", 1024),
+)
+
+# OpenAI automatic caching: retention of an idle prefix, in seconds. in_memory is 5-10
+# minutes (10 used); 24h is the default for most organisations since 2026-06-01.
+OPENAI_RETENTION: tuple[DatedRule, ...] = (
+    DatedRule("gpt", 600),
+    DatedRule("o", 600),
+    DatedRule("gpt", 86_400, date(2026, 6, 1)),
+    DatedRule("o", 86_400, date(2026, 6, 1)),
+    DatedRule("gpt-5.6", 1_800),
+)
+
+# OpenAI models that bill cache writes (GPT-5.6 and later): 1 when they do.
+OPENAI_WRITES: tuple[DatedRule, ...] = (
+    DatedRule("gpt-5.6", 1),
+    DatedRule("gpt-5.7", 1),
+    DatedRule("gpt-6", 1),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class CacheRules:
+    anthropic_minimum: tuple[DatedRule, ...] = ANTHROPIC_MINIMUM
+    openai_retention: tuple[DatedRule, ...] = OPENAI_RETENTION
+    openai_writes: tuple[DatedRule, ...] = OPENAI_WRITES
+    anthropic_max_breakpoints: int = 4
+    anthropic_lookback: int = 20
+    ttl_seconds: dict[str, int] = field(default_factory=lambda: {"5m": 300, "1h": 3600})
+    openai_minimum: int = 1024
+    openai_increment: int = 128
+    default_gap_seconds: float = 5.0
+    """Time between calls of a trace that recorded no dates."""
+
+    def minimum(self, model: str, when: datetime | None) -> int:
+        return _pick(self.anthropic_minimum, model, when, 1024)
+
+    def retention(self, model: str, when: datetime | None) -> int:
+        return _pick(self.openai_retention, model, when, 600)
+
+    def openai_bills_writes(self, model: str, when: datetime | None) -> bool:
+        return bool(_pick(self.openai_writes, model, when, 0))
+
+    def with_overrides(self, overrides: Iterable[tuple[str, str, int, date | None]]) -> CacheRules:
+        """Rules plus user overrides: (rule name, model prefix, value, since)."""
+        minimum = list(self.anthropic_minimum)
+        retention = list(self.openai_retention)
+        targets = {"anthropic_minimum": minimum, "openai_retention": retention}
+        for name, model, value, since in overrides:
+            targets[name].append(DatedRule(model, value, since or date(2000, 1, 1)))
+        return CacheRules(
+            anthropic_minimum=tuple(minimum),
+            openai_retention=tuple(retention),
+            openai_writes=self.openai_writes,
+            anthropic_max_breakpoints=self.anthropic_max_breakpoints,
+            anthropic_lookback=self.anthropic_lookback,
+            ttl_seconds=dict(self.ttl_seconds),
+            openai_minimum=self.openai_minimum,
+            openai_increment=self.openai_increment,
+            default_gap_seconds=self.default_gap_seconds,
+        )
+
+
+def default_rules() -> CacheRules:
+    return CacheRules()

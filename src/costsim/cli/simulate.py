@@ -1,0 +1,75 @@
+"""``costsim simulate``: replay recorded traces under a list of strategies."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from costsim.cli._common import (
+    as_of_option,
+    format_option,
+    handle_errors,
+    lenient_option,
+    output_option,
+    parse_as_of,
+    paths_argument,
+)
+from costsim.comparison import compare_variants
+from costsim.comparison_render import comparison_json, render_comparison
+from costsim.engine import Engine, Variant, parse_step
+from costsim.render import write_atomic
+from costsim.report import load_traces
+
+
+@click.command()
+@paths_argument
+@click.option(
+    "-s",
+    "--strategy",
+    "strategies",
+    multiple=True,
+    metavar="NAME[:key=value,...]",
+    help="A strategy to apply, in order (repeatable). None: the identity variant.",
+)
+@click.option(
+    "--gap",
+    type=float,
+    default=None,
+    help="Seconds between calls of traces without recorded dates.",
+)
+@format_option
+@as_of_option
+@lenient_option
+@output_option
+@handle_errors
+def simulate(
+    paths: tuple[Path, ...],
+    strategies: tuple[str, ...],
+    gap: float | None,
+    fmt: str,
+    as_of: str | None,
+    lenient: bool,
+    output: Path | None,
+) -> None:
+    """Replay the calls recorded under PATHS with STRATEGIES and compare with the recording."""
+    steps = tuple(parse_step(text) for text in strategies)
+    traces, skipped = load_traces(paths, lenient=lenient)
+    for item in skipped:
+        click.echo(f"warning: skipped {item.error}", err=True)
+    engine = Engine(traces)
+    if gap is not None:
+        from dataclasses import replace
+
+        engine.rules = replace(engine.rules, default_gap_seconds=gap)
+    variant = Variant("variant", steps)
+    comparison = compare_variants(engine, [variant], as_of=parse_as_of(as_of))
+    if fmt == "json":
+        text = json.dumps(comparison_json(comparison, single=True), indent=2) + "\n"
+    else:
+        text = render_comparison(comparison, fmt)
+    if output is not None:
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=False)

@@ -1,0 +1,32 @@
+"""The simulation engine: variants of recorded traces, metered and cache-simulated."""
+
+from __future__ import annotations
+
+from costsim.engine.registry import (
+    STRATEGIES,
+    Context,
+    Step,
+    Variant,
+    get_strategy,
+    make_step,
+    parse_step,
+)
+from costsim.engine.simulate import Engine, SimulatedCall, TraceResult, VariantResult
+from costsim.engine.trace import Event, SimCall, SimTrace
+
+__all__ = [
+    "STRATEGIES",
+    "Context",
+    "Engine",
+    "Event",
+    "SimCall",
+    "SimTrace",
+    "SimulatedCall",
+    "Step",
+    "TraceResult",
+    "Variant",
+    "VariantResult",
+    "get_strategy",
+    "make_step",
+    "parse_step",
+]

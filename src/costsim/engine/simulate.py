@@ -1,0 +1,292 @@
+"""Run a variant over recorded traces and bill the result like the provider would.
+
+1. Strategies transform each trace, in the variant's order.
+2. Every request is metered: untouched calls keep their recorded prompt total; transformed
+   ones are anchored on it (recorded + calibrated difference); added calls are estimated.
+3. Caching is simulated over the trace in time order with the provider's rules, seeded with
+   any warm cache the recording itself shows (a first call that already read cache).
+
+The identity variant (no strategies) returns the recorded usage, field by field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+from costsim.cache.prefix import Prefix, PrefixBuilder
+from costsim.cache.rules import CacheRules, default_rules
+from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
+from costsim.engine.registry import Context, Variant, get_strategy
+from costsim.engine.trace import Event, SimCall, SimTrace
+from costsim.ledger import MeteredCall, Totals, meter
+from costsim.metering.meter import Meter
+from costsim.model import Call, Usage, UsageSource
+from costsim.normalise import CassetteTrace
+
+__all__ = ["Engine", "SimulatedCall", "TraceResult", "VariantResult", "WarmStart"]
+
+
+@dataclass(frozen=True, slots=True)
+class SimulatedCall:
+    sim: SimCall
+    usage: Usage | None
+    cache: CacheResult | None = None
+
+    @property
+    def call(self) -> Call:
+        return self.sim.call
+
+
+@dataclass(frozen=True, slots=True)
+class WarmStart:
+    """A cache entry the recording shows existed before its first use in the trace."""
+
+    path: Path
+    index: int
+    tokens: int
+
+
+@dataclass(slots=True)
+class TraceResult:
+    path: Path
+    calls: list[SimulatedCall]
+    events: list[Event] = field(default_factory=list)
+    warm: list[WarmStart] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class VariantResult:
+    variant: Variant
+    traces: list[TraceResult]
+
+    @property
+    def events(self) -> list[Event]:
+        return [event for trace in self.traces for event in trace.events]
+
+    @property
+    def divergences(self) -> int:
+        return sum(1 for event in self.events if event.kind == "divergence")
+
+    def metered(self, *, as_of: datetime | None = None) -> list[MeteredCall]:
+        return [
+            meter(item.call, as_of=as_of, usage=item.usage)
+            for trace in self.traces
+            for item in trace.calls
+        ]
+
+    def totals(self, *, as_of: datetime | None = None) -> Totals:
+        return Totals.of(self.metered(as_of=as_of))
+
+    def totals_by_trace(self, *, as_of: datetime | None = None) -> dict[Path, Totals]:
+        return {
+            trace.path: Totals.of(
+                meter(item.call, as_of=as_of, usage=item.usage) for item in trace.calls
+            )
+            for trace in self.traces
+        }
+
+
+def _timeline(calls: Sequence[Call], gap: float) -> list[float]:
+    """Start time (seconds) of each call: recorded dates in order, else a fixed gap apart.
+
+    Recorded dates have one-second resolution; sequential calls within one second are kept in
+    order by a millisecond step, so a later call can read what an earlier one wrote.
+    """
+    times: list[float] = []
+    previous: float | None = None
+    for call in calls:
+        if call.recorded_at is not None:
+            at = call.recorded_at.timestamp()
+            if previous is not None and at <= previous:
+                at = previous + 0.001
+        else:
+            at = (previous + gap) if previous is not None else 0.0
+        times.append(at)
+        previous = at
+    return times
+
+
+class Engine:
+    """Simulates variants of a set of recorded traces; one engine per analysis run."""
+
+    def __init__(
+        self,
+        traces: Iterable[CassetteTrace],
+        *,
+        meter: Meter | None = None,
+        rules: CacheRules | None = None,
+        tags: dict[str, str] | None = None,
+    ) -> None:
+        self.traces = list(traces)
+        self.meter = meter or Meter.for_traces(self.traces)
+        self.rules = rules or default_rules()
+        self.context = Context(self.meter, self.rules, tags or {})
+        self._prefixes = PrefixBuilder(self.meter.serialiser)
+        self._warm: dict[Path, list[tuple[int, str, int, float, str]]] | None = None
+
+    # --- variants ------------------------------------------------------------------------
+
+    def run(self, variant: Variant) -> VariantResult:
+        if variant.identity:
+            return VariantResult(variant, [self._recorded(trace) for trace in self.traces])
+        results = []
+        for trace in self.traces:
+            sim = SimTrace.recorded(trace)
+            events: list[Event] = []
+            for step in variant.steps:
+                sim, step_events = get_strategy(step.strategy).apply(sim, step.params, self.context)
+                events.extend(step_events)
+            unchanged = len(sim.calls) == len(trace.calls) and all(
+                item.untouched and item.call is call
+                for item, call in zip(sim.calls, trace.calls, strict=True)
+            )
+            # A trace the variant leaves alone keeps its recorded numbers, field by field.
+            result = self._recorded(trace) if unchanged else self._simulate(trace, sim)
+            result.events[:0] = events
+            results.append(result)
+        return VariantResult(variant, results)
+
+    def _usage_of(self, call: Call) -> Usage | None:
+        if call.usage is not None:
+            return call.usage
+        return None if call.errored else self.meter.estimated_usage(call)
+
+    def _recorded(self, trace: CassetteTrace) -> TraceResult:
+        return TraceResult(
+            trace.path,
+            [SimulatedCall(SimCall(call, call), self._usage_of(call)) for call in trace.calls],
+        )
+
+    # --- metering a simulated trace --------------------------------------------------------
+
+    def prompt_total(self, sim: SimCall) -> tuple[int, bool]:
+        """(prompt total, estimated?) of a simulated request."""
+        origin = sim.origin
+        base = self._usage_of(origin) if origin is not None else None
+        if origin is None or base is None:
+            return round(self.meter.estimate_prompt(sim.call)), True
+        total = self.meter.transformed_prompt(origin, sim.call, base.prompt_total)
+        return total, base.estimated or sim.call is not origin
+
+    def _anchor(self, sim: SimCall) -> int | None:
+        origin = sim.origin
+        if origin is None or sim.call is not origin or origin.usage is None:
+            return None
+        boundary = origin.usage.cache_read + origin.usage.cache_write
+        return boundary or None
+
+    def prefix(self, sim: SimCall, total: int) -> Prefix:
+        return self._prefixes.build(sim.call, total, anchor=self._anchor(sim))
+
+    def _simulate(self, trace: CassetteTrace, sim: SimTrace) -> TraceResult:
+        times = self._sim_times(trace, sim)
+        warm: dict[int, list[tuple[str, int, float, str]]] = {}
+        for index, key, tokens, seeded_at, ttl in self.warm_starts().get(trace.path, []):
+            warm.setdefault(index, []).append((key, tokens, seeded_at, ttl))
+        caches: dict[str, CacheSimulator] = {}
+        calls: list[SimulatedCall] = []
+        events: list[Event] = []
+        for item, at in zip(sim.calls, times, strict=True):
+            if item.call.errored and item.origin is item.call:
+                calls.append(SimulatedCall(item, None))
+                continue
+            total, estimated = self.prompt_total(item)
+            prefix = self.prefix(item, total)
+            cache = caches.get(item.call.provider)
+            if cache is None:
+                cache = caches[item.call.provider] = SIMULATORS[item.call.provider](self.rules)
+            if item.origin is not None:  # what the recording shows was cached before this call
+                for key, tokens, seeded_at, ttl in warm.pop(item.origin.provenance.index, []):
+                    cache.seed(key, tokens, at=seeded_at, ttl=ttl)
+            result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
+            events.extend(
+                Event("cache", "note", note, item.call.provenance) for note in result.notes
+            )
+            calls.append(SimulatedCall(item, self._usage(item, total, estimated, result), result))
+        return TraceResult(trace.path, calls, events)
+
+    def _sim_times(self, trace: CassetteTrace, sim: SimTrace) -> list[float]:
+        recorded = dict(
+            zip(
+                (id(c) for c in trace.calls),
+                _timeline(trace.calls, self.rules.default_gap_seconds),
+                strict=True,
+            )
+        )
+        times: list[float] = []
+        for item in sim.calls:
+            at = recorded.get(id(item.origin)) if item.origin is not None else None
+            if at is None or (times and at <= times[-1]):
+                at = (times[-1] + 0.001) if times else 0.0
+            times.append(at)
+        return times
+
+    def _usage(self, item: SimCall, total: int, estimated: bool, cache: CacheResult) -> Usage:
+        origin_usage = self._usage_of(item.origin) if item.origin is not None else None
+        if item.output is not None:
+            output, reasoning = item.output, item.reasoning
+        elif origin_usage is not None:
+            output, reasoning = origin_usage.output, origin_usage.reasoning
+        else:
+            output, reasoning = self.meter.estimate_output(item.call), None
+        read = min(cache.read, total)
+        write_1h = min(cache.write_1h, total - read)
+        write_5m = min(cache.write_5m, total - read - write_1h)
+        return Usage(
+            uncached_input=total - read - write_1h - write_5m,
+            cache_read=read,
+            cache_write_5m=write_5m,
+            cache_write_1h=write_1h,
+            output=output,
+            reasoning=reasoning,
+            source=UsageSource.ESTIMATED if estimated else UsageSource.RECORDED,
+        )
+
+    # --- warm starts and fidelity ------------------------------------------------------------
+
+    def warm_starts(self) -> dict[Path, list[tuple[int, str, int, float, str]]]:
+        """Cache entries each recording shows were warm before its calls wrote them."""
+        if self._warm is None:
+            self._warm = {}
+            for trace in self.traces:
+                seeds = self._infer_warm(trace)
+                if seeds:
+                    self._warm[trace.path] = seeds
+        return self._warm
+
+    def _infer_warm(self, trace: CassetteTrace) -> list[tuple[int, str, int, float, str]]:
+        if not any(c.usage is not None and c.usage.cache_read for c in trace.calls):
+            return []
+        seeds: list[tuple[int, str, int, float, str]] = []
+        caches: dict[str, CacheSimulator] = {}
+        times = _timeline(trace.calls, self.rules.default_gap_seconds)
+        for call, at in zip(trace.calls, times, strict=True):
+            usage = call.usage
+            if usage is None or call.errored:
+                continue
+            sim = SimCall(call, call)
+            prefix = self.prefix(sim, usage.prompt_total)
+            cache = caches.setdefault(call.provider, SIMULATORS[call.provider](self.rules))
+            if usage.cache_read:
+                seed = cache.warm_seed(prefix, usage.cache_read, at)
+                if seed is not None:
+                    key, tokens, ttl = seed
+                    cache.seed(key, tokens, at=at - 0.5, ttl=ttl)
+                    seeds.append((call.provenance.index, key, tokens, at - 0.5, ttl))
+            cache.request(prefix, model=call.model, at=at, when=call.recorded_at)
+        return seeds
+
+    def check(self) -> list[tuple[Call, CacheResult, bool]]:
+        """Simulate every recorded trace as recorded: (call, predicted, warm-seeded) per call."""
+        rows: list[tuple[Call, CacheResult, bool]] = []
+        warm = self.warm_starts()
+        for trace in self.traces:
+            seeded = {index for index, *_ in warm.get(trace.path, [])}
+            result = self._simulate(trace, SimTrace.recorded(trace))
+            for item in result.calls:
+                if item.cache is not None:
+                    rows.append((item.call, item.cache, item.call.provenance.index in seeded))
+        return rows

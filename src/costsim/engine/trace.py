@@ -1,0 +1,58 @@
+"""What strategies work on: a recorded trace as a sequence of simulated calls, and events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from costsim.model import Call, Provenance
+from costsim.normalise import CassetteTrace
+
+__all__ = ["Event", "SimCall", "SimTrace"]
+
+
+@dataclass(frozen=True, slots=True)
+class SimCall:
+    """A request of the simulated trace and the recorded call it derives from.
+
+    ``origin`` is None for a call the variant adds (a compaction summary, say); such a call is
+    metered wholly by estimate. ``output`` / ``reasoning`` override the recorded output when a
+    strategy changes what the model would say (routing, thinking budgets).
+    """
+
+    call: Call
+    origin: Call | None
+    output: int | None = None
+    reasoning: int | None = None
+    role: str | None = None
+    """What the call is for when a strategy added it ("summary", ...)."""
+
+    @property
+    def untouched(self) -> bool:
+        return self.origin is not None and self.call is self.origin and self.output is None
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something a strategy did, or a risk it took.
+
+    ``divergence``: a place where the recorded future would likely not have happened under
+    the variant (a tool called that was not sent, a quoted line that was truncated away).
+    """
+
+    strategy: str
+    kind: Literal["change", "divergence", "note"]
+    message: str
+    provenance: Provenance | None = None
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class SimTrace:
+    path: Path
+    calls: tuple[SimCall, ...]
+
+    @classmethod
+    def recorded(cls, trace: CassetteTrace) -> SimTrace:
+        return cls(trace.path, tuple(SimCall(call, call) for call in trace.calls))

@@ -1,0 +1,7 @@
+"""The built-in strategies; importing this package registers them."""
+
+from __future__ import annotations
+
+from costsim.strategies import caching
+
+__all__ = ["caching"]

@@ -1,0 +1,184 @@
+"""``caching``: place prompt-cache breakpoints, and keep changing system text out of the
+cached prefix.
+
+Placement policies (Anthropic explicit caching): ``tools`` marks the last tool definition,
+``system`` the end of the static system prompt, ``messages`` a rolling breakpoint on the latest
+message(s). Breakpoints the request already carries are kept and count toward the limit of 4.
+
+Static/dynamic split: calls of one agent (same system-prompt opening) whose system text
+differs between calls share a static head (instructions) and a changing tail (a running
+summary, a timestamp). The tail is moved after the static breakpoint, so it stops invalidating
+the cached prefix. OpenAI caches automatically; there only the split applies.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import defaultdict
+from typing import Literal
+
+from costsim.engine.registry import Context, Params, register
+from costsim.engine.trace import Event, SimCall, SimTrace
+from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
+
+__all__ = ["Caching", "CachingParams"]
+
+Policy = Literal["tools", "system", "messages"]
+_MIN_STATIC_CHARS = 200
+_AGENT_KEY_CHARS = 120
+
+
+class CachingParams(Params):
+    ttl: Literal["5m", "1h"] = "5m"
+    placement: tuple[Policy, ...] = ("tools", "system", "messages")
+    rolling: int = 1
+    """How many of the latest messages get a rolling breakpoint (0-2)."""
+    split_dynamic_system: bool = True
+    max_breakpoints: int = 4
+
+
+def _system_text(call: Call) -> str | None:
+    """The system prompt when it is plain text (Anthropic system blocks; OpenAI's first
+    system/developer message)."""
+    if call.flavour is Flavour.OPENAI_CHAT:
+        first = call.messages[0] if call.messages else None
+        if first is None or first.role not in ("system", "developer"):
+            return None
+        blocks = first.content
+    else:
+        blocks = call.system
+    if not blocks or not all(isinstance(b, TextBlock) for b in blocks):
+        return None
+    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+def static_heads(calls: list[Call]) -> dict[str, str]:
+    """Per agent (system prompt opening), the static head shared by calls whose system text
+    changes; agents whose system text never changes are left out."""
+    groups: dict[str, set[str]] = defaultdict(set)
+    for call in calls:
+        text = _system_text(call)
+        if text and len(text) > _MIN_STATIC_CHARS:
+            groups[text[:_AGENT_KEY_CHARS]].add(text)
+    heads: dict[str, str] = {}
+    for key, texts in groups.items():
+        if len(texts) < 2:
+            continue
+        ordered = sorted(texts)
+        first, last = ordered[0], ordered[-1]
+        common = 0
+        while common < min(len(first), len(last)) and first[common] == last[common]:
+            common += 1
+        cut = first.rfind("\n", 0, common + 1)
+        head = first[: cut + 1] if cut > 0 else first[:common]
+        if len(head) >= _MIN_STATIC_CHARS:
+            heads[key] = head
+    return heads
+
+
+def _split_system(call: Call, head: str, ttl: CacheControl | None) -> Call:
+    text = _system_text(call) or ""
+    tail = text[len(head) :]
+    static = TextBlock(head, cache_control=ttl)
+    blocks: tuple[Block, ...] = (static, TextBlock(tail)) if tail else (static,)
+    if call.flavour is Flavour.OPENAI_CHAT:
+        first = call.messages[0]
+        split = (Message(first.role, (TextBlock(head),)), Message(first.role, (TextBlock(tail),)))
+        return dataclasses.replace(call, messages=(*split, *call.messages[1:]))
+    return dataclasses.replace(call, system=blocks)
+
+
+def _count_breakpoints(call: Call) -> int:
+    marks = [t.cache_control for t in call.tools] + [b.cache_control for b in call.system]
+    marks += [b.cache_control for m in call.messages for b in m.content]
+    return sum(1 for mark in marks if mark is not None) + (call.cache_control is not None)
+
+
+def _mark_last(blocks: tuple[Block, ...], mark: CacheControl) -> tuple[Block, ...]:
+    if not blocks or blocks[-1].cache_control is not None:
+        return blocks
+    return (*blocks[:-1], dataclasses.replace(blocks[-1], cache_control=mark))
+
+
+def _place(call: Call, params: CachingParams) -> Call:
+    mark = CacheControl(params.ttl)
+    budget = params.max_breakpoints - _count_breakpoints(call)
+    if budget <= 0:
+        return call
+    if "tools" in params.placement and call.tools and call.tools[-1].cache_control is None:
+        call = dataclasses.replace(
+            call, tools=(*call.tools[:-1], dataclasses.replace(call.tools[-1], cache_control=mark))
+        )
+        budget -= 1
+    if budget > 0 and "system" in params.placement and call.system:
+        static_index = next(
+            (i for i, b in enumerate(call.system) if b.cache_control is not None),
+            len(call.system) - 1,
+        )
+        if call.system[static_index].cache_control is None:
+            system = list(call.system)
+            system[static_index] = dataclasses.replace(system[static_index], cache_control=mark)
+            call = dataclasses.replace(call, system=tuple(system))
+            budget -= 1
+    if "messages" in params.placement and call.messages:
+        messages = list(call.messages)
+        for index in range(len(messages) - 1, max(len(messages) - 1 - params.rolling, -1), -1):
+            if budget <= 0:
+                break
+            marked = _mark_last(messages[index].content, mark)
+            if marked is not messages[index].content:
+                messages[index] = dataclasses.replace(messages[index], content=marked)
+                budget -= 1
+        call = dataclasses.replace(call, messages=tuple(messages))
+    return call
+
+
+class Caching:
+    name = "caching"
+    summary = "place prompt-cache breakpoints; move changing system text after them"
+    params = CachingParams
+
+    def apply(
+        self, trace: SimTrace, params: CachingParams, context: Context
+    ) -> tuple[SimTrace, list[Event]]:
+        heads = (
+            static_heads([item.call for item in trace.calls]) if params.split_dynamic_system else {}
+        )
+        events: list[Event] = []
+        mark = CacheControl(params.ttl)
+        calls: list[SimCall] = []
+        for item in trace.calls:
+            call = item.call
+            text = _system_text(call)
+            head = heads.get(text[:_AGENT_KEY_CHARS]) if text else None
+            if head is not None and text is not None and text != head:
+                call = _split_system(
+                    call, head, mark if call.flavour is Flavour.ANTHROPIC_MESSAGES else None
+                )
+                events.append(
+                    Event(
+                        self.name,
+                        "change",
+                        f"moved {len(text) - len(head):,} changing system characters after "
+                        f"the static {len(head):,}-character head",
+                        call.provenance,
+                    )
+                )
+            if call.flavour is Flavour.ANTHROPIC_MESSAGES:
+                placed = _place(call, params)
+                if _count_breakpoints(placed) > _count_breakpoints(call):
+                    added = _count_breakpoints(placed) - _count_breakpoints(call)
+                    events.append(
+                        Event(
+                            self.name,
+                            "change",
+                            f"added {added} {params.ttl} breakpoint(s)",
+                            call.provenance,
+                        )
+                    )
+                call = placed
+            calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)
+        return SimTrace(trace.path, tuple(calls)), events
+
+
+register(Caching())
