@@ -6,7 +6,7 @@ variants); renderers for table, JSON and Markdown live in :mod:`costsim.comparis
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -15,7 +15,7 @@ from pathlib import Path
 from costsim.engine.registry import Variant
 from costsim.engine.simulate import Engine, VariantResult
 from costsim.engine.trace import Event
-from costsim.ledger import Totals
+from costsim.ledger import MeteredCall, Totals
 from costsim.metering.calibration import default_p90_ape, percentile
 from costsim.metering.models import family
 
@@ -41,8 +41,13 @@ class VariantSummary:
     per_cassette: dict[Path, Totals]
     events: list[Event]
     band: ErrorBand
+    calls: list[MeteredCall] = field(default_factory=list, repr=False)
     attribution: dict[str, Decimal | None] = field(default_factory=dict)
-    """Leave-one-out marginal saving (USD) of each strategy of a stacked variant."""
+    """Leave-one-out marginal saving (USD) of each strategy of a stacked variant: the cost of
+    the variant without that step minus the cost of the whole variant. Marginals need not add
+    up to the total saving; what they leave over is ``interaction`` (total saving minus the sum
+    of marginals: positive when strategies reinforce each other, negative when they overlap)."""
+    interaction: Decimal | None = None
 
     @property
     def divergences(self) -> int:
@@ -54,6 +59,7 @@ class Comparison:
     baseline: Totals
     baseline_per_cassette: dict[Path, Totals]
     variants: list[VariantSummary]
+    baseline_calls: list[MeteredCall] = field(default_factory=list, repr=False)
     as_of: datetime | None = None
     title: str = ""
     description: str = ""
@@ -89,6 +95,12 @@ def _band(engine: Engine, result: VariantResult) -> ErrorBand:
     return ErrorBand(changed, p90, round(delta_tokens * (p90 or 0) / 100))
 
 
+def _saving(baseline: Totals, variant: Totals) -> Decimal | None:
+    if baseline.cost_usd is None or variant.cost_usd is None:
+        return None
+    return baseline.cost_usd - variant.cost_usd
+
+
 def _attribution(
     engine: Engine, variant: Variant, totals: Totals, as_of: datetime | None
 ) -> dict[str, Decimal | None]:
@@ -111,12 +123,16 @@ def compare_variants(
     attribute: bool = True,
     title: str = "",
     description: str = "",
+    on_variant: Callable[[Variant], None] | None = None,
 ) -> Comparison:
     baseline = engine.run(Variant("baseline"))
     summaries = []
     for variant in variants:
+        if on_variant is not None:
+            on_variant(variant)
         result = engine.run(variant)
-        totals = result.totals(as_of=as_of)
+        calls = result.metered(as_of=as_of)
+        totals = Totals.of(calls)
         summaries.append(
             VariantSummary(
                 variant=variant,
@@ -124,11 +140,20 @@ def compare_variants(
                 per_cassette=result.totals_by_trace(as_of=as_of),
                 events=result.events,
                 band=_band(engine, result),
+                calls=calls,
                 attribution=_attribution(engine, variant, totals, as_of) if attribute else {},
             )
         )
+        summary = summaries[-1]
+        if summary.attribution and None not in summary.attribution.values():
+            total_saving = _saving(baseline.totals(as_of=as_of), totals)
+            marginals = [v for v in summary.attribution.values() if v is not None]
+            if total_saving is not None:
+                summary.interaction = total_saving - sum(marginals, start=Decimal(0))
+    baseline_calls = baseline.metered(as_of=as_of)
     return Comparison(
-        baseline=baseline.totals(as_of=as_of),
+        baseline=Totals.of(baseline_calls),
+        baseline_calls=baseline_calls,
         baseline_per_cassette=baseline.totals_by_trace(as_of=as_of),
         variants=summaries,
         as_of=as_of,

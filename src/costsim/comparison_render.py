@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Any
 
 from tabulate import tabulate
@@ -48,6 +49,9 @@ def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, 
             "prompt_tokens": summary.band.tokens,
         },
         "attribution": {k: (None if v is None else str(v)) for k, v in summary.attribution.items()},
+        "attribution_interaction": None
+        if summary.interaction is None
+        else str(summary.interaction),
         "events": [
             {
                 "strategy": e.strategy,
@@ -144,15 +148,22 @@ _HEADERS = [
 ]  # fmt: skip
 
 
+def _saving(name: str, value: Decimal | None) -> str:
+    if value is None:
+        return f"{name}: unknown"
+    if value < 0:
+        return f"{name} adds {money(-value)}"
+    return f"{name} saves {money(value)}"
+
+
 def _notes(comparison: Comparison) -> list[str]:
     notes = []
     for summary in comparison.variants:
         notes.append(f"{summary.variant.name}: {summary.variant.describe()}")
         if summary.attribution:
-            parts = [
-                f"{name} saves {'unknown' if value is None else money(value)}"
-                for name, value in summary.attribution.items()
-            ]
+            parts = [_saving(name, value) for name, value in summary.attribution.items()]
+            if summary.interaction is not None:
+                parts.append(_saving("interaction", summary.interaction))
             notes.append("  attribution (leave-one-out): " + "; ".join(parts))
         kinds = Counter(event.kind for event in summary.events)
         if kinds:

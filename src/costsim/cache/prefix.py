@@ -67,7 +67,9 @@ class PrefixBuilder:
     def _chain(self, previous: str, part: str) -> str:
         return hashlib.blake2b(f"{previous}|{part}".encode(), digest_size=16).hexdigest()
 
-    def build(self, call: Call, total: int, *, anchor: int | None = None) -> Prefix:
+    def build(
+        self, call: Call, total: int, *, anchor: int | None = None, reference: Prefix | None = None
+    ) -> Prefix:
         """The prefix of ``call`` whose whole length is ``total`` tokens.
 
         ``anchor``: recorded tokens up to the last breakpoint (cache read + write); when given,
@@ -102,6 +104,8 @@ class PrefixBuilder:
                 key = self._chain(key, next(roles))
             key = self._chain(key, self._digest(item))
             blocks.append(PrefixBlock(key, tokens, breakpoint, section))
+        if reference is not None:
+            blocks = _align(blocks, reference, [p.cumulative for p in positions], total)
         return Prefix(tuple(blocks), total)
 
 
@@ -130,3 +134,31 @@ def _scale(
             for r in raw
         ]
     return [round(r * total / raw_total) for r in raw]
+
+
+def _align(
+    blocks: list[PrefixBlock], reference: Prefix, raw: list[int], total: int
+) -> list[PrefixBlock]:
+    """Blocks shared with ``reference`` (same prefix identity) keep its token positions,
+    which may be pinned to what was recorded; the rest are scaled to end at ``total``."""
+    shared = 0
+    while (
+        shared < min(len(blocks), len(reference.blocks))
+        and blocks[shared].key == reference.blocks[shared].key
+    ):
+        shared += 1
+    if shared == 0:
+        return blocks
+    head_tokens = reference.blocks[shared - 1].tokens
+    head_raw, raw_total = raw[shared - 1], raw[-1]
+    aligned = [
+        dataclasses.replace(block, tokens=reference.blocks[i].tokens)
+        for i, block in enumerate(blocks[:shared])
+    ]
+    span = raw_total - head_raw
+    for i, block in enumerate(blocks[shared:], start=shared):
+        share = (raw[i] - head_raw) / span if span > 0 else 1.0
+        aligned.append(
+            dataclasses.replace(block, tokens=round(head_tokens + share * (total - head_tokens)))
+        )
+    return aligned

@@ -10,6 +10,7 @@ import click
 from costsim.cli.calibrate import calibrate
 from costsim.cli.cassettes import cassettes
 from costsim.cli.check_cache import check_cache_command
+from costsim.cli.compare import compare
 from costsim.cli.report import report
 from costsim.cli.simulate import simulate
 
@@ -27,6 +28,7 @@ cli.add_command(cassettes)
 cli.add_command(calibrate)
 cli.add_command(check_cache_command)
 cli.add_command(simulate)
+cli.add_command(compare)
 
 
 def main() -> None:

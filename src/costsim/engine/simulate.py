@@ -179,7 +179,13 @@ class Engine:
         return boundary or None
 
     def prefix(self, sim: SimCall, total: int) -> Prefix:
-        return self._prefixes.build(sim.call, total, anchor=self._anchor(sim))
+        origin = sim.origin
+        if origin is None or sim.call is origin or origin.usage is None:
+            return self._prefixes.build(sim.call, total, anchor=self._anchor(sim))
+        recorded = self._prefixes.build(
+            origin, origin.usage.prompt_total, anchor=self._anchor(SimCall(origin, origin))
+        )
+        return self._prefixes.build(sim.call, total, reference=recorded)
 
     def _simulate(self, trace: CassetteTrace, sim: SimTrace) -> TraceResult:
         times = self._sim_times(trace, sim)
@@ -190,8 +196,8 @@ class Engine:
         calls: list[SimulatedCall] = []
         events: list[Event] = []
         for item, at in zip(sim.calls, times, strict=True):
-            if item.call.errored and item.origin is item.call:
-                calls.append(SimulatedCall(item, None))
+            if item.origin is not None and item.origin.errored:
+                calls.append(SimulatedCall(item, None))  # a recorded error stays unbilled
                 continue
             total, estimated = self.prompt_total(item)
             prefix = self.prefix(item, total)

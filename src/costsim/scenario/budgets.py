@@ -1,0 +1,66 @@
+"""Gates: scenario budgets and ``--fail-over``; each failure is one sentence."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from costsim.comparison import Comparison, VariantSummary, delta_pct
+from costsim.render import money
+from costsim.scenario.model import Budget
+
+__all__ = ["gate"]
+
+
+def _over(name: str, metric: str, actual: str, limit: str) -> str:
+    return f"variant {name!r}: {metric} is {actual}, over the limit of {limit}"
+
+
+def _check(summary: VariantSummary, budget: Budget, baseline_cost: Decimal | None) -> list[str]:
+    name, totals = summary.variant.name, summary.totals
+    failures = []
+    if budget.max_prompt_tokens is not None and totals.prompt_tokens > budget.max_prompt_tokens:
+        failures.append(
+            _over(
+                name, "prompt_tokens", f"{totals.prompt_tokens:,}", f"{budget.max_prompt_tokens:,}"
+            )
+        )
+    if budget.max_output_tokens is not None and totals.output_tokens > budget.max_output_tokens:
+        failures.append(
+            _over(
+                name, "output_tokens", f"{totals.output_tokens:,}", f"{budget.max_output_tokens:,}"
+            )
+        )
+    if budget.max_cost_usd is not None:
+        limit = Decimal(str(budget.max_cost_usd))
+        if totals.cost_usd is None:
+            failures.append(
+                f"variant {name!r}: cost_usd is unknown (unpriced calls), limit {money(limit)}"
+            )
+        elif totals.cost_usd > limit:
+            failures.append(_over(name, "cost_usd", money(totals.cost_usd), money(limit)))
+    if budget.max_regression_pct is not None:
+        failures.extend(_regression(summary, budget.max_regression_pct, baseline_cost))
+    return failures
+
+
+def _regression(summary: VariantSummary, limit: float, baseline_cost: Decimal | None) -> list[str]:
+    change = delta_pct(summary.totals.cost_usd, baseline_cost)
+    if change is None or change <= limit:
+        return []
+    return [
+        f"variant {summary.variant.name!r}: cost is {change:+.1f}% vs the recorded baseline, "
+        f"over the limit of +{limit:g}%"
+    ]
+
+
+def gate(comparison: Comparison, budgets: dict[str, Budget], fail_over: float | None) -> list[str]:
+    """Every budget or regression limit a comparison breaks."""
+    failures: list[str] = []
+    baseline_cost = comparison.baseline.cost_usd
+    for summary in comparison.variants:
+        for key in ("*", summary.variant.name):
+            if key in budgets:
+                failures.extend(_check(summary, budgets[key], baseline_cost))
+        if fail_over is not None:
+            failures.extend(_regression(summary, fail_over, baseline_cost))
+    return failures

@@ -1,0 +1,208 @@
+"""Scenarios and ``costsim compare``: validation, formats (golden files), gates, attribution."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from costsim.cli import cli
+from costsim.comparison import compare_variants
+from costsim.engine import Engine, Event, SimTrace, Variant, make_step
+from costsim.engine.registry import STRATEGIES, Context, Params, register
+from costsim.errors import ConfigError
+from costsim.model import TextBlock
+from costsim.report import load_traces
+from costsim.scenario import load_scenario
+from tests.conftest import EXAMPLES, ROOT
+
+DATA = Path(__file__).parent / "data"
+GOLDEN = Path(__file__).parent / "golden"
+SCENARIO = DATA / "examples_scenario.yaml"
+
+
+def _run(*args: str) -> Any:
+    return CliRunner().invoke(cli, list(args))
+
+
+def _golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if os.environ.get("COSTSIM_UPDATE_GOLDEN"):
+        path.write_text(text)
+    assert text == path.read_text(), (
+        f"{name} changed; review and rerun with COSTSIM_UPDATE_GOLDEN=1"
+    )
+
+
+@pytest.fixture(autouse=True)
+def _in_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # paths in the output are relative to the working directory
+
+
+def test_compare_table_golden() -> None:
+    result = _run("compare", str(SCENARIO.relative_to(ROOT)))
+    assert result.exit_code == 0, result.output
+    _golden("compare_table.txt", result.stdout)
+
+
+def test_compare_json_golden() -> None:
+    result = _run("compare", str(SCENARIO.relative_to(ROOT)), "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert document["format_version"] == 1
+    scenario = document["scenarios"][0]
+    assert [v["name"] for v in scenario["variants"]] == [
+        "cache-5m",
+        "cache-1h",
+        "system-then-rolling",
+    ]
+    _golden("compare.json", result.stdout)
+
+
+def test_compare_markdown_and_filters() -> None:
+    result = _run("compare", str(SCENARIO), "--format", "markdown", "--variant", "cache-1h")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("## bundled examples")
+    assert "cache-1h" in result.stdout and "cache-5m" not in result.stdout
+    missing = _run("compare", str(SCENARIO), "--variant", "nope")
+    assert missing.exit_code == 2 and "no variant named 'nope'" in missing.stderr
+
+
+@pytest.mark.parametrize("by", ["agent", "tool", "model"])
+def test_compare_breakdowns(by: str) -> None:
+    result = _run("compare", str(SCENARIO), "--by", by)
+    assert result.exit_code == 0, result.output
+    expected = {
+        "agent": "support",
+        "tool": "lookup_runbook",
+        "model": "claude-sonnet-4-5-20250929",
+    }[by]
+    assert expected in result.stdout
+
+
+def test_fail_over_gates_with_a_sentence() -> None:
+    result = _run("compare", str(SCENARIO), "--fail-over", "1")
+    assert result.exit_code == 1
+    assert "variant 'cache-1h': cost is +" in result.stderr
+    assert "over the limit of +1%" in result.stderr
+
+
+def test_budget_gate(tmp_path: Path) -> None:
+    text = (
+        SCENARIO.read_text()
+        .replace("../../cassettes", str(EXAMPLES))
+        .replace(
+            '"*": {max_regression_pct: 100}',
+            "cache-5m: {max_prompt_tokens: 100, max_cost_usd: 0.0001}",
+        )
+    )
+    (tmp_path / "s.yaml").write_text(text)
+    result = _run("compare", str(tmp_path))
+    assert result.exit_code == 1
+    assert "variant 'cache-5m': prompt_tokens is 6,670, over the limit of 100" in result.stderr
+    assert "variant 'cache-5m': cost_usd is $" in result.stderr
+
+
+def _scenario(tmp_path: Path, body: str) -> Path:
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"name: bad\ncassettes: [{EXAMPLES}/*.yaml]\n{body}")
+    return path
+
+
+def test_validation_wrong_type(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, "variants: {a: [caching]}\nbudgets: {a: {max_cost_usd: lots}}\n")
+    with pytest.raises(ConfigError) as caught:
+        load_scenario(path)
+    assert str(caught.value).startswith(f"{path}: budgets.a.max_cost_usd:")
+    assert "'lots'" in str(caught.value)
+
+
+def test_validation_unknown_strategy(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, "variants: {a: [{cachng: {ttl: 1h}}]}\n")
+    result = _run("compare", str(path))
+    assert result.exit_code == 2
+    assert f"{path}: variants.a.0" in result.stderr
+    assert "'cachng' is not a strategy. Did you mean 'caching'? Valid: caching" in result.stderr
+
+
+def test_validation_bad_parameter(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, "variants: {a: [{caching: {ttl: 2h}}]}\n")
+    with pytest.raises(ConfigError, match=r"variants\.a\.0.*ttl='2h'"):
+        load_scenario(path)
+
+
+def test_validation_missing_cassette_path(tmp_path: Path) -> None:
+    path = tmp_path / "s.yaml"
+    path.write_text("name: s\ncassettes: [nowhere/*.yaml]\nvariants: {a: [caching]}\n")
+    with pytest.raises(ConfigError, match=r"cassettes\.0: 'nowhere/\*\.yaml' matches no file"):
+        load_scenario(path)
+
+
+def test_validation_unknown_key(tmp_path: Path) -> None:
+    path = _scenario(tmp_path, "variants: {a: [caching]}\nbudget: {}\n")
+    with pytest.raises(ConfigError, match=r"budget: Extra inputs are not permitted"):
+        load_scenario(path)
+
+
+# --- attribution ------------------------------------------------------------------------------
+
+
+class _DropSystemParams(Params):
+    keep_chars: int = 0
+
+
+class _DropSystem:
+    """A test strategy: truncate every system prompt to ``keep_chars`` characters."""
+
+    name = "test_drop_system"
+    summary = "test only"
+    params = _DropSystemParams
+
+    def apply(
+        self, trace: SimTrace, params: _DropSystemParams, context: Context
+    ) -> tuple[SimTrace, list[Event]]:
+        calls = []
+        for item in trace.calls:
+            system = tuple(
+                dataclasses.replace(b, text=b.text[: params.keep_chars])
+                if isinstance(b, TextBlock)
+                else b
+                for b in item.call.system
+            )
+            calls.append(
+                dataclasses.replace(item, call=dataclasses.replace(item.call, system=system))
+            )
+        return SimTrace(trace.path, tuple(calls)), []
+
+
+def test_attribution_leave_one_out_rule() -> None:
+    register(_DropSystem())
+    try:
+        traces, _ = load_traces([EXAMPLES / "anthropic_support_agent.yaml"])
+        engine = Engine(traces)
+        both = Variant("both", (make_step("test_drop_system"), make_step("caching")))
+        comparison = compare_variants(engine, [both])
+        summary = comparison.variants[0]
+        full = summary.totals.cost_usd
+        without_drop = engine.run(Variant("x", (make_step("caching"),))).totals().cost_usd
+        without_cache = engine.run(Variant("y", (make_step("test_drop_system"),))).totals().cost_usd
+        assert full is not None and without_drop is not None and without_cache is not None
+        assert summary.attribution == {
+            "test_drop_system": without_drop - full,
+            "caching": without_cache - full,
+        }
+        baseline = comparison.baseline.cost_usd
+        assert baseline is not None and summary.interaction is not None
+        # the documented rule: marginals + interaction = total saving
+        assert (
+            sum(summary.attribution.values(), start=Decimal(0)) + summary.interaction
+            == baseline - full
+        )
+    finally:
+        STRATEGIES.pop("test_drop_system", None)
