@@ -206,3 +206,19 @@ def test_attribution_leave_one_out_rule() -> None:
         )
     finally:
         STRATEGIES.pop("test_drop_system", None)
+
+
+def test_scenario_over_the_real_corpus(corpus: Path, tmp_path: Path) -> None:
+    scenario = tmp_path / "corpus.yaml"
+    scenario.write_text(
+        "name: real corpus\n"
+        f"cassettes: ['{corpus}/pydantic__pydantic-ai/*anthropic*.yaml', '{corpus}/crewAIInc__crewAI/*Planning*.yaml']\n"
+        "variants:\n  cache: [caching]\n  cache-1h: [{caching: {ttl: 1h, rolling: 2}}]\n"
+    )
+    result = _run("compare", str(scenario), "--format", "json")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)["scenarios"][0]
+    assert document["baseline"]["llm_calls"] > 100
+    for variant in document["variants"]:
+        assert variant["totals"]["llm_calls"] == document["baseline"]["llm_calls"]
+        assert variant["totals"]["prompt_tokens"] > 0

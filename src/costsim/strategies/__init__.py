@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from costsim.strategies import caching
+from costsim.strategies import caching, truncation
 
-__all__ = ["caching"]
+__all__ = ["caching", "truncation"]

@@ -1,0 +1,173 @@
+"""``truncation``: cap the text of large tool results.
+
+A result over ``max_chars`` keeps its first ``head`` and last ``tail`` characters around the
+marker ``[... N lines truncated for context efficiency ...]`` (N = line breaks in the removed
+middle, at least 1); an error result is capped at ``error_max_chars``. The same result is
+truncated the same way in every later request that re-sends it.
+
+Divergence: a later assistant message (a recorded response, or an assistant turn re-sent in a
+later request) quotes a line that existed only in a removed middle: the recorded future
+depended on text the variant would not have sent.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from pydantic import Field, model_validator
+
+from costsim.engine.registry import Context, Params, register
+from costsim.engine.trace import Event, SimCall, SimTrace
+from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock
+
+__all__ = ["Truncation", "TruncationParams", "truncate_text"]
+
+MARKER = "[... {n} lines truncated for context efficiency ...]"
+_QUOTE_MIN_CHARS = 24
+
+
+class TruncationParams(Params):
+    max_chars: int = Field(default=8000, ge=1)
+    head: int = Field(default=3000, ge=0)
+    tail: int = Field(default=2000, ge=0)
+    error_max_chars: int = Field(default=2000, ge=1)
+
+    @model_validator(mode="after")
+    def _fits(self) -> TruncationParams:
+        if self.head + self.tail >= self.max_chars:
+            raise ValueError(
+                f"head ({self.head}) + tail ({self.tail}) must be below "
+                f"max_chars ({self.max_chars})"
+            )
+        return self
+
+
+def truncate_text(text: str, *, head: int, tail: int) -> tuple[str, str]:
+    """(truncated text, removed middle)."""
+    middle = text[head : len(text) - tail]
+    lines = max(1, middle.count("\n"))
+    kept_tail = text[len(text) - tail :] if tail else ""
+    return f"{text[:head]}\n{MARKER.format(n=lines)}\n{kept_tail}", middle
+
+
+@dataclasses.dataclass(slots=True)
+class _Truncator:
+    params: TruncationParams
+    done: dict[int, tuple[ToolResultBlock, ToolResultBlock, str]] = dataclasses.field(
+        default_factory=dict
+    )
+    """id(original block) -> (original, truncated, removed text): one result, one truncation."""
+
+    def result(self, block: ToolResultBlock) -> tuple[ToolResultBlock, str]:
+        hit = self.done.get(id(block))
+        if hit is not None and hit[0] is block:
+            return hit[1], hit[2]
+        limit, head, tail = self.params.max_chars, self.params.head, self.params.tail
+        if block.is_error:
+            limit, head, tail = self.params.error_max_chars, self.params.error_max_chars, 0
+        removed: list[str] = []
+        content: list[Block] = []
+        for part in block.content:
+            if isinstance(part, TextBlock) and len(part.text) > limit:
+                text, middle = truncate_text(part.text, head=head, tail=tail)
+                removed.append(middle)
+                content.append(dataclasses.replace(part, text=text))
+            else:
+                content.append(part)
+        new = dataclasses.replace(block, content=tuple(content)) if removed else block
+        self.done[id(block)] = (block, new, "\n".join(removed))
+        return new, "\n".join(removed)
+
+    def message(self, message: Message) -> tuple[Message, list[tuple[ToolResultBlock, str]]]:
+        changed: list[tuple[ToolResultBlock, str]] = []
+        content: list[Block] = []
+        for block in message.content:
+            if not isinstance(block, ToolResultBlock):
+                content.append(block)
+                continue
+            new, removed = self.result(block)
+            if new is not block:
+                changed.append((block, removed))
+            content.append(new)
+        if not changed:
+            return message, changed
+        return dataclasses.replace(message, content=tuple(content)), changed
+
+
+def _assistant_texts(call: Call) -> list[str]:
+    history = [
+        b.text
+        for m in call.messages
+        if m.role == "assistant"
+        for b in m.content
+        if isinstance(b, TextBlock)
+    ]
+    return history + [b.text for b in call.response if isinstance(b, TextBlock)]
+
+
+def _quoted(removed: str, texts: list[str]) -> str | None:
+    for raw in removed.splitlines():
+        line = raw.strip()
+        if len(line) >= _QUOTE_MIN_CHARS and any(line in text for text in texts):
+            return line
+    return None
+
+
+class Truncation:
+    name = "truncation"
+    summary = "cap large tool results to their head and tail"
+    params = TruncationParams
+
+    def apply(
+        self, trace: SimTrace, params: TruncationParams, context: Context
+    ) -> tuple[SimTrace, list[Event]]:
+        truncator = _Truncator(params)
+        events: list[Event] = []
+        announced: set[int] = set()
+        removed_so_far: dict[str, str] = {}  # tool_use_id -> removed middle
+        flagged: set[str] = set()
+        calls: list[SimCall] = []
+        for item in trace.calls:
+            call = item.call
+            messages: list[Message] = []
+            for message in call.messages:
+                new_message, changed = truncator.message(message)
+                messages.append(new_message)
+                for block, removed in changed:
+                    removed_so_far[block.tool_use_id] = removed
+                    if id(block) not in announced:
+                        announced.add(id(block))
+                        before = sum(len(b.text) for b in block.content if isinstance(b, TextBlock))
+                        after = before - len(removed) + len(MARKER) + 8
+                        events.append(
+                            Event(
+                                self.name,
+                                "change",
+                                f"tool result {block.tool_use_id}: "
+                                f"{before:,} -> about {after:,} chars",
+                                call.provenance,
+                            )
+                        )
+            texts = _assistant_texts(call)
+            for tool_use_id, removed in removed_so_far.items():
+                if tool_use_id in flagged:
+                    continue
+                quote = _quoted(removed, texts)
+                if quote is not None:
+                    flagged.add(tool_use_id)
+                    events.append(
+                        Event(
+                            self.name,
+                            "divergence",
+                            f"an assistant message quotes truncated text of {tool_use_id}: "
+                            f"{quote[:60]!r}",
+                            call.provenance,
+                        )
+                    )
+            if any(new is not old for new, old in zip(messages, call.messages, strict=True)):
+                call = dataclasses.replace(call, messages=tuple(messages))
+            calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)
+        return SimTrace(trace.path, tuple(calls)), events
+
+
+register(Truncation())

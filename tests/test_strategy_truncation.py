@@ -1,0 +1,142 @@
+"""``truncation`` on hand-built traces: exact tokens and cost, consistency, divergence."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from costsim.engine import Engine, Variant, make_step
+from costsim.errors import ConfigError
+from costsim.metering.serialise import serialise
+from costsim.metering.tokenizers import counter
+from costsim.model import (
+    Call,
+    Flavour,
+    Message,
+    Provenance,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from costsim.normalise import CassetteTrace
+from costsim.pricing import price
+from costsim.strategies.truncation import truncate_text
+
+WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
+BIG = "\n".join(f"line {i:04d}: the parser reads token {i} from the stream" for i in range(400))
+QUOTED = "line 0200: the parser reads token 200 from the stream"
+
+
+def _trace(*, quote: bool = False, error: bool = False) -> CassetteTrace:
+    first = Message("user", (TextBlock("Read the log."),))
+    use = Message("assistant", (ToolUseBlock("c1", "read_log", {}),))
+    result = Message("tool", (ToolResultBlock("c1", (TextBlock(BIG),), is_error=error),))
+    reply = Message("assistant", (TextBlock(f"I found: {QUOTED}" if quote else "Done."),))
+    second = Message("user", (TextBlock("Thanks."),))
+    histories = [(first,), (first, use, result), (first, use, result, reply, second)]
+    calls = []
+    for index, messages in enumerate(histories):
+        call = Call(
+            flavour=Flavour.OPENAI_CHAT,
+            model="gpt-4o",
+            provenance=Provenance(Path("t.yaml"), index),
+            messages=messages,
+            response=reply.content if index == 1 else (TextBlock("ok"),),
+            recorded_at=WHEN.replace(minute=index),
+        )
+        # Recorded prompt = the cookbook count plus tokens costsim does not model: anchoring on
+        # the recording must carry them over unchanged.
+        recorded = serialise(call).raw + 7
+        calls.append(dataclasses.replace(call, usage=Usage(uncached_input=recorded, output=10)))
+    return CassetteTrace(Path("t.yaml"), tuple(calls), 0, 0)
+
+
+def test_truncate_text_keeps_head_tail_and_counts_lines() -> None:
+    text, middle = truncate_text(BIG, head=3000, tail=2000)
+    assert text.startswith(BIG[:3000]) and text.endswith(BIG[-2000:])
+    assert f"[... {middle.count(chr(10))} lines truncated for context efficiency ...]" in text
+
+
+def test_exact_tokens_and_cost() -> None:
+    trace = _trace()
+    engine = Engine([trace])
+    result = engine.run(Variant("t", (make_step("truncation"),)))
+    count = counter("o200k_base")
+    truncated, _ = truncate_text(BIG, head=3000, tail=2000)
+    saved = count(BIG) - count(truncated)
+    assert saved > 1000
+    usages = [item.usage for item in result.traces[0].calls]
+    recorded = [c.usage for c in trace.calls]
+    assert usages[0] == recorded[0]  # first call has no tool result
+    for new, old in zip(usages[1:], recorded[1:], strict=True):
+        assert new is not None and old is not None
+        assert new.prompt_total == old.prompt_total - saved  # both later calls re-send it
+        assert new.output == old.output
+    expected = sum(
+        price(u, model="gpt-4o", provider="openai", at=c.recorded_at).amount or 0
+        for u, c in zip(usages, trace.calls, strict=True)
+        if u is not None
+    )
+    assert result.totals().cost_usd == expected
+    assert [e.kind for e in result.events] == ["change"]  # announced once, applied twice
+
+
+def test_error_results_capped_at_2000() -> None:
+    trace = _trace(error=True)
+    result = Engine([trace]).run(Variant("t", (make_step("truncation"),)))
+    call = result.traces[0].calls[1].call
+    block = call.messages[2].content[0]
+    assert isinstance(block, ToolResultBlock)
+    assert block.text.startswith(BIG[:2000]) and "lines truncated" in block.text
+    assert len(block.text) < 2100
+
+
+def test_quote_of_removed_text_is_a_divergence() -> None:
+    result = Engine([_trace(quote=True)]).run(Variant("t", (make_step("truncation"),)))
+    divergences = [e for e in result.events if e.kind == "divergence"]
+    assert len(divergences) == 1 and "quotes truncated text of c1" in divergences[0].message
+
+
+def test_nothing_over_the_limit_changes_no_number() -> None:
+    trace = _trace()
+    engine = Engine([trace])
+    base = engine.run(Variant("base")).totals()
+    same = engine.run(
+        Variant("t", (make_step("truncation", {"max_chars": 100_000, "head": 10, "tail": 10}),))
+    ).totals()
+    assert (same.prompt_tokens, same.cost_usd) == (base.prompt_tokens, base.cost_usd)
+
+
+def test_parameters_validated() -> None:
+    with pytest.raises(ConfigError, match="head"):
+        make_step("truncation", {"head": 6000, "tail": 3000})
+    with pytest.raises(ConfigError, match="max_chars='lots'"):
+        make_step("truncation", {"max_chars": "lots"})
+
+
+def test_truncation_over_the_corpus(corpus: Path) -> None:
+    from costsim.report import load_traces
+
+    traces, _ = load_traces([corpus])
+    engine = Engine(traces)
+    base = engine.run(Variant("base")).totals()
+    result = engine.run(
+        Variant("t", (make_step("truncation", {"max_chars": 2000, "head": 800, "tail": 400}),))
+    )
+    totals = result.totals()
+    assert 0 < base.prompt_tokens - totals.prompt_tokens < base.prompt_tokens
+    assert all(
+        item.usage is None or item.usage.prompt_total >= 0
+        for t in result.traces
+        for item in t.calls
+    )
+    assert (
+        base.cost_usd is not None
+        and totals.cost_usd is not None
+        and totals.cost_usd <= base.cost_usd
+    )
+    assert result.divergences >= 0
