@@ -26,11 +26,13 @@ __all__ = ["Prefix", "PrefixBlock", "PrefixBuilder"]
 @dataclass(frozen=True, slots=True)
 class PrefixBlock:
     key: str
-    """Identity of the prefix up to and including this block."""
+    """Identity of the prefix up to and including this block, for this model."""
     tokens: int
     """Cumulative prompt tokens up to and including this block."""
     breakpoint: CacheControl | None
     section: str
+    content: str = ""
+    """Identity of the prefix's content alone (the same request sent to another model)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +91,7 @@ class PrefixBuilder:
         if call.cache_control is not None and marks:
             marks[-1] = marks[-1] or call.cache_control  # the automatic breakpoint: last block
         scaled = _scale(positions, marks, total, anchor)
-        key = self._chain("model", call.model)
+        content = "content"
         blocks: list[PrefixBlock] = []
         messages_started = False
         roles = iter([message.role for message in call.messages for _ in message.content])
@@ -99,11 +101,12 @@ class PrefixBuilder:
                     settings = _canonical(
                         [call.tool_choice, call.thinking and dataclasses.asdict(call.thinking)]
                     )
-                    key = self._chain(key, settings)
+                    content = self._chain(content, settings)
                     messages_started = True
-                key = self._chain(key, next(roles))
-            key = self._chain(key, self._digest(item))
-            blocks.append(PrefixBlock(key, tokens, breakpoint, section))
+                content = self._chain(content, next(roles))
+            content = self._chain(content, self._digest(item))
+            key = self._chain(call.model, content)
+            blocks.append(PrefixBlock(key, tokens, breakpoint, section, content))
         if reference is not None:
             blocks = _align(blocks, reference, [p.cumulative for p in positions], total)
         return Prefix(tuple(blocks), total)
@@ -120,6 +123,9 @@ def _scale(
     if raw_total <= 0:
         return [0] * len(raw)
     pivot = max((i for i, bp in enumerate(breakpoints) if bp is not None), default=None)
+    if anchor is not None and pivot is not None and 0 < anchor <= total and raw[pivot] == raw_total:
+        # the breakpoint is on the last block: what follows it are tokens the API adds
+        return [round(r * anchor / raw_total) for r in raw]
     if (
         anchor is not None
         and pivot is not None
@@ -144,7 +150,7 @@ def _align(
     shared = 0
     while (
         shared < min(len(blocks), len(reference.blocks))
-        and blocks[shared].key == reference.blocks[shared].key
+        and blocks[shared].content == reference.blocks[shared].content
     ):
         shared += 1
     if shared == 0:

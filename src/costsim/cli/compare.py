@@ -25,6 +25,7 @@ from costsim.cli._common import (
 from costsim.comparison import Comparison, compare_variants
 from costsim.comparison_render import comparison_json, render_comparison
 from costsim.engine import Engine
+from costsim.engine.registry import AgentSpec
 from costsim.errors import ConfigError
 from costsim.render import FORMAT_VERSION, display_path, write_atomic
 from costsim.report import load_traces
@@ -61,7 +62,8 @@ def _run_scenario(loaded: LoadedScenario, only: tuple[str, ...], lenient: bool) 
     for item in skipped:
         click.echo(f"warning: {display_path(loaded.path)}: skipped {item.error}", err=True)
     overrides = [(r.rule, r.model, r.value, r.since) for r in scenario.model_rules]
-    engine = Engine(traces, rules=default_rules().with_overrides(overrides))
+    agents = {name: AgentSpec(rule.match, rule.tier) for name, rule in scenario.agents.items()}
+    engine = Engine(traces, rules=default_rules().with_overrides(overrides), agents=agents)
     as_of = (
         datetime(
             scenario.pricing.as_of.year,

@@ -21,6 +21,7 @@ from costsim.metering.meter import Meter
 
 __all__ = [
     "STRATEGIES",
+    "AgentSpec",
     "Context",
     "Params",
     "Step",
@@ -40,13 +41,22 @@ class Params(BaseModel):
 
 
 @dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """An agent role from the scenario: how its calls are recognised, its cost tier."""
+
+    pattern: str | None = None
+    tier: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Context:
-    """Read-only helpers a strategy may use (token estimates, cache rules)."""
+    """Read-only helpers a strategy may use (token estimates, cache rules, agent roles)."""
 
     meter: Meter
     rules: CacheRules
     tags: Mapping[str, str] = field(default_factory=dict)
     """Agent role per cassette path pattern, from the scenario."""
+    agents: Mapping[str, AgentSpec] = field(default_factory=dict)
 
 
 class Strategy(Protocol):
@@ -91,6 +101,8 @@ def _text(value: Any) -> str:
     """A parameter value the way ``parse_step`` reads it back (lists as ``a+b``)."""
     if isinstance(value, list | tuple):
         return "+".join(_text(item) for item in value)
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}={_text(v)}" for k, v in sorted(value.items())) + "}"
     return str(value)
 
 
@@ -159,12 +171,17 @@ def _scalar(text: str) -> Any:
 
 
 def parse_step(text: str) -> Step:
-    """``name[:key=value,...]`` from the command line; ``a+b`` is a list."""
+    """``name[:key=value,...]`` from the command line; ``a+b`` is a list, ``a.b=v`` a nested
+    key."""
     name, _, rest = text.partition(":")
     params: dict[str, Any] = {}
     for pair in filter(None, rest.split(",")):
         key, sep, value = pair.partition("=")
         if not sep:
             raise ConfigError(f"strategy option {pair!r} in {text!r} is not key=value")
-        params[key.strip()] = _scalar(value.strip())
+        *parents, leaf = key.strip().split(".")  # tiers.light=... sets a nested key
+        target = params
+        for parent in parents:
+            target = target.setdefault(parent, {})
+        target[leaf] = _scalar(value.strip())
     return make_step(name.strip(), params, where=f"--strategy {text}")

@@ -19,7 +19,7 @@ from pathlib import Path
 from costsim.cache.prefix import Prefix, PrefixBuilder
 from costsim.cache.rules import CacheRules, default_rules
 from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
-from costsim.engine.registry import Context, Variant, get_strategy
+from costsim.engine.registry import AgentSpec, Context, Variant, get_strategy
 from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.ledger import MeteredCall, Totals, meter
 from costsim.metering.meter import Meter
@@ -119,11 +119,12 @@ class Engine:
         meter: Meter | None = None,
         rules: CacheRules | None = None,
         tags: dict[str, str] | None = None,
+        agents: dict[str, AgentSpec] | None = None,
     ) -> None:
         self.traces = list(traces)
         self.meter = meter or Meter.for_traces(self.traces)
         self.rules = rules or default_rules()
-        self.context = Context(self.meter, self.rules, tags or {})
+        self.context = Context(self.meter, self.rules, tags or {}, agents or {})
         self._prefixes = PrefixBuilder(self.meter.serialiser)
         self._warm: dict[Path, list[tuple[int, str, int, float, str]]] | None = None
 

@@ -11,7 +11,7 @@ from costsim.model import Call, Flavour
 
 T = TypeVar("T")
 
-__all__ = ["chat_reply_priming", "encoding_for", "family", "keeps_thinking"]
+__all__ = ["chat_reply_priming", "encoding_for", "family", "keeps_thinking", "provider_of"]
 
 
 def _lookup(table: dict[str, T], model: str, default: T) -> T:
@@ -76,6 +76,24 @@ _FAMILIES: dict[str, str] = {
     "claude-sonnet-5": "claude-4.7+",
     "claude-fable": "claude-4.7+",
 }
+
+
+_PROVIDERS: dict[str, str] = {
+    "claude": "anthropic",
+    "gpt": "openai",
+    "chatgpt": "openai",
+    "o1": "openai",
+    "o3": "openai",
+    "o4": "openai",
+    "codex": "openai",
+    "computer-use": "openai",
+}
+
+
+def provider_of(model: str) -> str | None:
+    """The provider serving a model name, when the name says (None: unknown)."""
+    found = _lookup(_PROVIDERS, model, "")
+    return found or None
 
 
 def encoding_for(call: Call) -> str:

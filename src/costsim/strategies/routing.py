@@ -1,0 +1,189 @@
+"""``routing``: choose the model per call by agent role, cost tier and task complexity.
+
+Resolution per call: a per-agent override (model or tier) > the agent's cost tier (from the
+scenario's ``agents``, recognised by system-prompt pattern) > the complexity heuristic on the
+latest user text (when enabled) > ``default`` (a tier or model; unset keeps the recorded model).
+Routed calls are repriced at the new model; their prompt is re-estimated with the new model's
+calibration family, and the model change breaks the prompt cache, which the cache simulation
+shows. Outputs are replayed as recorded (the report says so).
+
+Divergence: a call moved to a cheaper model whose recorded response used tools or long
+reasoning — the cheaper model may not have done the same.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from datetime import UTC, datetime
+from typing import Literal
+
+from pydantic import Field
+
+from costsim.engine.registry import Context, Params, register
+from costsim.engine.trace import Event, SimCall, SimTrace
+from costsim.metering.models import provider_of
+from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from costsim.pricing import price
+
+__all__ = ["Routing", "RoutingParams"]
+
+Tier = Literal["light", "standard", "heavy"]
+
+_LIGHT = r"^\s*(hi|hello|hey|thanks|thank you|ok|yes|no)\b|^\W*\w+(\W+\w+){0,7}\W*\?\s*$"
+_HEAVY = r"\b(analy[sz]e|refactor|architect\w*|design|multi-step|step by step|plan|migrate|debug)\b"
+
+
+class RoutingParams(Params):
+    tiers: dict[Tier, str] = Field(default_factory=dict)
+    """Model per tier, e.g. {light: claude-haiku-4-5, standard: claude-sonnet-4-5}."""
+    agents: dict[str, str] = Field(default_factory=dict)
+    """Per-agent override: agent name -> tier or model."""
+    agent_patterns: dict[str, str] = Field(default_factory=dict)
+    """Agent name -> regex on the system prompt (added to the scenario's ``agents``)."""
+    agent_tiers: dict[str, Tier] = Field(default_factory=dict)
+    """Agent name -> cost tier (added to the tiers the scenario's ``agents`` declare)."""
+    complexity: bool = False
+    """Route by the latest user text: greetings and short questions light, analysis heavy."""
+    default: str | None = None
+    """Tier or model for calls no rule routes; unset keeps the recorded model."""
+    long_reasoning_tokens: int = Field(default=1000, ge=0)
+
+
+def _system_text(call: Call) -> str:
+    blocks = call.system or next(
+        (m.content for m in call.messages if m.role in ("system", "developer")), ()
+    )
+    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+def _latest_user_text(call: Call) -> str:
+    for message in reversed(call.messages):
+        if message.role != "user":
+            continue
+        if any(isinstance(b, ToolResultBlock) for b in message.content):
+            return ""
+        return " ".join(b.text for b in message.content if isinstance(b, TextBlock))
+    return ""
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Router:
+    params: RoutingParams
+    patterns: tuple[tuple[str, re.Pattern[str]], ...]
+    tiers: dict[str, str]
+    """Agent name -> tier."""
+    models: dict[str, str]
+    """Tier -> model."""
+
+    def agent(self, call: Call) -> str | None:
+        text = _system_text(call)
+        return next((name for name, pattern in self.patterns if pattern.search(text)), None)
+
+    def model_for(self, choice: str) -> str:
+        return self.models.get(choice, choice)
+
+    def route(self, call: Call) -> tuple[str | None, str]:
+        """(model or None to keep, why)."""
+        agent = self.agent(call)
+        if agent is not None and agent in self.params.agents:
+            return self.model_for(self.params.agents[agent]), f"agent {agent} override"
+        if agent is not None and agent in self.tiers:
+            tier = self.tiers[agent]
+            if tier in self.models:
+                return self.models[tier], f"agent {agent} is {tier} tier"
+        if self.params.complexity:
+            text = _latest_user_text(call)
+            if text and re.search(_HEAVY, text, re.IGNORECASE) and "heavy" in self.models:
+                return self.models["heavy"], "complex task"
+            if text and re.search(_LIGHT, text, re.IGNORECASE) and "light" in self.models:
+                return self.models["light"], "short or simple message"
+        if self.params.default is not None:
+            return self.model_for(self.params.default), "default"
+        return None, ""
+
+
+def _input_price(model: str, provider: str, when: datetime | None) -> float | None:
+    result = price(Usage(uncached_input=1_000_000), model=model, provider=provider, at=when)
+    return None if result.amount is None else float(result.amount)
+
+
+def _risky(item: SimCall, params: RoutingParams) -> str | None:
+    origin = item.origin
+    if origin is None:
+        return None
+    if any(isinstance(b, ToolUseBlock) for b in origin.response):
+        return "its recorded response called tools"
+    reasoning = origin.usage.reasoning if origin.usage is not None else None
+    if reasoning is not None and reasoning > params.long_reasoning_tokens:
+        return f"its recorded response reasoned for {reasoning:,} tokens"
+    return None
+
+
+class Routing:
+    name = "routing"
+    summary = "route each call to a model by agent, tier and task complexity"
+    params = RoutingParams
+
+    def apply(
+        self, trace: SimTrace, params: RoutingParams, context: Context
+    ) -> tuple[SimTrace, list[Event]]:
+        patterns = {name: rule.pattern for name, rule in context.agents.items() if rule.pattern}
+        patterns.update(params.agent_patterns)
+        tiers: dict[str, str] = {n: r.tier for n, r in context.agents.items() if r.tier}
+        tiers.update(params.agent_tiers)
+        router = _Router(
+            params,
+            tuple((name, re.compile(pattern)) for name, pattern in patterns.items()),
+            tiers,
+            {str(tier): model for tier, model in params.tiers.items()},
+        )
+        events: list[Event] = []
+        calls: list[SimCall] = []
+        skipped: set[str] = set()
+        for item in trace.calls:
+            call = item.call
+            model, why = router.route(call)
+            if model is None or model in (call.model, call.priced_model):
+                calls.append(item)
+                continue
+            target = provider_of(model)
+            if target is not None and target != call.provider:
+                if model not in skipped:  # said once per trace
+                    skipped.add(model)
+                    events.append(
+                        Event(
+                            self.name,
+                            "note",
+                            f"{call.provider} calls not routed to {model}: "
+                            "requests are not translated between providers",
+                            call.provenance,
+                        )
+                    )
+                calls.append(item)
+                continue
+            routed = dataclasses.replace(call, model=model, response_model=None)
+            events.append(
+                Event(
+                    self.name, "change", f"{call.priced_model} -> {model} ({why})", call.provenance
+                )
+            )
+            when = call.recorded_at or datetime.now(UTC)
+            before = _input_price(call.priced_model, call.provider, when)
+            after = _input_price(model, call.provider, when)
+            if before is not None and after is not None and after < before:
+                reason = _risky(item, params)
+                if reason is not None:
+                    events.append(
+                        Event(
+                            self.name,
+                            "divergence",
+                            f"downgraded to {model}, but {reason}",
+                            call.provenance,
+                        )
+                    )
+            calls.append(dataclasses.replace(item, call=routed))
+        return SimTrace(trace.path, tuple(calls)), events
+
+
+register(Routing())

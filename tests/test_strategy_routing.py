@@ -1,0 +1,160 @@
+"""``routing``: per-agent and complexity routing, repricing, and a broken warm cache."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from costsim.engine import Engine, Variant, make_step
+from costsim.engine.registry import AgentSpec
+from costsim.errors import ConfigError
+from costsim.model import (
+    CacheControl,
+    Call,
+    Flavour,
+    Message,
+    Provenance,
+    TextBlock,
+    ToolUseBlock,
+    Usage,
+)
+from costsim.normalise import CassetteTrace
+from costsim.pricing import price
+
+WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
+SYSTEM = "You are the orchestrator of a build pipeline. " + "Follow the runbook exactly. " * 900
+
+
+def _call(index: int, messages: tuple[Message, ...], usage: Usage, *, system: str = SYSTEM) -> Call:
+    return Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("r.yaml"), index),
+        system=(TextBlock(system),),
+        messages=messages,
+        cache_control=CacheControl("5m"),  # automatic caching: a breakpoint on the last block
+        response=(TextBlock("ok"),),
+        usage=usage,
+        recorded_at=WHEN.replace(second=index * 10),
+    )
+
+
+def _warm_trace() -> CassetteTrace:
+    first = Message("user", (TextBlock("Analyze the failing build and plan a fix."),))
+    reply = Message("assistant", (TextBlock("The linker step fails; rerun with cache cleared."),))
+    thanks = Message("user", (TextBlock("thanks!"),))
+    t0, t1 = 6000, 6040
+    calls = (
+        _call(0, (first,), Usage(uncached_input=3, cache_write_5m=t0, output=40)),
+        _call(
+            1,
+            (first, reply, thanks),
+            Usage(uncached_input=3, cache_read=t0, cache_write_5m=t1 - t0, output=5),
+        ),
+    )
+    return CassetteTrace(Path("r.yaml"), calls, 0, 0)
+
+
+def test_routing_a_short_message_breaks_the_warm_cache() -> None:
+    trace = _warm_trace()
+    engine = Engine([trace])
+    variant = Variant(
+        "route",
+        (make_step("routing", {"tiers": {"light": "claude-haiku-4-5"}, "complexity": True}),),
+    )
+    result = engine.run(variant)
+    first, second = (item.usage for item in result.traces[0].calls)
+    assert first == dataclasses.replace(trace.calls[0].usage, source=first.source)  # type: ignore[arg-type]
+    assert second is not None
+    assert result.traces[0].calls[1].call.model == "claude-haiku-4-5"
+    # same prompt (same calibration family) and the same 3 tokens after the breakpoint as
+    # recorded, but the model changed: nothing read, the whole breakpoint prefix written
+    assert (
+        second.prompt_total,
+        second.cache_read,
+        second.cache_write_5m,
+        second.uncached_input,
+    ) == (6043, 0, 6040, 3)
+    haiku = price(second, model="claude-haiku-4-5", provider="anthropic", at=WHEN).amount
+    assert haiku == (Decimal(6040) * Decimal("1.25") + 3 + 5 * 5) / 1_000_000
+    sonnet = price(
+        trace.calls[0].usage, model="claude-sonnet-4-5", provider="anthropic", at=WHEN
+    ).amount  # type: ignore[arg-type]
+    assert result.totals().cost_usd == sonnet + haiku  # type: ignore[operator]
+    assert [e.kind for e in result.events] == ["change"]
+
+
+def test_agent_tier_and_override_precedence() -> None:
+    search = _call(
+        0,
+        (Message("user", (TextBlock("find docs"),)),),
+        Usage(uncached_input=100, output=10),
+        system="You are the search agent.",
+    )
+    code = _call(
+        1,
+        (Message("user", (TextBlock("fix it"),)),),
+        Usage(uncached_input=100, output=10),
+        system="You are the code agent.",
+    )
+    trace = CassetteTrace(Path("a.yaml"), (search, code), 0, 0)
+    agents = {
+        "search": AgentSpec("^You are the search agent", "light"),
+        "code": AgentSpec("^You are the code agent", "standard"),
+    }
+    engine = Engine([trace], agents=agents)
+    tiers = {"light": "claude-haiku-4-5", "standard": "claude-sonnet-4-5"}
+    routed = engine.run(Variant("r", (make_step("routing", {"tiers": tiers}),)))
+    assert [i.call.model for i in routed.traces[0].calls] == [
+        "claude-haiku-4-5",
+        "claude-sonnet-4-5",
+    ]
+    override = engine.run(
+        Variant(
+            "o", (make_step("routing", {"tiers": tiers, "agents": {"search": "claude-opus-4-1"}}),)
+        )
+    )
+    assert override.traces[0].calls[0].call.model == "claude-opus-4-1"
+
+
+def test_downgrade_of_a_tool_call_is_a_divergence() -> None:
+    call = dataclasses.replace(
+        _call(0, (Message("user", (TextBlock("hi?"),)),), Usage(uncached_input=50, output=5)),
+        response=(ToolUseBlock("t1", "grep", {}),),
+    )
+    trace = CassetteTrace(Path("d.yaml"), (call,), 0, 0)
+    result = Engine([trace]).run(
+        Variant("r", (make_step("routing", {"default": "claude-haiku-4-5"}),))
+    )
+    assert result.divergences == 1
+
+
+def test_no_cross_provider_routing_and_validation() -> None:
+    call = _call(0, (Message("user", (TextBlock("hi"),)),), Usage(uncached_input=50, output=5))
+    trace = CassetteTrace(Path("x.yaml"), (call,), 0, 0)
+    result = Engine([trace]).run(Variant("r", (make_step("routing", {"default": "gpt-4o-mini"}),)))
+    assert result.traces[0].calls[0].call.model == "claude-sonnet-4-5"
+    assert result.totals().cost_usd == Engine([trace]).run(Variant("b")).totals().cost_usd
+    with pytest.raises(ConfigError, match="tiers"):
+        make_step("routing", {"tiers": {"cheap": "claude-haiku-4-5"}})
+
+
+def test_routing_over_the_corpus(corpus: Path) -> None:
+    from costsim.report import load_traces
+
+    traces, _ = load_traces([corpus])
+    engine = Engine(traces)
+    base = engine.run(Variant("b")).totals()
+    result = engine.run(Variant("r", (make_step("routing", {"default": "claude-haiku-4-5"}),)))
+    totals = result.totals()
+    assert totals.llm_calls == base.llm_calls
+    assert (
+        base.cost_usd is not None
+        and totals.cost_usd is not None
+        and totals.cost_usd < base.cost_usd
+    )
+    assert result.divergences > 0
