@@ -222,3 +222,13 @@ def test_scenario_over_the_real_corpus(corpus: Path, tmp_path: Path) -> None:
     for variant in document["variants"]:
         assert variant["totals"]["llm_calls"] == document["baseline"]["llm_calls"]
         assert variant["totals"]["prompt_tokens"] > 0
+
+
+def test_bundled_scenarios_run_and_print_every_scenario() -> None:
+    from costsim.scenario import find_scenarios, load_scenario
+
+    names = [load_scenario(p).scenario.name for p in find_scenarios([ROOT / "scenarios"])]
+    result = _run("compare", "scenarios")
+    assert result.exit_code == 0, result.output
+    for name in names:
+        assert f"== {name} ==" in result.stdout
