@@ -18,7 +18,7 @@ from genai_prices import calc_price, data_snapshot
 
 from costsim.model import Usage
 
-__all__ = ["Price", "host_provider", "price"]
+__all__ = ["Price", "context_window", "host_provider", "price"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,3 +104,19 @@ def _price(
     except ValueError as exc:
         return Price(None, unpriced_reason=f"genai-prices cannot price {model!r}: {exc}")
     return Price(result.total_price, model_id=result.model.id, priced_at=when)
+
+
+@cache
+def context_window(model: str, provider: str) -> int | None:
+    """The model's context window in tokens, per genai-prices (None when unknown)."""
+    try:
+        result = calc_price(
+            PriceUsage(input_tokens=1, output_tokens=0),
+            model,
+            provider_id=provider,
+            genai_request_timestamp=datetime(2026, 1, 1, tzinfo=UTC),
+        )
+    except (LookupError, ValueError):
+        return None
+    window = result.model.context_window
+    return int(window) if window else None

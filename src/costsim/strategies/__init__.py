@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from costsim.strategies import caching, routing, truncation
+from costsim.strategies import caching, compaction, routing, truncation
 
-__all__ = ["caching", "routing", "truncation"]
+__all__ = ["caching", "compaction", "routing", "truncation"]

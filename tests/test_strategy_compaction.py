@@ -1,0 +1,166 @@
+"""``compaction``: a conversation compacted at call 12, its later calls, and the summary call."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from pathlib import Path
+
+from costsim.engine import Engine, Variant, make_step
+from costsim.metering.serialise import serialise
+from costsim.model import (
+    Call,
+    Flavour,
+    Message,
+    Provenance,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from costsim.normalise import CassetteTrace
+from costsim.pricing import price
+from costsim.strategies.compaction import SUMMARY_PROMPT
+
+WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
+
+
+def _history() -> list[Message]:
+    messages = [Message("user", (TextBlock("Let us plan the release of version 7."),))]
+    for i in range(1, 39):
+        if i == 19:
+            messages.append(
+                Message(
+                    "assistant", (ToolUseBlock("call_19", "read_file", {"path": "CHANGELOG.md"}),)
+                )
+            )
+        elif i == 20:
+            messages.append(
+                Message(
+                    "tool", (ToolResultBlock("call_19", (TextBlock("## 7.0\n- faster parser"),)),)
+                )
+            )
+        elif i % 2:
+            messages.append(
+                Message(
+                    "assistant",
+                    (TextBlock(f"Step {i}: noted. " + "We checked the release notes. " * 6),),
+                )
+            )
+        else:
+            messages.append(Message("user", (TextBlock(f"Next item {i}, please."),)))
+    return messages
+
+
+HISTORY = _history()
+
+
+def _trace() -> CassetteTrace:
+    calls = []
+    for k in range(1, 21):  # call k carries the first 2k - 1 messages
+        call = Call(
+            flavour=Flavour.OPENAI_CHAT,
+            model="gpt-4o",
+            provenance=Provenance(Path("c.yaml"), k - 1),
+            messages=tuple(HISTORY[: 2 * k - 1]),
+            response=(TextBlock("ok"),),
+            recorded_at=WHEN.replace(minute=k),
+        )
+        calls.append(
+            dataclasses.replace(call, usage=Usage(uncached_input=serialise(call).raw, output=20))
+        )
+    return CassetteTrace(Path("c.yaml"), tuple(calls), 0, 0)
+
+
+STEP = make_step(
+    "compaction",
+    {"max_messages": 22, "keep_last": 4, "summary_model": "gpt-4.1-mini", "summary_tokens": 300},
+)
+
+
+def test_compacted_at_call_12_and_later_calls_carry_the_compacted_history() -> None:
+    trace = _trace()
+    result = Engine([trace]).run(Variant("c", (STEP,)))
+    items = result.traces[0].calls
+    assert len(items) == 21  # 20 recorded calls and one summary call
+    summary_index = next(i for i, item in enumerate(items) if item.sim.role == "summary")
+    assert summary_index == 11  # billed just before call 12 continues
+    for k, item in enumerate(items[:summary_index], start=1):
+        assert item.sim.untouched and item.usage == trace.calls[k - 1].usage
+    # Call 12 has 23 messages; keeping the last 3 would cut at message 20, a tool result,
+    # so the cut moves to 19 and keeps the tool_use with its result. Later calls stay within
+    # 22 messages (call 20: first + summary + 20 kept), so there is no second compaction.
+    for k, item in zip(range(12, 21), items[summary_index + 1 :], strict=True):
+        messages = item.call.messages
+        assert messages[0] == HISTORY[0]
+        assert (
+            messages[1].content[0].text.startswith("[Summary of 18 earlier messages, 300 tokens]")
+        )  # type: ignore[union-attr]
+        assert messages[2:] == tuple(HISTORY[19 : 2 * k - 1])
+        assert item.usage is not None
+        assert item.usage.prompt_total == serialise(item.call).raw  # chat recipe: exact
+        assert item.usage.output == 20
+
+
+def test_summary_call_is_billed_on_the_light_model() -> None:
+    trace = _trace()
+    result = Engine([trace]).run(Variant("c", (STEP,)))
+    summary = next(item for item in result.traces[0].calls if item.sim.role == "summary")
+    call = summary.call
+    assert call.model == "gpt-4.1-mini" and summary.sim.origin is None
+    # the summarised messages 1-18, the instruction joined to the last (user) one
+    assert call.messages[:-1] == tuple(HISTORY[1:18])
+    assert call.messages[-1].content == (*HISTORY[18].content, TextBlock(SUMMARY_PROMPT))
+    assert summary.usage is not None
+    assert (summary.usage.prompt_total, summary.usage.output) == (serialise(call).raw, 300)
+    expected = price(
+        summary.usage, model="gpt-4.1-mini", provider="openai", at=trace.calls[11].recorded_at
+    )
+    metered = [m for m in result.metered() if m.call is call]
+    assert metered[0].price == expected
+    totals = result.totals()
+    baseline = Engine([trace]).run(Variant("b")).totals()
+    assert totals.llm_calls == baseline.llm_calls + 1
+    assert totals.prompt_tokens < baseline.prompt_tokens
+
+
+def test_unpriced_summary_model_skips_and_says_so() -> None:
+    step = make_step(
+        "compaction", {"max_messages": 22, "keep_last": 3, "summary_model": "no-such-model"}
+    )
+    result = Engine([_trace()]).run(Variant("c", (step,)))
+    assert len(result.traces[0].calls) == 20
+    assert any(e.kind == "note" and "compaction skipped" in e.message for e in result.events)
+    dropped = Engine([_trace()]).run(
+        Variant(
+            "d",
+            (
+                make_step(
+                    "compaction",
+                    {
+                        "max_messages": 22,
+                        "keep_last": 4,
+                        "summary_model": "no-such-model",
+                        "fallback": "drop",
+                    },
+                ),
+            ),
+        )
+    )
+    assert len(dropped.traces[0].calls) == 20
+    assert any("middle dropped" in e.message for e in dropped.events)
+
+
+def test_compaction_over_the_corpus(corpus: Path) -> None:
+    from costsim.report import load_traces
+
+    traces, _ = load_traces([corpus])
+    result = Engine(traces).run(
+        Variant("c", (make_step("compaction", {"max_messages": 8, "keep_last": 4}),))
+    )
+    assert all(
+        item.usage is None or item.usage.prompt_total >= 0
+        for t in result.traces
+        for item in t.calls
+    )
+    assert result.totals().cost_usd is not None
