@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from costsim.strategies import caching, compaction, routing, truncation
+from costsim.strategies import batching, caching, compaction, routing, truncation
 
-__all__ = ["caching", "compaction", "routing", "truncation"]
+__all__ = ["batching", "caching", "compaction", "routing", "truncation"]

@@ -1,0 +1,142 @@
+"""``batching``: three tool-only turns become one round trip."""
+
+from __future__ import annotations
+
+import dataclasses
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+from costsim.engine import Engine, Variant, make_step
+from costsim.metering.serialise import serialise
+from costsim.model import (
+    Call,
+    Flavour,
+    Message,
+    Provenance,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from costsim.normalise import CassetteTrace
+from costsim.pricing import price
+
+WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
+TASK = Message("user", (TextBlock("Open the three pages and report their titles."),))
+
+
+def _turn(name: str, page: str) -> tuple[ToolUseBlock, Message, Message]:
+    use = ToolUseBlock(f"call_{name}", "browser_navigate", {"url": f"https://example.com/{page}"})
+    return (
+        use,
+        Message("assistant", (use,)),
+        Message(
+            "tool", (ToolResultBlock(use.id, (TextBlock(f"Page title: {page.title()} docs"),)),)
+        ),
+    )
+
+
+def _trace(*, final_answer: bool) -> CassetteTrace:
+    turns = [_turn(n, p) for n, p in (("a", "alpha"), ("b", "beta"), ("c", "gamma"))]
+    history: tuple[Message, ...] = (TASK,)
+    calls = []
+    responses: list[tuple[object, ...]] = [(use,) for use, _, _ in turns]
+    if final_answer:
+        responses.append((TextBlock("Alpha, Beta and Gamma docs."),))
+    for index, response in enumerate(responses):
+        if index:
+            _, assistant, result = turns[index - 1]
+            history = (*history, assistant, result)
+        call = Call(
+            flavour=Flavour.OPENAI_CHAT,
+            model="gpt-4o",
+            provenance=Provenance(Path("b.yaml"), index),
+            messages=history,
+            response=response,  # type: ignore[arg-type]
+            recorded_at=WHEN.replace(second=index * 5),
+        )
+        calls.append(
+            dataclasses.replace(
+                call, usage=Usage(uncached_input=serialise(call).raw, output=15 + index)
+            )
+        )
+    return CassetteTrace(Path("b.yaml"), tuple(calls), 0, 0)
+
+
+def test_batch_of_three_saves_exactly_the_two_removed_prompts() -> None:
+    trace = _trace(final_answer=False)
+    engine = Engine([trace])
+    base = engine.run(Variant("base")).totals()
+    result = engine.run(Variant("batch", (make_step("batching"),)))
+    totals = result.totals()
+    prompts = [c.usage.prompt_total for c in trace.calls]  # type: ignore[union-attr]
+    assert totals.llm_calls == 1
+    assert totals.prompt_tokens == base.prompt_tokens - prompts[1] - prompts[2]
+    assert totals.output_tokens == base.output_tokens == 15 + 16 + 17
+    removed = Usage(uncached_input=prompts[1] + prompts[2])
+    saved = price(removed, model="gpt-4o", provider="openai", at=WHEN).amount
+    assert base.cost_usd is not None and totals.cost_usd is not None and saved is not None
+    assert totals.cost_usd == base.cost_usd - saved
+    merged = result.traces[0].calls[0].call
+    assert [b.id for b in merged.response if isinstance(b, ToolUseBlock)] == [
+        "call_a",
+        "call_b",
+        "call_c",
+    ]
+
+
+def test_later_call_carries_one_merged_turn() -> None:
+    trace = _trace(final_answer=True)
+    result = Engine([trace]).run(Variant("batch", (make_step("batching"),)))
+    final = result.traces[0].calls[-1]
+    roles = [m.role for m in final.call.messages]
+    assert roles == ["user", "assistant", "tool", "tool", "tool"]
+    assert len(final.call.messages[1].content) == 3
+    recorded = trace.calls[-1].usage
+    assert recorded is not None and final.usage is not None
+    # two assistant messages fewer: 2 x (3 per message + 1 for "assistant")
+    assert final.usage.prompt_total == recorded.prompt_total - 8
+
+
+def test_dependent_input_is_a_divergence_and_non_batchable_tools_stay() -> None:
+    trace = _trace(final_answer=False)
+    calls = list(trace.calls)
+    # the second navigation uses a URL only the first result mentioned
+    first_result = Message(
+        "tool", (ToolResultBlock("call_a", (TextBlock("see https://example.com/beta-next"),)),)
+    )
+    second = calls[1]
+    calls[1] = dataclasses.replace(
+        second,
+        messages=(*second.messages[:-1], first_result),
+        response=(
+            ToolUseBlock("call_b", "browser_navigate", {"url": "https://example.com/beta-next"}),
+        ),
+    )
+    calls[2] = dataclasses.replace(calls[2], messages=(*calls[1].messages, *calls[2].messages[3:]))
+    dependent = CassetteTrace(Path("d.yaml"), tuple(calls), 0, 0)
+    result = Engine([dependent]).run(Variant("batch", (make_step("batching"),)))
+    assert result.divergences == 1
+    none = Engine([trace]).run(Variant("n", (make_step("batching", {"tools": ["read_*"]}),)))
+    assert none.totals().llm_calls == 3
+    assert none.totals().cost_usd == Engine([trace]).run(Variant("b")).totals().cost_usd
+
+
+def test_batching_over_the_corpus(corpus: Path) -> None:
+    from costsim.report import load_traces
+
+    traces, _ = load_traces([corpus])
+    engine = Engine(traces)
+    base = engine.run(Variant("b")).totals()
+    result = engine.run(Variant("batch", (make_step("batching"),)))
+    totals = result.totals()
+    assert totals.llm_calls < base.llm_calls
+    assert totals.prompt_tokens < base.prompt_tokens
+    assert (
+        base.cost_usd is not None
+        and totals.cost_usd is not None
+        and totals.cost_usd <= base.cost_usd
+    )
+    assert totals.output_tokens == base.output_tokens
+    assert Decimal(0) <= base.cost_usd - totals.cost_usd <= base.cost_usd
