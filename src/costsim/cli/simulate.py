@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import click
 
+from costsim.cache.rules import default_rules
 from costsim.cli._common import (
     as_of_option,
     format_option,
@@ -58,11 +60,10 @@ def simulate(
     traces, skipped = load_traces(paths, lenient=lenient)
     for item in skipped:
         click.echo(f"warning: skipped {item.error}", err=True)
-    engine = Engine(traces)
+    rules = default_rules()
     if gap is not None:
-        from dataclasses import replace
-
-        engine.rules = replace(engine.rules, default_gap_seconds=gap)
+        rules = dataclasses.replace(rules, default_gap_seconds=gap)
+    engine = Engine(traces, rules=rules)
     variant = Variant("variant", steps)
     comparison = compare_variants(engine, [variant], as_of=parse_as_of(as_of))
     if fmt == "json":
