@@ -164,3 +164,15 @@ def test_compaction_over_the_corpus(corpus: Path) -> None:
         for item in t.calls
     )
     assert result.totals().cost_usd is not None
+
+
+def test_compaction_that_never_triggers_changes_no_number() -> None:
+    trace = _trace()
+    engine = Engine([trace])
+    base = engine.run(Variant("b")).totals()
+    never = engine.run(Variant("n", (make_step("compaction", {"max_messages": 1000}),))).totals()
+    assert (never.llm_calls, never.prompt_tokens, never.cost_usd) == (
+        base.llm_calls,
+        base.prompt_tokens,
+        base.cost_usd,
+    )
