@@ -24,12 +24,14 @@ def _tool(name: str) -> str:
 
 
 def test_ruff_lint() -> None:
-    result = _run(_tool("ruff"), "check", "src", "tests", "benchmarks", "scripts")
+    result = _run(_tool("ruff"), "check", "src", "tests", "benchmarks", "scripts", "examples")
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_ruff_format() -> None:
-    result = _run(_tool("ruff"), "format", "--check", "src", "tests", "benchmarks", "scripts")
+    result = _run(
+        _tool("ruff"), "format", "--check", "src", "tests", "benchmarks", "scripts", "examples"
+    )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
