@@ -69,6 +69,10 @@ class Coefficients:
     def predict(self, features: Features) -> float:
         return sum(c * x for c, x in zip(self.values, vector(features), strict=True))
 
+    @property
+    def intercept(self) -> float:
+        return self.values[FEATURE_NAMES.index("intercept")]
+
     def as_dict(self) -> dict[str, float]:
         return {
             name: round(value, 6) for name, value in zip(FEATURE_NAMES, self.values, strict=True)

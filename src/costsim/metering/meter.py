@@ -74,8 +74,33 @@ class Meter:
         """Prompt total of ``transformed``, anchored on ``original``'s recorded total."""
         if transformed is original:
             return recorded
-        delta = self.estimate_prompt(transformed) - self.estimate_prompt(original)
-        return max(0, round(recorded + delta))
+        return max(0, round(recorded + self.delta(original, transformed)))
+
+    def delta(self, original: Call, transformed: Call) -> float:
+        """Calibrated prompt difference between two versions of a request.
+
+        Both versions are measured with the original's family coefficients, so a change of
+        content is not mistaken for a change of calibration. Two exceptions: a different model
+        generation (routing) is measured with its own coefficients, since its tokenizer may
+        differ; and dropping every tool also drops the tool-use system prompt, the difference
+        between the family's with- and without-tools intercepts.
+        """
+        old_family, new_family = family(original), family(transformed)
+        base_old, base_new = old_family.removesuffix("+tools"), new_family.removesuffix("+tools")
+        old_features, new_features = self.features(original), self.features(transformed)
+        if base_old != base_new:
+            return self.coefficients(transformed).predict(new_features) - self.coefficients(
+                original
+            ).predict(old_features)
+        coefficients = self.coefficients(original)
+        delta = coefficients.predict(new_features) - coefficients.predict(old_features)
+        if original.tools and not transformed.tools:
+            overhead = coefficients.intercept - self._coefficients_for(base_old).intercept
+            delta -= max(0.0, overhead)
+        return delta
+
+    def _coefficients_for(self, name: str) -> Coefficients:
+        return self._coefficients.get(name) or default_coefficients(name)
 
     def estimate_output(self, call: Call) -> int:
         """Tokens of the recorded response blocks (used when no usage was recorded)."""

@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
-from costsim.strategies import batching, caching, compaction, routing, truncation
+from costsim.strategies import (
+    batching,
+    caching,
+    compaction,
+    routing,
+    selective_tools,
+    truncation,
+)
 
-__all__ = ["batching", "caching", "compaction", "routing", "truncation"]
+__all__ = ["batching", "caching", "compaction", "routing", "selective_tools", "truncation"]
