@@ -8,7 +8,16 @@ from costsim.strategies import (
     compaction,
     routing,
     selective_tools,
+    thinking_budget,
     truncation,
 )
 
-__all__ = ["batching", "caching", "compaction", "routing", "selective_tools", "truncation"]
+__all__ = [
+    "batching",
+    "caching",
+    "compaction",
+    "routing",
+    "selective_tools",
+    "thinking_budget",
+    "truncation",
+]
