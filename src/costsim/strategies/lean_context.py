@@ -1,13 +1,17 @@
 """``lean_context``: light side calls get the instructions and the task, not the history.
 
-A call whose task is light (summarise, extract, classify, translate: ``patterns`` matched on
-the latest user text, the system prompt, or both) is sent with its base instructions (system
-prompt, system / developer messages) and its last ``keep_last`` messages only. When the kept
-part starts with tool results, the assistant turn that called those tools is kept too, so the
-request stays valid.
+A call whose task is light (summarise, extract, classify, translate: ``patterns``, case
+insensitive, matched on the latest user text, the system prompt, or either) is sent with its
+base instructions (system prompt, system / developer messages) and its last ``keep_last``
+messages only. When the kept part starts with tool results, the assistant turn that called
+those tools is kept too, so the request stays valid. The latest user text is the text of the
+latest user (or tool) turn; tool-result content is not user text, so a call answering tool
+results is light only by its system prompt.
 
-Divergence: the recorded response refers to something only the dropped history held (a path,
-an identifier with digits, a long number, a quoted string).
+Divergence: the recorded response (its text or tool inputs) refers to something only the
+dropped history held: a distinctive token (a word of 6+ characters with a digit or an inner
+capital, a quoted string, a number of 3+ digits, a file path) present in the dropped messages
+and absent from the kept request.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ import dataclasses
 import re
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from costsim.engine.registry import Context, Params, register
 from costsim.engine.trace import Event, SimCall, SimTrace
@@ -26,14 +30,30 @@ __all__ = ["LeanContext", "LeanContextParams"]
 
 DEFAULT_PATTERNS = [r"\b(summari[sz]e|extract|classify|categori[sz]e|translate)\b"]
 _DISTINCTIVE = re.compile(
-    r"(?:[\w.-]+/)+[\w.-]+|\b[A-Za-z_]+\d+[A-Za-z_\d]*\b|\b\d{3,}\b|\"[^\"\n]{8,60}\""
+    r"(?P<path>~?(?:[\w.-]*/)+[\w.-]+)"
+    r"|\"(?P<quoted>[^\"\n]{4,80})\"|`(?P<code>[^`\n]{3,80})`"
+    r"|(?P<word>\b\w{6,}\b)"  # distinctive with a digit or an inner capital (below)
+    r"|(?P<number>\b\d{3,}\b)"
 )
 
 
 class LeanContextParams(Params):
     patterns: list[str] = Field(default_factory=lambda: list(DEFAULT_PATTERNS))
+    """Regexes (case insensitive) recognising a light task."""
     match_on: Literal["user", "system", "both"] = "user"
+    """Where to look: the latest user text, the system prompt, or either."""
     keep_last: int = Field(default=1, ge=1)
+    """Conversation messages kept (more when a kept tool result needs its tool call)."""
+
+    @field_validator("patterns")
+    @classmethod
+    def _compiles(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(f"{pattern!r} is not a regular expression: {exc}") from None
+        return value
 
 
 def _text(messages: tuple[Message, ...]) -> str:
@@ -52,13 +72,16 @@ def _is_instruction(message: Message) -> bool:
 
 
 def _latest_user_text(call: Call) -> str:
-    user = tuple(m for m in call.messages if m.role == "user")
-    return _text(user[-1:]) if user else ""
+    for message in reversed(call.messages):
+        if message.role in ("user", "tool"):
+            return "\n".join(b.text for b in message.content if isinstance(b, TextBlock))
+    return ""
 
 
 def _system_text(call: Call) -> str:
     system = [b.text for b in call.system if isinstance(b, TextBlock)]
-    return "\n".join(system) + _text(tuple(m for m in call.messages if _is_instruction(m)))
+    instructions = _text(tuple(m for m in call.messages if _is_instruction(m)))
+    return "\n".join([*system, instructions])
 
 
 def _lean(call: Call, keep_last: int) -> tuple[Message, ...]:
@@ -68,6 +91,19 @@ def _lean(call: Call, keep_last: int) -> tuple[Message, ...]:
         start -= 1  # keep the assistant turn whose tool calls these results answer
     kept = {id(m) for m in conversation[start:]}
     return tuple(m for m in call.messages if _is_instruction(m) or id(m) in kept)
+
+
+def _distinctive(text: str) -> list[str]:
+    """Paths, quoted strings, numbers of 3+ digits, and words of 6+ characters with a digit or
+    a capital after the first letter."""
+    tokens: list[str] = []
+    for match in _DISTINCTIVE.finditer(text):
+        kind = match.lastgroup or ""
+        token = match.group(kind)
+        if kind == "word" and not any(c.isdigit() or c.isupper() for c in token[1:]):
+            continue
+        tokens.append(token)
+    return tokens
 
 
 class LeanContext:
@@ -88,19 +124,22 @@ class LeanContext:
                 "system": _system_text(call),
                 "both": _latest_user_text(call) + "\n" + _system_text(call),
             }[params.match_on]
-            if not any(p.search(text) for p in patterns):
+            task = next((m for m in (p.search(text) for p in patterns) if m is not None), None)
+            if task is None:
                 calls.append(item)
                 continue
             messages = _lean(call, params.keep_last)
             if len(messages) == len(call.messages):
                 calls.append(item)
                 continue
-            dropped = tuple(m for m in call.messages if m not in messages)
+            kept_ids = {id(m) for m in messages}
+            dropped = tuple(m for m in call.messages if id(m) not in kept_ids)
             events.append(
                 Event(
                     self.name,
                     "change",
-                    f"light task: sent {len(messages)} of {len(call.messages)} messages",
+                    f"light task ({task.group(0)!r}): dropped {len(dropped)} of "
+                    f"{len(call.messages)} messages",
                     call.provenance,
                 )
             )
@@ -124,11 +163,12 @@ class LeanContext:
         self, call: Call, kept: tuple[Message, ...], dropped: tuple[Message, ...]
     ) -> str | None:
         response = _text((Message("assistant", call.response),))
-        kept_text, dropped_text = _text(kept) + _system_text(call), _text(dropped)
-        for match in _DISTINCTIVE.finditer(response):
-            token = match.group(0)
+        tools = "\n".join(f"{t.name}\n{t.description}" for t in call.tools)
+        kept_text = "\n".join((_system_text(call), _text(kept), tools))
+        dropped_text = _text(dropped)
+        for token in _distinctive(response):
             if token in dropped_text and token not in kept_text:
-                return token[:40]
+                return token[:60]
         return None
 
 
