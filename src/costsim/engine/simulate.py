@@ -141,10 +141,13 @@ class Engine:
                 sim, step_events = get_strategy(step.strategy).apply(sim, step.params, self.context)
                 events.extend(step_events)
             unchanged = len(sim.calls) == len(trace.calls) and all(
-                item.untouched and item.call is call
+                item.origin is call
+                and item.output is None
+                and (item.call is call or item.call == call)
                 for item, call in zip(sim.calls, trace.calls, strict=True)
             )
-            # A trace the variant leaves alone keeps its recorded numbers, field by field.
+            # A trace the variant leaves alone (the same requests, even as new objects) keeps
+            # its recorded numbers, field by field.
             result = self._recorded(trace) if unchanged else self._simulate(trace, sim)
             result.events[:0] = events
             results.append(result)
