@@ -14,6 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from costsim.errors import CostsimError, DataError, InputError
+from costsim.normalise import CassetteTrace
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -88,3 +89,23 @@ output_option = click.option(
     type=click.Path(path_type=Path, dir_okay=False),
     help="Write the output to this file (atomically) instead of standard output.",
 )
+
+
+def load(paths: tuple[Path, ...], *, lenient: bool) -> list[CassetteTrace]:
+    """Load the cassettes under ``paths``; in lenient mode warn about each skipped file."""
+    from costsim.report import load_traces
+
+    traces, skipped = load_traces(paths, lenient=lenient)
+    for item in skipped:
+        click.echo(f"warning: skipped {item.error}", err=True)
+    return traces
+
+
+def emit(text: str, output: Path | None) -> None:
+    """Print ``text``, or write it atomically to ``output``."""
+    from costsim.render import write_atomic
+
+    if output is not None:
+        write_atomic(output, text)
+    else:
+        click.echo(text, nl=False)

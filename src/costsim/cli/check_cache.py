@@ -10,9 +10,15 @@ import click
 from tabulate import tabulate
 
 from costsim.cache.fidelity import FidelityReport, check_cache
-from costsim.cli._common import handle_errors, lenient_option, output_option, paths_argument
-from costsim.render import display_path, write_atomic
-from costsim.report import load_traces
+from costsim.cli._common import (
+    emit,
+    handle_errors,
+    lenient_option,
+    load,
+    output_option,
+    paths_argument,
+)
+from costsim.render import display_path
 
 FORMAT_VERSION = 1
 
@@ -89,12 +95,5 @@ def check_cache_command(
     paths: tuple[Path, ...], fmt: str, lenient: bool, output: Path | None
 ) -> None:
     """Simulate recorded traces that used caching and compare with what they billed."""
-    traces, skipped = load_traces(paths, lenient=lenient)
-    for item in skipped:
-        click.echo(f"warning: skipped {item.error}", err=True)
-    report = check_cache(traces)
-    text = _json(report) if fmt == "json" else _table(report)
-    if output is not None:
-        write_atomic(output, text)
-    else:
-        click.echo(text, nl=False)
+    report = check_cache(load(paths, lenient=lenient))
+    emit(_json(report) if fmt == "json" else _table(report), output)

@@ -11,9 +11,11 @@ import click
 from costsim.cache.rules import default_rules
 from costsim.cli._common import (
     as_of_option,
+    emit,
     format_option,
     handle_errors,
     lenient_option,
+    load,
     output_option,
     parse_as_of,
     paths_argument,
@@ -21,8 +23,6 @@ from costsim.cli._common import (
 from costsim.comparison import compare_variants
 from costsim.comparison_render import comparison_json, render_comparison
 from costsim.engine import Engine, Variant, parse_step
-from costsim.render import write_atomic
-from costsim.report import load_traces
 
 
 @click.command()
@@ -57,9 +57,7 @@ def simulate(
 ) -> None:
     """Replay the calls recorded under PATHS with STRATEGIES and compare with the recording."""
     steps = tuple(parse_step(text) for text in strategies)
-    traces, skipped = load_traces(paths, lenient=lenient)
-    for item in skipped:
-        click.echo(f"warning: skipped {item.error}", err=True)
+    traces = load(paths, lenient=lenient)
     rules = default_rules()
     if gap is not None:
         rules = dataclasses.replace(rules, default_gap_seconds=gap)
@@ -70,7 +68,4 @@ def simulate(
         text = json.dumps(comparison_json(comparison, single=True), indent=2) + "\n"
     else:
         text = render_comparison(comparison, fmt)
-    if output is not None:
-        write_atomic(output, text)
-    else:
-        click.echo(text, nl=False)
+    emit(text, output)
