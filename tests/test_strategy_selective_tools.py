@@ -1,12 +1,16 @@
-"""``selective_tools``: exact savings of unsent tool definitions, divergence, oracle mode."""
+"""``selective_tools``: exact savings of unsent tool definitions, divergence, oracle mode,
+valid requests, the cached tools prefix, and a run over the real corpus."""
 
 from __future__ import annotations
 
 import dataclasses
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from costsim.engine import Engine, Variant, make_step
 from costsim.errors import ConfigError
@@ -20,6 +24,7 @@ from costsim.model import (
     Provenance,
     TextBlock,
     ToolDef,
+    ToolResultBlock,
     ToolUseBlock,
     Usage,
 )
@@ -27,86 +32,292 @@ from costsim.normalise import CassetteTrace
 from costsim.pricing import price
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
-EMPTY = {"type": "object", "properties": {}}
+PATH_SCHEMA = {
+    "type": "object",
+    "properties": {"path": {"type": "string", "description": "Path to the file."}},
+    "required": ["path"],
+}
+DIFF_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "staged": {"type": "boolean"},
+        "paths": {"type": "array", "items": {"type": "string"}},
+    },
+}
+QUERY_SCHEMA = {
+    "type": "object",
+    "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+    "required": ["query"],
+}
 TOOLS = (
-    ToolDef("read_file", "Read a file.", EMPTY),
-    ToolDef("git_diff", "Show the diff.", EMPTY),
-    ToolDef("web_search", "Search the web.", EMPTY),
+    ToolDef("read_file", "Read a file.", PATH_SCHEMA),
+    ToolDef("git_diff", "Show the working-tree diff.", DIFF_SCHEMA),
+    ToolDef("web_search", "Search the web.", QUERY_SCHEMA),
+    ToolDef("ask_user", "Ask the user a question.", QUERY_SCHEMA),  # no category: general
 )
+# How OpenAI shows each function to the model (the TypeScript-like rendering that
+# serialise.py's ``_chat_tool_tokens`` documents), written out by hand.
+RENDERED = {
+    "read_file": "// Read a file.\ntype read_file = (_: {\n// Path to the file.\npath: string,\n})"
+    " => any;",
+    "git_diff": "// Show the working-tree diff.\ntype git_diff = (_: {\nstaged?: boolean,\n"
+    "paths?: Array<string>,\n}) => any;",
+    "web_search": "// Search the web.\ntype web_search = (_: {\nquery: string,\nlimit?: number,\n"
+    "}) => any;",
+    "ask_user": "// Ask the user a question.\ntype ask_user = (_: {\nquery: string,\n"
+    "limit?: number,\n}) => any;",
+}
 
 
-def _rendered(tool: ToolDef) -> int:
-    # how OpenAI shows a function without parameters to the model
-    return counter("o200k_base")(f"// {tool.description}\ntype {tool.name} = (_: {{}}) => any;")
-
-
-def _trace(user: str, response_tool: str) -> CassetteTrace:
+def _chat(user: str, *called: str, tools: tuple[ToolDef, ...] = TOOLS, **kw: Any) -> Call:
     call = Call(
         flavour=Flavour.OPENAI_CHAT,
         model="gpt-4o",
         provenance=Provenance(Path("s.yaml"), 0),
         messages=(Message("user", (TextBlock(user),)),),
-        tools=TOOLS,
-        response=(ToolUseBlock("c1", response_tool, {}),),
+        tools=tools,
+        response=tuple(ToolUseBlock(f"c{i}", name, {}) for i, name in enumerate(called)),
         recorded_at=WHEN,
+        **kw,
     )
-    return CassetteTrace(
-        Path("s.yaml"),
-        (
-            dataclasses.replace(
-                call, usage=Usage(uncached_input=serialise(call).raw + 5, output=12)
-            ),
-        ),
-        0,
-        0,
-    )
+    return dataclasses.replace(call, usage=Usage(uncached_input=serialise(call).raw + 5, output=12))
 
 
-def test_heuristic_sends_matching_categories_and_saves_their_tokens_exactly() -> None:
-    trace = _trace("Please read src/app.py and explain it.", "read_file")
-    result = Engine([trace]).run(Variant("s", (make_step("selective_tools"),)))
+def _trace(*calls: Call) -> CassetteTrace:
+    numbered = tuple(
+        dataclasses.replace(
+            c,
+            provenance=Provenance(Path("s.yaml"), i),
+            recorded_at=WHEN + timedelta(minutes=i),
+        )
+        for i, c in enumerate(calls)
+    )
+    return CassetteTrace(Path("s.yaml"), numbered, 0, 0)
+
+
+def _run(trace: CassetteTrace, params: dict[str, Any] | None = None) -> Any:
+    return Engine([trace]).run(Variant("s", (make_step("selective_tools", params),)))
+
+
+def _sent(result: Any, index: int = 0) -> list[str]:
+    return [t.name for t in result.traces[0].calls[index].call.tools]
+
+
+def test_heuristic_saves_the_unsent_definitions_exactly() -> None:
+    trace = _trace(_chat("Please read src/app.py and explain it.", "read_file"))
+    result = _run(trace)
+    assert _sent(result) == ["read_file", "ask_user"]  # file + general, recorded order
     item = result.traces[0].calls[0]
-    assert [t.name for t in item.call.tools] == ["read_file"]
-    recorded = trace.calls[0].usage
+    original = trace.calls[0]
+    recorded = original.usage
     assert recorded is not None and item.usage is not None
-    saved = _rendered(TOOLS[1]) + _rendered(TOOLS[2])
-    # tool calls are calibrated: slope on the offline count plus a term per tool definition
-    coefficients = Meter().coefficients(trace.calls[0]).as_dict()
+    count = counter("o200k_base")
+    saved = count(RENDERED["git_diff"]) + count(RENDERED["web_search"])
+    assert serialise(original).raw - serialise(item.call).raw == saved
+    assert next(e for e in result.events if e.kind == "change").tokens == saved
+    # gpt-4o tool calls are calibrated: a slope on the offline count and a term per tool
+    coefficients = Meter().coefficients(original).as_dict()
     delta = -saved * coefficients["raw"] - 2 * coefficients["tools"]
     assert item.usage.prompt_total == round(recorded.prompt_total + delta)
-    assert (
-        result.totals().cost_usd
-        == price(item.usage, model="gpt-4o", provider="openai", at=WHEN).amount
-    )
+    assert item.usage.uncached_input == item.usage.prompt_total  # below 1,024: no caching
+    assert item.usage.output == 12
+    expected = price(item.usage, model="gpt-4o", provider="openai", at=WHEN).amount
+    assert result.totals().cost_usd == expected
     assert result.divergences == 0
 
 
-def test_unsent_tool_in_the_response_is_a_divergence() -> None:
-    trace = _trace("Please read src/app.py and explain it.", "web_search")
-    result = Engine([trace]).run(Variant("s", (make_step("selective_tools"),)))
+def test_latest_user_text_skips_tool_results_and_older_turns() -> None:
+    first = _chat("Open the README.md file.", "read_file")
+    history = (
+        *first.messages,
+        Message("assistant", (TextBlock("Done."),)),
+        Message("user", (TextBlock("Now search the web for the answer."),)),
+        Message("assistant", (ToolUseBlock("c1", "web_search", {"query": "x"}),)),
+        Message("user", (ToolResultBlock("c1", (TextBlock("a/b/c.py results"),)),)),
+    )
+    later = dataclasses.replace(first, messages=history, response=(TextBlock("ok"),))
+    result = _run(_trace(first, later))
+    assert _sent(result, 0) == ["read_file", "ask_user"]
+    assert _sent(result, 1) == ["web_search", "ask_user"]
+
+
+def test_unsent_tools_in_the_response_are_one_divergence_naming_them() -> None:
+    trace = _trace(_chat("Please read src/app.py.", "web_search", "git_diff", "read_file"))
+    result = _run(trace)
     assert result.divergences == 1
-    assert "web_search" in next(e.message for e in result.events if e.kind == "divergence")
+    message = next(e.message for e in result.events if e.kind == "divergence")
+    assert "git_diff, web_search" in message and "read_file" not in message
 
 
-def test_oracle_keeps_only_used_tools() -> None:
-    trace = _trace("Anything at all.", "git_diff")
-    result = Engine([trace]).run(Variant("o", (make_step("selective_tools", {"mode": "oracle"}),)))
-    assert [t.name for t in result.traces[0].calls[0].call.tools] == ["git_diff"]
+def test_oracle_sends_the_tools_the_trace_uses_on_every_call() -> None:
+    first = _chat("Anything at all.", "git_diff")
+    later = dataclasses.replace(
+        first,
+        messages=(
+            *first.messages,
+            Message("assistant", (ToolUseBlock("h1", "web_search", {}),)),
+            Message("tool", (ToolResultBlock("h1", (TextBlock("r"),)),)),
+        ),
+        response=(TextBlock("done"),),
+    )
+    trace = _trace(first, later)
+    result = _run(trace, {"mode": "oracle"})
+    assert _sent(result, 0) == _sent(result, 1) == ["git_diff", "web_search"]
+    assert result.divergences == 0
+    base = Engine([trace]).run(Variant("b")).totals()
+    assert result.totals().prompt_tokens < base.prompt_tokens
+
+
+def test_requests_stay_valid() -> None:
+    server = ToolDef("web_fetch", "", None, type="web_fetch_20250910")
+    named = _chat(
+        "Nothing relevant.",
+        "git_diff",
+        tool_choice={"type": "function", "function": {"name": "git_diff"}},
+    )
+    required = _chat("Nothing relevant.", "git_diff", tool_choice="required")
+    result = _run(_trace(named, required), {"core": [], "categories": {"x": ["*"]}})
+    assert _sent(result, 0) == ["git_diff"]  # the tool tool_choice names
+    assert _sent(result, 1) == [t.name for t in TOOLS]  # some tool is required: all kept
     assert result.divergences == 0
 
+    anthropic = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("s.yaml"), 0),
+        messages=(
+            Message("user", (TextBlock("Nothing relevant."),)),
+            Message("assistant", (ToolUseBlock("t1", "read_file", {"path": "a"}),)),
+            Message("user", (ToolResultBlock("t1", (TextBlock("text"),)),)),
+        ),
+        tools=TOOLS,
+        response=(TextBlock("done"),),
+        usage=Usage(uncached_input=900, output=5),
+        recorded_at=WHEN,
+    )
+    with_server = dataclasses.replace(anthropic, tools=(*TOOLS, server))
+    result = _run(_trace(anthropic, with_server), {"core": [], "categories": {"x": ["*"]}})
+    # the API rejects tool blocks in the history when no tool is defined
+    assert _sent(result, 0) == ["read_file"]
+    assert any(e.kind == "note" and "Anthropic" in e.message for e in result.events)
+    assert _sent(result, 1) == ["web_fetch"]  # a server tool is always sent
 
-def test_sending_every_category_changes_no_number() -> None:
-    trace = _trace("Anything at all.", "git_diff")
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"core": ["general", "file", "code", "web", "git", "shell"]},
+        {"categories": {}},  # every tool is general, and general is core
+        {"mode": "oracle"},
+    ],
+)
+def test_parameters_that_send_every_tool_change_no_number(params: dict[str, Any]) -> None:
+    calls = [_chat("Anything at all.", *[t.name for t in TOOLS])]
+    trace = _trace(*calls)
     engine = Engine([trace])
-    every = make_step(
-        "selective_tools", {"core": ["general", "file", "code", "web", "git", "shell"]}
+    result = engine.run(Variant("a", (make_step("selective_tools", params),)))
+    base = engine.run(Variant("b"))
+    assert [c.usage for c in result.traces[0].calls] == [c.usage for c in base.traces[0].calls]
+    assert result.totals() == base.totals()
+    assert not result.events
+
+
+@pytest.mark.parametrize(
+    ("params", "named"),
+    [
+        ({"mode": "psychic"}, "mode='psychic'"),
+        ({"keywords": {"file": ["(unclosed"]}}, "keywords="),
+        ({"core": ["genral"]}, "core names unknown category 'genral'"),
+        ({"categories": {"file": "read_*"}}, "categories.file="),
+        ({"tools": ["read_file"]}, "tools="),
+    ],
+)
+def test_invalid_parameters_are_config_errors_naming_them(
+    params: dict[str, Any], named: str
+) -> None:
+    with pytest.raises(ConfigError, match="selective_tools") as error:
+        make_step("selective_tools", params)
+    assert named in str(error.value)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    core=st.lists(st.sampled_from(["general", "file", "code", "web", "git", "shell"])),
+    user=st.sampled_from(["hi", "read a.py", "git diff please", "search the web", "fix the bug"]),
+    oracle=st.booleans(),
+)
+def test_prompt_never_negative_and_savings_never_exceed_the_baseline(
+    core: list[str], user: str, oracle: bool
+) -> None:
+    trace = _trace(_chat(user, "git_diff"), _chat(user, "read_file"))
+    engine = Engine([trace])
+    params = {"core": core, "mode": "oracle" if oracle else "heuristic"}
+    result = engine.run(Variant("v", (make_step("selective_tools", params),)))
+    base = engine.run(Variant("b")).totals()
+    totals = result.totals()
+    assert all(u.usage is not None and u.usage.prompt_total >= 0 for u in result.traces[0].calls)
+    assert 0 <= totals.prompt_tokens <= base.prompt_tokens
+    assert totals.cost_usd is not None and base.cost_usd is not None
+    assert 0 <= base.cost_usd - totals.cost_usd <= base.cost_usd
+
+
+def _anthropic_session() -> CassetteTrace:
+    """One conversation: read a file (file tools), then a new request about git."""
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    manual = "Use this tool carefully and only when the task needs it. " * 40
+    tools = tuple(
+        ToolDef(name, f"{name}: {manual}", schema)
+        for name in ("read_file", "write_file", "git_diff", "git_commit")
     )
-    assert (
-        engine.run(Variant("a", (every,))).totals().cost_usd
-        == engine.run(Variant("b")).totals().cost_usd
+    system = (TextBlock("You are a careful coding agent. " * 20),)
+    ask = Message("user", (TextBlock("Read src/app.py please."),))
+    use = Message("assistant", (ToolUseBlock("t1", "read_file", {"path": "src/app.py"}),))
+    result = Message("user", (ToolResultBlock("t1", (TextBlock("print('hi')"),)),))
+    answer = Message("assistant", (TextBlock("It prints hi."),))
+    commit = Message("user", (TextBlock("Now commit it on a new branch."),))
+    histories = [(ask,), (ask, use, result), (ask, use, result, answer, commit)]
+    responses = [use.content, answer.content, (ToolUseBlock("t2", "git_commit", {}),)]
+    calls = []
+    for index, (history, response) in enumerate(zip(histories, responses, strict=True)):
+        call = Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model="claude-sonnet-4-5",
+            provenance=Provenance(Path("a.yaml"), index),
+            system=system,
+            messages=history,
+            tools=tools,
+            response=response,
+            recorded_at=WHEN + timedelta(minutes=index),
+        )
+        tokens = round(serialise(call).raw * 1.1)
+        calls.append(dataclasses.replace(call, usage=Usage(uncached_input=tokens, output=20)))
+    return CassetteTrace(Path("a.yaml"), tuple(calls), 0, 0)
+
+
+def test_a_changed_tool_set_misses_the_cached_prefix() -> None:
+    trace = _anthropic_session()
+    engine = Engine([trace])
+    caching = make_step("caching")
+    cached = engine.run(Variant("c", (caching,))).traces[0].calls
+    stable = (
+        engine.run(Variant("o", (make_step("selective_tools", {"mode": "oracle"}), caching)))
+        .traces[0]
+        .calls
     )
-    with pytest.raises(ConfigError, match="mode='psychic'"):
-        make_step("selective_tools", {"mode": "psychic"})
+    selective = engine.run(Variant("s", (make_step("selective_tools"), caching))).traces[0].calls
+    assert [t.name for t in selective[1].call.tools] == ["read_file", "write_file"]
+    assert [t.name for t in selective[2].call.tools] == ["git_diff", "git_commit"]
+    usage = [[c.usage for c in run] for run in (cached, stable, selective)]
+    assert all(u is not None for run in usage for u in run)
+    (c0, c1, c2), (o0, o1, o2), (s0, s1, s2) = usage
+    assert c0 and c1 and c2 and o0 and o1 and o2 and s0 and s1 and s2
+    # all tools, or the same subset on every call: each call reads what the previous cached
+    # (positions are scaled per call, so a read can differ from the write by rounding)
+    assert 0 < c1.cache_read < c2.cache_read and 0 < o1.cache_read < o2.cache_read
+    assert o0.prompt_total < c0.prompt_total
+    # the same subset twice reads; a different subset changes the first block: no read at all
+    assert s1.cache_read > 0 and s0.cache_write == s0.prompt_total
+    assert s2.cache_read == 0 and s2.cache_write == s2.prompt_total
 
 
 def test_selective_tools_over_the_corpus(corpus: Path) -> None:
@@ -114,10 +325,24 @@ def test_selective_tools_over_the_corpus(corpus: Path) -> None:
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)
-    base = engine.run(Variant("b")).totals()
-    oracle = engine.run(Variant("o", (make_step("selective_tools", {"mode": "oracle"}),)))
-    heuristic = engine.run(Variant("h", (make_step("selective_tools"),)))
-    assert oracle.totals().prompt_tokens <= base.prompt_tokens
-    assert oracle.divergences == 0
-    assert heuristic.totals().prompt_tokens <= base.prompt_tokens
-    assert heuristic.divergences >= 0
+    base = engine.run(Variant("b"))
+    base_by_trace = base.totals_by_trace()
+    for params in ({"mode": "oracle"}, {}):
+        result = engine.run(Variant("v", (make_step("selective_tools", params),)))
+        totals = result.totals()
+        assert totals.prompt_tokens <= base.totals().prompt_tokens
+        assert all(
+            value >= 0
+            for trace in result.traces
+            for item in trace.calls
+            if item.usage is not None
+            for value in (item.usage.uncached_input, item.usage.cache_read, item.usage.output)
+        )
+        assert result.divergences >= 0
+        if params:
+            assert result.divergences == 0  # oracle: every called tool was sent
+            by_trace = result.totals_by_trace()
+            assert all(
+                by_trace[path].prompt_tokens <= base_by_trace[path].prompt_tokens
+                for path in base_by_trace
+            )

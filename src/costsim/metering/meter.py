@@ -34,6 +34,19 @@ class ErrorBand:
     source: str
 
 
+def _only_removes(old: Features, new: Features) -> bool:
+    """Whether ``new`` has no more of anything the calibration counts than ``old``."""
+    return (
+        new.raw <= old.raw
+        and new.messages <= old.messages
+        and new.tool_round_trips <= old.tool_round_trips
+        and new.tools <= old.tools
+        and new.thinking <= old.thinking
+        and new.output_schema <= old.output_schema
+        and new.forced_tool <= old.forced_tool
+    )
+
+
 class Meter:
     """Calibrated token estimates, memoised per message; one per run."""
 
@@ -97,6 +110,8 @@ class Meter:
         if original.tools and not transformed.tools:
             overhead = coefficients.intercept - self._coefficients_for(base_old).intercept
             delta -= max(0.0, overhead)
+        if _only_removes(old_features, new_features):
+            delta = min(delta, 0.0)  # a fitted negative term must not make less content cost more
         return delta
 
     def _coefficients_for(self, name: str) -> Coefficients:

@@ -1,20 +1,31 @@
 """``thinking_budget``: cap extended thinking at a token budget.
 
-For every call with thinking enabled, the thinking it spent (reported by the provider, else
-counted offline from its thinking text, and said so) is capped at ``budget``; the output
-shrinks by the excess. The request's ``budget_tokens`` becomes the budget, which changes the
-thinking parameters and so invalidates the cached messages part. Models that keep earlier
-thinking in later requests (Opus 4.5+, Sonnet 4.6+; DESIGN.md section 6) are billed for it as
-input, so those re-sent thinking blocks shrink by the same proportion; older models and Haiku
-strip them, and their input does not change.
+A call thinks when its request enables thinking, or sets nothing and its recording shows
+thinking (reasoning tokens reported, or thinking blocks in the response). Its thinking is the
+reported count, else, on Anthropic, the thinking text counted offline (and the event says so);
+OpenAI reasoning summaries are not the reasoning, so there only reported counts are used.
 
-Divergence: a call whose recorded thinking exceeded the budget ``divergence_ratio`` times over:
-its answer likely needed the thinking.
+Thinking above ``budget`` is cut to the budget and the output shrinks by the excess. In a
+trace where the budget bites, every Anthropic request that enables thinking carries it as
+``budget_tokens`` (lowered, never raised; adaptive thinking gets it too), as a client
+configured with it would send; the changed thinking settings re-key the cached messages part.
+A request with no thinking setting (a model that thinks by default) is left as sent.
+
+Models that keep earlier thinking in later requests (Opus 4.5+, Sonnet 4.6+; DESIGN.md
+section 6) bill it as input, so there re-sent thinking blocks keep the same leading fraction
+of their text; older models and Haiku strip them, and their input does not change.
+
+OpenAI takes an effort level, not a budget: its output is capped the same way and a note says
+the request cannot express it.
+
+Divergence: a call whose recorded thinking exceeded the budget more than
+``divergence_ratio`` times: its answer likely needed the thinking.
 """
 
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 from pydantic import Field
 
@@ -22,41 +33,63 @@ from costsim.engine.registry import Context, Params, register
 from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.metering.models import encoding_for, keeps_thinking
 from costsim.metering.tokenizers import counter
-from costsim.model import (
-    Block,
-    Call,
-    Flavour,
-    Message,
-    ReasoningBlock,
-    ThinkingBlock,
-    ThinkingConfig,
-)
+from costsim.model import Block, Call, Flavour, Message, ThinkingBlock, ThinkingConfig
 
 __all__ = ["ThinkingBudget", "ThinkingBudgetParams"]
 
 
 class ThinkingBudgetParams(Params):
     budget: int = Field(ge=1024)
-    """Thinking tokens allowed per call (Anthropic's minimum budget is 1,024)."""
+    """Thinking tokens allowed per call (Anthropic's minimum ``budget_tokens`` is 1,024)."""
     divergence_ratio: float = Field(default=2.0, gt=1)
+    """Recorded thinking above this many budgets is a divergence."""
 
 
-def _thinking_tokens(call: Call) -> tuple[int, bool]:
-    """(thinking tokens of the recorded response, estimated?)."""
-    if call.usage is not None and call.usage.reasoning is not None:
-        return call.usage.reasoning, False
-    count = counter(encoding_for(call))
-    texts = [b.text for b in call.response if isinstance(b, ThinkingBlock)]
-    texts += [b.summary for b in call.response if isinstance(b, ReasoningBlock)]
-    return sum(count(text) for text in texts), True
+@dataclass(frozen=True, slots=True)
+class _Thinking:
+    """What a recorded call spent on thinking, and the output it is part of."""
+
+    tokens: int
+    estimated: bool
+    output: int
 
 
-@dataclasses.dataclass(slots=True)
+def _thinks(call: Call) -> bool:
+    if call.thinking is not None:
+        return call.thinking.enabled
+    usage = call.usage
+    return bool(usage is not None and usage.reasoning) or any(
+        isinstance(b, ThinkingBlock) for b in call.response
+    )
+
+
+def _thinking(item: SimCall, context: Context) -> _Thinking | None:
+    """The recorded thinking of ``item`` (None when unknown); the output it is part of."""
+    origin = item.origin
+    if origin is None or origin.errored or not _thinks(origin):
+        return None
+    usage = origin.usage
+    output = item.output
+    if output is None:
+        output = usage.output if usage is not None else context.meter.estimate_output(origin)
+    if item.reasoning is not None:
+        return _Thinking(min(item.reasoning, output), False, output)
+    if usage is not None and usage.reasoning is not None:
+        return _Thinking(min(usage.reasoning, output), False, output)
+    texts = [b.text for b in origin.response if isinstance(b, ThinkingBlock) and b.text]
+    if origin.flavour is not Flavour.ANTHROPIC_MESSAGES or not texts:
+        return None
+    count = counter(encoding_for(origin))
+    return _Thinking(min(sum(count(t) for t in texts), output), True, output)
+
+
+@dataclass(slots=True)
 class _Shortener:
-    """Shortens re-sent thinking blocks consistently (same block object, same result)."""
+    """Shortens re-sent thinking blocks consistently: the same text keeps the same fraction,
+    and the same block object always maps to the same new object."""
 
     ratios: dict[str, float] = dataclasses.field(default_factory=dict)
-    """Thinking text (the response's) -> kept fraction."""
+    """Thinking text of a capped response -> fraction kept."""
     done: dict[int, tuple[Block, Block]] = dataclasses.field(default_factory=dict)
 
     def block(self, block: Block) -> Block:
@@ -87,49 +120,120 @@ class ThinkingBudget:
     def apply(
         self, trace: SimTrace, params: ThinkingBudgetParams, context: Context
     ) -> tuple[SimTrace, list[Event]]:
+        spent = [_thinking(item, context) for item in trace.calls]
+        bites = any(s is not None and s.tokens > params.budget for s in spent)
         shortener = _Shortener()
         events: list[Event] = []
         calls: list[SimCall] = []
-        for item in trace.calls:
-            call = item.call
-            if keeps_thinking(call.model) and shortener.ratios:
-                messages = shortener.messages(call.messages)
-                if any(a is not b for a, b in zip(messages, call.messages, strict=True)):
-                    call = dataclasses.replace(call, messages=messages)
-            capped = self._cap(item, call, params, shortener, events)
-            calls.append(capped)
+        for item, thinking in zip(trace.calls, spent, strict=True):
+            call = self._resend(item.call, shortener, events)
+            if bites:
+                call = self._budget(call, params.budget)
+            origin = item.origin
+            if origin is not None and not origin.errored and _thinks(origin) and thinking is None:
+                events.append(
+                    Event(
+                        self.name,
+                        "note",
+                        "thinking tokens unknown (none reported, no thinking text): "
+                        "output left as recorded",
+                        call.provenance,
+                    )
+                )
+            if thinking is None or thinking.tokens <= params.budget:
+                if call is not item.call:
+                    self._rebudgeted(item.call, call, thinking, events)
+                calls.append(item if call is item.call else dataclasses.replace(item, call=call))
+                continue
+            calls.append(self._cap(item, call, thinking, params, shortener, events))
         return SimTrace(trace.path, tuple(calls)), events
+
+    def _resend(self, call: Call, shortener: _Shortener, events: list[Event]) -> Call:
+        """Earlier thinking re-sent by a model that keeps it: the capped fraction only."""
+        if (
+            not shortener.ratios
+            or call.flavour is not Flavour.ANTHROPIC_MESSAGES
+            or not keeps_thinking(call.model)
+        ):
+            return call
+        messages = shortener.messages(call.messages)
+        shortened = sum(
+            1
+            for new, old in zip(messages, call.messages, strict=True)
+            for a, b in zip(new.content, old.content, strict=True)
+            if a is not b
+        )
+        if not shortened:
+            return call
+        events.append(
+            Event(
+                self.name,
+                "change",
+                f"{shortened} re-sent thinking block(s) shortened like their capped originals "
+                f"({call.model} bills earlier thinking as input)",
+                call.provenance,
+            )
+        )
+        return dataclasses.replace(call, messages=messages)
+
+    @staticmethod
+    def _budget(call: Call, budget: int) -> Call:
+        """An Anthropic thinking request with ``budget_tokens`` lowered to ``budget`` (an
+        adaptive one gets the budget; a request with no thinking setting is left alone)."""
+        thinking = call.thinking
+        if call.flavour is not Flavour.ANTHROPIC_MESSAGES or thinking is None:
+            return call
+        if not thinking.enabled or (
+            thinking.budget_tokens is not None and thinking.budget_tokens <= budget
+        ):
+            return call
+        return dataclasses.replace(call, thinking=ThinkingConfig(True, budget))
+
+    def _rebudgeted(
+        self, before: Call, after: Call, thinking: _Thinking | None, events: list[Event]
+    ) -> None:
+        if before.thinking == after.thinking:
+            return
+        within = f"; thinking {thinking.tokens:,} within it" if thinking is not None else ""
+        events.append(
+            Event(
+                self.name,
+                "change",
+                f"budget_tokens {_describe(before.thinking)} -> {_describe(after.thinking)}"
+                f"{within}",
+                after.provenance,
+            )
+        )
 
     def _cap(
         self,
         item: SimCall,
         call: Call,
+        thinking: _Thinking,
         params: ThinkingBudgetParams,
         shortener: _Shortener,
         events: list[Event],
     ) -> SimCall:
-        changed = item if call is item.call else dataclasses.replace(item, call=call)
-        if call.thinking is None or not call.thinking.enabled or item.origin is None:
-            return changed
-        thinking, estimated = _thinking_tokens(item.origin)
-        usage = item.origin.usage
-        if thinking <= params.budget or usage is None:
-            return changed
-        excess = thinking - params.budget
-        for block in item.origin.response:
+        origin = item.origin
+        if origin is None:  # only recorded calls have thinking to cap
+            return item
+        excess = thinking.tokens - params.budget
+        output = thinking.output - excess
+        for block in origin.response:
             if isinstance(block, ThinkingBlock) and block.text:
-                shortener.ratios[block.text] = params.budget / thinking
-        if call.flavour is Flavour.ANTHROPIC_MESSAGES:
-            call = dataclasses.replace(
-                call, thinking=ThinkingConfig(True, params.budget, call.thinking.effort)
-            )
-        how = "estimated from its thinking text" if estimated else "as reported"
+                shortener.ratios[block.text] = params.budget / thinking.tokens
+        how = "estimated from its thinking text" if thinking.estimated else "as reported"
+        budget = ""
+        if call.thinking != item.call.thinking:
+            budget = f"; budget_tokens {_describe(item.call.thinking)} -> {params.budget:,}"
         events.append(
             Event(
                 self.name,
                 "change",
-                f"thinking {thinking:,} -> {params.budget:,} tokens ({how}); output -{excess:,}",
+                f"thinking {thinking.tokens:,} -> {params.budget:,} tokens ({how}); "
+                f"output {thinking.output:,} -> {output:,}{budget}",
                 call.provenance,
+                tokens=excess,
             )
         )
         if call.flavour is not Flavour.ANTHROPIC_MESSAGES:
@@ -137,22 +241,28 @@ class ThinkingBudget:
                 Event(
                     self.name,
                     "note",
-                    "OpenAI sets reasoning effort, not a token budget",
+                    "OpenAI sets a reasoning effort, not a token budget: the request is "
+                    "unchanged and the cap stands for a lower effort",
                     call.provenance,
                 )
             )
-        if thinking > params.budget * params.divergence_ratio:
+        if thinking.tokens > params.budget * params.divergence_ratio:
             events.append(
                 Event(
                     self.name,
                     "divergence",
-                    f"recorded thinking was {thinking / params.budget:.1f}x the budget",
+                    f"recorded thinking was {thinking.tokens / params.budget:.1f}x the budget "
+                    f"({thinking.tokens:,} tokens): the answer likely needed it",
                     call.provenance,
                 )
             )
-        return dataclasses.replace(
-            item, call=call, output=max(0, usage.output - excess), reasoning=params.budget
-        )
+        return dataclasses.replace(item, call=call, output=output, reasoning=params.budget)
+
+
+def _describe(thinking: ThinkingConfig | None) -> str:
+    if thinking is None or thinking.budget_tokens is None:
+        return "(none)"
+    return f"{thinking.budget_tokens:,}"
 
 
 register(ThinkingBudget())
