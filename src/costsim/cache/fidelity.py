@@ -38,6 +38,9 @@ class Mismatch:
 class FidelityReport:
     calls_compared: int = 0
     calls_matched: int = 0
+    unseeded_compared: int = 0
+    """Calls compared whose cache state the simulation did not seed from the recording."""
+    unseeded_matched: int = 0
     warm_starts: list[Provenance] = field(default_factory=list)
     mismatches: list[Mismatch] = field(default_factory=list)
     by_provider: dict[str, tuple[int, int]] = field(default_factory=dict)
@@ -99,6 +102,9 @@ def check_cache(traces: Iterable[CassetteTrace], *, meter: Meter | None = None) 
         )
         report.calls_compared += 1
         report.calls_matched += matched
+        if not warm:
+            report.unseeded_compared += 1
+            report.unseeded_matched += matched
         tally = counts.setdefault(call.provider, [0, 0])
         tally[0] += 1
         tally[1] += matched

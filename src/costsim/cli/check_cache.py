@@ -30,6 +30,8 @@ def _json(report: FidelityReport) -> str:
         "calls_compared": report.calls_compared,
         "calls_matched": report.calls_matched,
         "match_rate": None if report.match_rate is None else round(report.match_rate, 4),
+        "unseeded_compared": report.unseeded_compared,
+        "unseeded_matched": report.unseeded_matched,
         "by_provider": {
             k: {"compared": c, "matched": m} for k, (c, m) in report.by_provider.items()
         },
@@ -58,6 +60,9 @@ def _table(report: FidelityReport) -> str:
         "(at least 32 tokens) of the recorded values.",
     ]
     lines += [f"  {name}: {m} of {c}" for name, (c, m) in report.by_provider.items()]
+    lines.append(
+        f"  not seeded from a warm start: {report.unseeded_matched} of {report.unseeded_compared}"
+    )
     if report.warm_starts:
         lines.append(
             f"{len(report.warm_starts)} call(s) read cache written before the recording began: "
