@@ -48,6 +48,24 @@ def test_write_then_read() -> None:
     assert (second.read, second.write_5m) == (2000, 0)
 
 
+def test_a_hit_reads_the_length_that_was_written() -> None:
+    """Two estimates of one changed prefix may disagree by a few tokens; the same content has
+    one length, so a hit reads what the writer wrote and the rest is uncached."""
+    cache = _cache()
+    written = _prefix([2000, 100], {0: FIVE})
+    cache.request(written, model="claude-sonnet-4-5", at=0, when=WHEN)
+    block = written.blocks[0]
+    longer = Prefix(
+        (
+            dataclasses.replace(block, tokens=2040),
+            dataclasses.replace(written.blocks[1], tokens=2200),
+        ),
+        2200,
+    )
+    second = cache.request(longer, model="claude-sonnet-4-5", at=10, when=WHEN)
+    assert (second.read, second.write_5m) == (2000, 0)
+
+
 def test_minimum_length_not_met_means_no_write() -> None:
     cache = _cache()
     short = _prefix([1000, 10], {0: FIVE})  # Sonnet 4.5 needs 1,024

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from decimal import Decimal
 from pathlib import Path
@@ -124,3 +125,24 @@ def test_check_cache_matches_recorded_explicit_caching(corpus: Path) -> None:
     assert anthropic["matched"] / anthropic["compared"] >= 0.9
     assert document["calls_matched"] / document["calls_compared"] >= 0.9
     assert all(m["reason"] for m in document["mismatches"])
+
+
+def test_replaced_requests_equal_to_the_recorded_ones_keep_recorded_numbers() -> None:
+    trace = load_trace(EXAMPLES / "anthropic_support_agent.yaml")
+    engine = Engine([trace])
+    copies = [dataclasses.replace(call) for call in trace.calls]  # equal, not identical
+    same = engine.run(Variant("as sent"), requests={trace.path: copies})
+    assert [c.usage for c in same.traces[0].calls] == [call.usage for call in trace.calls]
+
+    first = trace.calls[0]
+    longer = dataclasses.replace(
+        first,
+        system=(dataclasses.replace(first.system[0], text=first.system[0].text + " more" * 100),),
+    )
+    changed = engine.run(Variant("as sent"), requests={trace.path: [longer, *trace.calls[1:]]})
+    usage = changed.traces[0].calls[0].usage
+    assert usage is not None and usage.estimated
+    expected = round(first.usage.prompt_total + engine.meter.delta(first, longer))  # type: ignore[union-attr]
+    assert usage.prompt_total == expected > first.usage.prompt_total  # type: ignore[union-attr]
+    with pytest.raises(ValueError, match="2 requests for 3 calls"):
+        engine.run(Variant("as sent"), requests={trace.path: copies[:2]})

@@ -14,7 +14,7 @@ from costsim.model import Call, Provenance
 from costsim.pricing import host_provider
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 
-__all__ = ["CassetteTrace", "load_trace", "normalise"]
+__all__ = ["CassetteTrace", "call_from_interaction", "load_trace", "normalise"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,9 +46,8 @@ def normalise(cassette: Cassette) -> CassetteTrace:
         call = _call(interaction)
         if call is None:
             continue
-        provider = host_provider(call.host)
-        if provider is None or provider == call.provider:
-            calls.append(call)  # the provider itself, or a gateway / proxy in front of it
+        if _first_party(call):
+            calls.append(call)
         else:
             foreign.append(call)
     return CassetteTrace(
@@ -58,6 +57,18 @@ def normalise(cassette: Cassette) -> CassetteTrace:
         size_bytes=cassette.size_bytes,
         foreign_calls=tuple(foreign),
     )
+
+
+def _first_party(call: Call) -> bool:
+    """The provider itself, or a gateway / proxy in front of it (not another provider)."""
+    provider = host_provider(call.host)
+    return provider is None or provider == call.provider
+
+
+def call_from_interaction(interaction: Interaction) -> Call | None:
+    """The LLM call an interaction made to Anthropic or OpenAI (or a gateway), else None."""
+    call = _call(interaction)
+    return call if call is not None and _first_party(call) else None
 
 
 def _request_json(interaction: Interaction) -> Mapping[str, Any] | None:

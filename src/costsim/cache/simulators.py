@@ -74,10 +74,13 @@ class AnthropicCache:
         if "5m" in ttls and "1h" in ttls[ttls.index("5m") :]:
             notes.append("a 1h breakpoint follows a 5m one: the API requires 1h entries first")
         hit = self._best_hit(prefix, breakpoints, at)
-        read = prefix.blocks[hit].tokens if hit is not None else 0
+        read = 0
         if hit is not None:
             entry = self.entries[prefix.blocks[hit].key]
             entry.expires = at + entry.ttl  # a hit refreshes the lifetime at no cost
+            # the same content has one length: a hit reads what was written, even where two
+            # estimates of the prefix disagree by a few tokens
+            read = min(prefix.blocks[hit].tokens, entry.tokens)
         minimum = self.rules.minimum(model, when)
         written = [
             i

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from costsim.cli.baseline import baseline
 from costsim.cli.calibrate import calibrate
 from costsim.cli.cassettes import cassettes
 from costsim.cli.check_cache import check_cache_command
@@ -29,6 +30,7 @@ cli.add_command(calibrate)
 cli.add_command(check_cache_command)
 cli.add_command(simulate)
 cli.add_command(compare)
+cli.add_command(baseline)
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ The identity variant (no strategies) returns the recorded usage, field by field.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -130,12 +130,23 @@ class Engine:
 
     # --- variants ------------------------------------------------------------------------
 
-    def run(self, variant: Variant) -> VariantResult:
-        if variant.identity:
+    def run(
+        self, variant: Variant, *, requests: Mapping[Path, Sequence[Call]] | None = None
+    ) -> VariantResult:
+        """Simulate ``variant`` on every trace.
+
+        ``requests`` replaces a trace's recorded requests (one per recorded call, in order)
+        before the variant applies: what the code sends now, while the cassette replays what
+        it recorded. A replaced request is metered like any transformed one: its recorded
+        prompt plus the calibrated difference, through the cache simulator.
+        """
+        if variant.identity and not requests:
             return VariantResult(variant, [self._recorded(trace) for trace in self.traces])
         results = []
         for trace in self.traces:
             sim = SimTrace.recorded(trace)
+            if requests and trace.path in requests:
+                sim = sim.with_requests(requests[trace.path])
             events: list[Event] = []
             for step in variant.steps:
                 sim, step_events = get_strategy(step.strategy).apply(sim, step.params, self.context)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
@@ -56,3 +57,15 @@ class SimTrace:
     @classmethod
     def recorded(cls, trace: CassetteTrace) -> SimTrace:
         return cls(trace.path, tuple(SimCall(call, call) for call in trace.calls))
+
+    def with_requests(self, requests: Sequence[Call]) -> SimTrace:
+        """This trace with each call's request replaced (equal requests keep the original)."""
+        if len(requests) != len(self.calls):
+            raise ValueError(f"{len(requests)} requests for {len(self.calls)} calls")
+        return SimTrace(
+            self.path,
+            tuple(
+                item if new == item.call else replace(item, call=new)
+                for item, new in zip(self.calls, requests, strict=True)
+            ),
+        )

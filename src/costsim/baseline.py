@@ -1,0 +1,215 @@
+"""Per-test cost figures, baselines of them, and regression checks.
+
+A baseline is a format-versioned JSON file (``.costsim/NAME.json``) mapping test ids to their
+figures. Regression checks are tiny objects whose ``fails()`` returns a sentence or None.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+from typing import Any
+
+from costsim.errors import ConfigError, InputError
+from costsim.ledger import MeteredCall, Totals
+
+__all__ = [
+    "BASELINE_FORMAT_VERSION",
+    "METRICS",
+    "Comparison",
+    "RegressionCheck",
+    "TestCost",
+    "compare_baselines",
+    "load_baseline",
+    "parse_tolerances",
+    "save_baseline",
+]
+
+BASELINE_FORMAT_VERSION = 1
+METRICS = ("cost", "prompt_tokens", "output_tokens", "calls")
+
+
+_COUNTS = (
+    "calls", "estimated_calls", "drifted_calls", "prompt_tokens", "uncached_input_tokens",
+    "cache_read_tokens", "cache_write_tokens", "output_tokens",
+)  # fmt: skip
+
+
+@dataclass(slots=True)
+class TestCost:
+    """What one test's LLM calls used and cost (``cost_usd`` None when anything is unpriced)."""
+
+    calls: int = 0
+    estimated_calls: int = 0
+    """Calls recorded without usage, whose tokens are costsim's calibrated estimate."""
+    drifted_calls: int = 0
+    """Replayed calls whose request, as the code sent it, differs from the recorded one."""
+    prompt_tokens: int = 0
+    uncached_input_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_write_tokens: int = 0
+    output_tokens: int = 0
+    cost_usd: Decimal | None = Decimal(0)
+    unpriced: list[str] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, calls: Iterable[MeteredCall]) -> TestCost:
+        totals = Totals.of(calls)
+        return cls(
+            calls=totals.llm_calls,
+            estimated_calls=totals.estimated_calls,
+            prompt_tokens=totals.prompt_tokens,
+            uncached_input_tokens=totals.uncached_input_tokens,
+            cache_read_tokens=totals.cache_read_tokens,
+            cache_write_tokens=totals.cache_write_tokens,
+            output_tokens=totals.output_tokens,
+            cost_usd=totals.cost_usd,
+            unpriced=[f"{u.provenance}: {u.reason}" for u in totals.unpriced],
+        )
+
+    @property
+    def cache_hit_rate(self) -> float | None:
+        return self.cache_read_tokens / self.prompt_tokens if self.prompt_tokens else None
+
+    def merge(self, other: TestCost) -> None:
+        for name in _COUNTS:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.cost_usd = (
+            None
+            if self.cost_usd is None or other.cost_usd is None
+            else self.cost_usd + other.cost_usd
+        )
+        self.unpriced.extend(other.unpriced)
+
+    def metric(self, name: str) -> Decimal | None:
+        value = self.cost_usd if name == "cost" else getattr(self, name)
+        return None if value is None else Decimal(value)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["cost_usd"] = None if self.cost_usd is None else str(self.cost_usd)
+        return data
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> TestCost:
+        values = dict(data)
+        cost = values.get("cost_usd")
+        values["cost_usd"] = None if cost is None else Decimal(str(cost))
+        known = {name for name in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+
+def save_baseline(path: Path, tests: Mapping[str, TestCost]) -> None:
+    from costsim.render import write_atomic
+
+    document = {
+        "format_version": BASELINE_FORMAT_VERSION,
+        "kind": "costsim.baseline",
+        "tests": {name: tests[name].to_json() for name in sorted(tests)},
+    }
+    write_atomic(path, json.dumps(document, indent=2) + "\n")
+
+
+def load_baseline(path: Path) -> dict[str, TestCost]:
+    """Read a baseline; any problem is an InputError naming the file."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise InputError(f"baseline {path}: no such file (save one with --costsim-save)") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"baseline {path}: cannot be read ({exc})") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(
+            f"baseline {path}: not valid JSON (line {exc.lineno}: {exc.msg})"
+        ) from None
+    if not isinstance(document, dict) or document.get("kind") != "costsim.baseline":
+        raise InputError(f"baseline {path}: not a costsim baseline file")
+    if document.get("format_version") != BASELINE_FORMAT_VERSION:
+        raise InputError(
+            f"baseline {path}: format_version {document.get('format_version')!r} is not "
+            f"{BASELINE_FORMAT_VERSION}; save the baseline again"
+        )
+    tests = document.get("tests")
+    if not isinstance(tests, dict):
+        raise InputError(f"baseline {path}: has no 'tests' mapping")
+    try:
+        return {name: TestCost.from_json(data) for name, data in tests.items()}
+    except (TypeError, ValueError, InvalidOperation) as exc:
+        raise InputError(f"baseline {path}: malformed test entry ({exc})") from None
+
+
+def parse_tolerances(text: str) -> dict[str, float]:
+    """``cost:5%,prompt_tokens:10%`` -> {metric: percent}; raises with the bad part quoted."""
+    tolerances: dict[str, float] = {}
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        match = re.fullmatch(r"(\w+):(-?\d+(?:\.\d+)?)%?", part)
+        if match is None:
+            raise ConfigError(f"tolerance {part!r} is not METRIC:PCT% (e.g. cost:5%)")
+        metric = match.group(1)
+        if metric not in METRICS:
+            raise ConfigError(
+                f"tolerance {part!r}: unknown metric {metric!r}; valid: {', '.join(METRICS)}"
+            )
+        tolerances[metric] = float(match.group(2))
+    return tolerances
+
+
+@dataclass(frozen=True, slots=True)
+class RegressionCheck:
+    """A metric may grow by at most ``percent`` over the baseline."""
+
+    metric: str
+    percent: float
+
+    def fails(self, test: str, old: TestCost, new: TestCost) -> str | None:
+        before, after = old.metric(self.metric), new.metric(self.metric)
+        if before is None or after is None:
+            if after is None and before is not None:
+                return f"{test}: {self.metric} is unknown now (unpriced calls)"
+            return None
+        if before == 0:
+            return None if after == 0 else f"{test}: {self.metric} rose from 0 to {after}"
+        change = float((after - before) / before * 100)
+        if change > self.percent:
+            return (
+                f"{test}: {self.metric} rose {change:+.1f}% ({before} -> {after}), "
+                f"over the tolerance of {self.percent:g}%"
+            )
+        return None
+
+
+@dataclass(slots=True)
+class Comparison:
+    regressions: list[str] = field(default_factory=list)
+    improvements: list[str] = field(default_factory=list)
+    new_tests: list[str] = field(default_factory=list)
+    missing_tests: list[str] = field(default_factory=list)
+
+
+def compare_baselines(
+    old: Mapping[str, TestCost],
+    new: Mapping[str, TestCost],
+    tolerances: Mapping[str, float],
+    *,
+    overrides: Mapping[str, Mapping[str, float]] | None = None,
+) -> Comparison:
+    """Regressions beyond tolerance (per metric, per-test overrides), improvements, new tests."""
+    result = Comparison()
+    for test in sorted(new):
+        if test not in old:
+            result.new_tests.append(test)
+            continue
+        limits = {**tolerances, **(overrides or {}).get(test, {})}
+        for metric, percent in sorted(limits.items()):
+            failure = RegressionCheck(metric, percent).fails(test, old[test], new[test])
+            if failure is not None:
+                result.regressions.append(failure)
+        before, after = old[test].cost_usd, new[test].cost_usd
+        if before is not None and after is not None and after < before:
+            result.improvements.append(f"{test}: cost {before} -> {after}")
+    result.missing_tests = sorted(set(old) - set(new))
+    return result

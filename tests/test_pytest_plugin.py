@@ -1,0 +1,523 @@
+"""``pytest --costsim`` through pytester: metering, budgets, baselines, xdist, inertness."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import requests  # noqa: F401  (imported here so pytester's in-process runs share one copy)
+import vcr  # noqa: F401
+import yaml
+
+from costsim.metering.meter import Meter
+from costsim.normalise import load_trace
+from tests.conftest import EXAMPLES
+
+pytest_plugins = ["pytester"]
+
+REPLAY = """
+import json
+
+import requests
+import vcr
+import yaml
+
+with open("agent.yaml") as f:
+    RECORDED = [json.loads(i["request"]["body"]) for i in yaml.safe_load(f)["interactions"]]
+
+def _replay(n, change=None):
+    with vcr.use_cassette("agent.yaml", record_mode="none"):
+        for body in RECORDED[:n]:
+            requests.post("https://api.anthropic.com/v1/messages", json=(change or dict)(body))
+"""
+# The example cassette's first two calls: prompts 2,042 + 2,151, outputs 58 + 31.
+TWO_CALLS_PROMPT = 2042 + 2151
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    shutil.copy(EXAMPLES / "anthropic_support_agent.yaml", pytester.path / "agent.yaml")
+    return pytester
+
+
+def _report(pytester: pytest.Pytester, name: str = "out.json") -> dict[str, object]:
+    document: dict[str, object] = json.loads((pytester.path / name).read_text())
+    return document
+
+
+def test_replayed_calls_appear_with_their_tokens(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n\ndef test_none():\n    pass\n"
+    )
+    result = project.runpytest("--costsim", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(
+        ["*costsim: LLM calls replayed*", "*test_agent.py::test_two*2*4,193*"]
+    )
+    tests = _report(project)["tests"]
+    assert isinstance(tests, dict)
+    assert tests["test_agent.py::test_two"]["prompt_tokens"] == TWO_CALLS_PROMPT
+    assert tests["test_agent.py::test_two"]["output_tokens"] == 58 + 31
+
+
+def test_budget_exceeded_fails_the_run_with_the_message(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_agent=REPLAY
+        + "\nimport pytest\n\n@pytest.mark.costsim_budget(prompt_tokens=1000)\ndef test_two():\n    _replay(2)\n"
+    )
+    result = project.runpytest("--costsim")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(
+        ["*test_agent.py::test_two: prompt_tokens 4,193 over the budget of 1,000*"]
+    )
+
+
+def test_pattern_budget_from_pyproject(project: pytest.Pytester) -> None:
+    project.makepyprojecttoml(
+        '[tool.costsim]\ncostsim = true\nbudgets = [{pattern = "*test_two", output_tokens = 50}]\n'
+    )
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*test_two: output_tokens 89 over the budget of 50*"])
+
+
+def _baseline(project: pytest.Pytester, prompt_tokens: int) -> None:
+    folder = project.path / ".costsim"
+    folder.mkdir(exist_ok=True)
+    entry = {"calls": 2, "prompt_tokens": prompt_tokens, "output_tokens": 89, "cost_usd": None}
+    document = {
+        "format_version": 1,
+        "kind": "costsim.baseline",
+        "tests": {"test_agent.py::test_two": entry},
+    }
+    (folder / "base.json").write_text(json.dumps(document))
+
+
+@pytest.mark.parametrize(("grown", "fails"), [(6, True), (4, False)])
+def test_regression_against_a_baseline(project: pytest.Pytester, grown: int, fails: bool) -> None:
+    _baseline(project, round(TWO_CALLS_PROMPT / (1 + grown / 100)))
+    project.makepyfile(
+        test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n\ndef test_new():\n    _replay(1)\n"
+    )
+    result = project.runpytest(
+        "--costsim", "--costsim-compare", "base", "--costsim-fail", "prompt_tokens:5%"
+    )
+    result.assert_outcomes(passed=2)
+    assert (result.ret == pytest.ExitCode.TESTS_FAILED) is fails
+    result.stdout.fnmatch_lines(["*new test (not in baseline base): test_agent.py::test_new*"])
+    if fails:
+        result.stdout.fnmatch_lines(
+            ["*test_two: prompt_tokens rose +6.0%*over the tolerance of 5%*"]
+        )
+
+
+def test_save_then_compare_with_the_cli(project: pytest.Pytester) -> None:
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    project.runpytest("--costsim", "--costsim-save", "first").assert_outcomes(passed=1)
+    saved = project.path / ".costsim" / "first.json"
+    document = json.loads(saved.read_text())
+    assert (
+        document["format_version"] == 1
+        and document["tests"]["test_agent.py::test_two"]["calls"] == 2
+    )
+    result = CliRunner().invoke(cli, ["baseline", "compare", str(saved), str(saved)])
+    assert result.exit_code == 0 and "no regression" in result.stdout
+
+
+def test_corrupt_baseline_is_a_clear_error(project: pytest.Pytester) -> None:
+    (project.path / ".costsim").mkdir()
+    (project.path / ".costsim" / "bad.json").write_text("{not json")
+    project.makepyfile(test_agent="def test_x():\n    pass\n")
+    result = project.runpytest("--costsim", "--costsim-compare", "bad")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*costsim: baseline *bad.json: not valid JSON*"])
+    assert "Traceback" not in result.stderr.str()
+
+
+def test_fixture_exposes_the_test_ledger(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_agent=REPLAY
+        + "\ndef test_two(costsim):\n    _replay(2)\n    assert costsim.totals.prompt_tokens == 4193\n"
+        "    assert len(costsim.calls) == 2\n"
+    )
+    project.runpytest("--costsim").assert_outcomes(passed=1)
+
+
+def test_markdown_report(project: pytest.Pytester) -> None:
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    project.runpytest("--costsim", "--costsim-report", "summary.md").assert_outcomes(passed=1)
+    text = (project.path / "summary.md").read_text()
+    assert text.startswith("## costsim") and "| test_agent.py::test_two" in text
+
+
+def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest("--costsim", "--costsim-strategies", "caching")
+    result.stdout.fnmatch_lines(["*cost with caching*"])
+
+
+def test_xdist_totals_equal_a_serial_run(project: pytest.Pytester) -> None:
+    body = REPLAY + "".join(f"\ndef test_{i}():\n    _replay({1 + i % 2})\n" for i in range(4))
+    project.makepyfile(test_agent=body)
+    project.runpytest_subprocess("--costsim", "--costsim-report", "serial.json").assert_outcomes(
+        passed=4
+    )
+    project.runpytest_subprocess(
+        "--costsim", "--costsim-report", "parallel.json", "-n", "2"
+    ).assert_outcomes(passed=4)
+    assert _report(project, "serial.json")["total"] == _report(project, "parallel.json")["total"]
+
+
+HEAVY_CHECK = """
+import sys
+HEAVY = ("costsim.ledger", "costsim.pricing", "genai_prices", "tiktoken", "tabulate")
+
+def pytest_unconfigure(config):
+    print("HEAVY:" + ",".join(m for m in HEAVY if m in sys.modules))
+"""
+
+
+def test_inert_without_the_flag(pytester: pytest.Pytester) -> None:
+    pytester.makeconftest(HEAVY_CHECK)
+    pytester.makepyfile(test_plain="def test_x():\n    pass\n")
+    result = pytester.runpytest_subprocess("-s")
+    result.assert_outcomes(passed=1)
+    assert "costsim:" not in result.stdout.str()  # no summary (the plugin list names it)
+    result.stdout.fnmatch_lines(["HEAVY:"])  # nothing heavy was imported
+
+
+SDK_TEST = """
+import json
+import {sdk}
+import vcr
+import yaml
+
+def test_sdk(monkeypatch):
+    monkeypatch.setenv("{key}", "test-key")
+    with open("recorded.yaml") as f:
+        bodies = [json.loads(i["request"]["body"]) for i in yaml.safe_load(f)["interactions"]]
+    with vcr.use_cassette("recorded.yaml", record_mode="none", match_on=["method", "path"]):
+        for body in bodies:
+            for _ in {create}(**body) if body.get("stream") else [{create}(**body)]:
+                pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("sdk", "key", "create", "cassette", "expected"),
+    [
+        pytest.param(
+            "anthropic", "ANTHROPIC_API_KEY", "anthropic.Anthropic().messages.create",
+            "lib__crewai__tests__cassettes__TestCrewMultimodalAnthropic.test_pdf_file[anthropic-claude-3-5-haiku-20241022].yaml",
+            {"calls": 1, "prompt_tokens": 1815, "output_tokens": 31},
+            id="anthropic",
+        ),
+        pytest.param(
+            "openai", "OPENAI_API_KEY", "openai.OpenAI().chat.completions.create",
+            "lib__crewai__tests__cassettes__llms__openai__test_openai_streaming_cached_prompt_tokens.yaml",
+            {"calls": 2, "prompt_tokens": 2288, "output_tokens": 5, "cache_read_tokens": 2048},
+            id="openai-streaming-cached",
+        ),
+    ],
+)  # fmt: skip
+def test_real_sdk_meters_exactly_the_recorded_usage(
+    pytester: pytest.Pytester,
+    corpus: Path,
+    sdk: str,
+    key: str,
+    create: str,
+    cassette: str,
+    expected: dict[str, int],
+) -> None:
+    """End to end: the SDK sends its request, vcrpy replays a real recording, and costsim
+    meters exactly the usage the provider billed (the SDK's own request is not "drifted")."""
+    shutil.copy(corpus / "crewAIInc__crewAI" / cassette, pytester.path / "recorded.yaml")
+    pytester.makepyfile(test_sdk=SDK_TEST.format(sdk=sdk, key=key, create=create))
+    result = pytester.runpytest("--costsim", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=1)
+    entry = _report(pytester)["tests"]["test_sdk.py::test_sdk"]  # type: ignore[index]
+    assert {name: entry[name] for name in expected} == expected
+    assert entry["drifted_calls"] == 0
+
+
+def test_pytest_recording_marker(project: pytest.Pytester) -> None:
+    folder = project.path / "cassettes" / "test_marked"
+    folder.mkdir(parents=True)
+    shutil.move(project.path / "agent.yaml", folder / "test_one.yaml")
+    project.makepyfile(
+        test_marked="""
+import pytest
+import requests
+import yaml
+import yaml
+
+@pytest.mark.vcr
+def test_one():
+    with open("cassettes/test_marked/test_one.yaml") as f:
+        body = yaml.safe_load(f)["interactions"][0]["request"]["body"]
+    requests.post("https://api.anthropic.com/v1/messages", data=body)
+"""
+    )
+    result = project.runpytest("--costsim", "--record-mode=none", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=1)
+    assert _report(project)["tests"]["test_marked.py::test_one"]["prompt_tokens"] == 2042  # type: ignore[index]
+
+
+RECORDING_SERVER = """
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+import pytest
+import requests
+import vcr
+
+REPLY = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+         "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn",
+         "usage": {"input_tokens": 120, "output_tokens": 7}}
+
+class Handler(BaseHTTPRequestHandler):
+    def do_POST(self):
+        self.rfile.read(int(self.headers["content-length"]))
+        body = json.dumps(REPLY).encode()
+        self.send_response(200)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args):
+        pass
+
+@pytest.fixture
+def server():
+    httpd = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{httpd.server_port}"
+    httpd.shutdown()
+    httpd.server_close()
+
+def test_records(server):
+    with vcr.use_cassette("new.yaml", record_mode="all"):
+        for _ in range(2):
+            requests.post(server + "/v1/messages", json={
+                "model": "claude-sonnet-4-5", "max_tokens": 10,
+                "messages": [{"role": "user", "content": "hi"}]})
+"""
+
+
+def test_record_mode_counts_too(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_rec=RECORDING_SERVER)
+    result = pytester.runpytest("--costsim", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=1)
+    entry = _report(pytester)["tests"]["test_rec.py::test_records"]  # type: ignore[index]
+    assert (entry["calls"], entry["prompt_tokens"], entry["output_tokens"]) == (2, 240, 14)
+    assert (pytester.path / "new.yaml").is_file()
+
+
+def test_fixture_scopes_are_attributed_to_the_scope(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_agent=REPLAY
+        + """
+import pytest
+
+@pytest.fixture(scope="module")
+def warm_module():
+    _replay(1)
+
+@pytest.fixture(scope="session")
+def warm_session():
+    _replay(2)
+
+def test_a(warm_module, warm_session):
+    pass
+
+def test_b(warm_module, warm_session):
+    _replay(1)
+"""
+    )
+    project.runpytest("--costsim", "--costsim-report", "out.json").assert_outcomes(passed=2)
+    tests = _report(project)["tests"]
+    assert isinstance(tests, dict)
+    assert tests["<module fixtures: test_agent.py>"]["prompt_tokens"] == 2042
+    assert tests["<session fixtures>"]["prompt_tokens"] == TWO_CALLS_PROMPT
+    assert tests["test_agent.py::test_b"]["prompt_tokens"] == 2042
+    assert "test_agent.py::test_a" not in tests
+
+
+def test_tolerance_marker_overrides_the_run_tolerance(project: pytest.Pytester) -> None:
+    _baseline(project, round(TWO_CALLS_PROMPT / 1.06))
+    project.makepyfile(
+        test_agent=REPLAY
+        + "\nimport pytest\n\n@pytest.mark.costsim_tolerance(prompt_tokens='10%')\n"
+        "def test_two():\n    _replay(2)\n"
+    )
+    result = project.runpytest(
+        "--costsim", "--costsim-compare", "base", "--costsim-fail", "prompt_tokens:5%"
+    )
+    assert result.ret == pytest.ExitCode.OK
+
+
+def test_improvements_are_reported(project: pytest.Pytester) -> None:
+    _baseline(project, TWO_CALLS_PROMPT)
+    folder = project.path / ".costsim" / "base.json"
+    document = json.loads(folder.read_text())
+    document["tests"]["test_agent.py::test_two"]["cost_usd"] = "1.00"
+    folder.write_text(json.dumps(document))
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest("--costsim", "--costsim-compare", "base")
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(["*improved: test_agent.py::test_two: cost 1.00 -> 0.0107*"])
+
+
+@pytest.mark.parametrize(
+    ("marker", "message"),
+    [
+        (
+            "costsim_budget(prompt_tokens='many')",
+            "*prompt_tokens: Input should be a valid integer*",
+        ),
+        ("costsim_budget(tokens=5)", "*unknown budget key; valid: prompt_tokens*"),
+        ("costsim_tolerance(cost='lots')", "*tolerance 'cost:lots' is not METRIC:PCT%*"),
+    ],
+)
+def test_bad_markers_are_usage_errors(project: pytest.Pytester, marker: str, message: str) -> None:
+    project.makepyfile(
+        test_agent=f"import pytest\n\n@pytest.mark.{marker}\ndef test_x():\n    pass\n"
+    )
+    result = project.runpytest("--costsim")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_unknown_strategy_is_a_usage_error(project: pytest.Pytester) -> None:
+    project.makepyfile(test_agent="def test_x():\n    pass\n")
+    result = project.runpytest("--costsim", "--costsim-strategies", "cachin")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*costsim: *cachin*"])
+
+
+def _broken_cassette(project: pytest.Pytester) -> None:
+    document = yaml.safe_load((project.path / "agent.yaml").read_text())
+    document["interactions"][0]["response"]["body"]["string"] = '{"type": "message", "usage": '
+    (project.path / "agent.yaml").write_text(yaml.safe_dump(document))
+
+
+@pytest.mark.parametrize("lenient", [False, True])
+def test_an_unreadable_call_fails_the_run_unless_lenient(
+    project: pytest.Pytester, lenient: bool
+) -> None:
+    _broken_cassette(project)
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest("--costsim", *(["--costsim-lenient"] if lenient else []))
+    result.assert_outcomes(passed=1)  # the user's test itself is never failed by costsim
+    result.stdout.fnmatch_lines(["*warning: test_agent.py::test_two: *agent.yaml*interaction 0*"])
+    assert (result.ret == pytest.ExitCode.OK) is lenient
+
+
+def test_calls_without_usage_are_estimated_and_flagged(project: pytest.Pytester) -> None:
+    document = yaml.safe_load((project.path / "agent.yaml").read_text())
+    response = json.loads(document["interactions"][0]["response"]["body"]["string"])
+    del response["usage"]
+    document["interactions"][0]["response"]["body"]["string"] = json.dumps(response)
+    (project.path / "agent.yaml").write_text(yaml.safe_dump(document))
+    project.makepyfile(test_agent=REPLAY + "\ndef test_one():\n    _replay(1)\n")
+    result = project.runpytest("--costsim", "--costsim-report", "out.json")
+    result.stdout.fnmatch_lines(["*test_agent.py::test_one*1 (1 est.)*", "est.: 1 calls*"])
+    entry = _report(project)["tests"]["test_agent.py::test_one"]  # type: ignore[index]
+    call = load_trace(project.path / "agent.yaml").calls[0]
+    estimate = Meter().estimated_usage(call)
+    assert entry["estimated_calls"] == 1
+    assert (entry["prompt_tokens"], entry["output_tokens"]) == (
+        estimate.prompt_total,
+        estimate.output,
+    )
+    assert entry["cost_usd"] is not None
+
+
+def test_top_n_and_unpriced_models(project: pytest.Pytester) -> None:
+    document = yaml.safe_load((project.path / "agent.yaml").read_text())
+    response = json.loads(document["interactions"][1]["response"]["body"]["string"])
+    response["model"] = "claude-imaginary-9"
+    document["interactions"][1]["response"]["body"]["string"] = json.dumps(response)
+    request = json.loads(document["interactions"][1]["request"]["body"])
+    request["model"] = "claude-imaginary-9"
+    document["interactions"][1]["request"]["body"] = json.dumps(request)
+    (project.path / "agent.yaml").write_text(yaml.safe_dump(document))
+    body = REPLAY + "".join(f"\ndef test_{i}():\n    _replay({i})\n" for i in (1, 2, 3))
+    project.makepyfile(test_agent=body)
+    result = project.runpytest("--costsim", "--costsim-top", "2")
+    lines = result.stdout.str().splitlines()
+    table = [line for line in lines if line.startswith("test_agent.py::")]
+    assert [line.split()[0] for line in table] == ["test_agent.py::test_2", "test_agent.py::test_3"]
+    assert any("unpriced" in line for line in table)  # an unknown model's cost is never $0
+    result.stdout.fnmatch_lines(
+        ["*(1 cheaper tests not shown; --costsim-top)*", "unpriced: *claude-imaginary-9*"]
+    )
+
+
+GROWN_SYSTEM = """
+def grown(body):
+    body = dict(body)
+    body["system"] = [{**body["system"][0], "text": body["system"][0]["text"] + " extra" * 3000},
+                      *body["system"][1:]]
+    return body
+
+def reordered(body):
+    return dict(reversed(list(body.items())))
+"""
+
+
+def test_a_grown_request_is_metered_as_sent(project: pytest.Pytester) -> None:
+    """Who added 3,000 tokens to every request: the replay still returns the recorded usage,
+    but costsim meters the request the code sent (recorded prompt + calibrated difference)."""
+    project.makepyfile(
+        test_agent=REPLAY
+        + GROWN_SYSTEM
+        + "\ndef test_same():\n    _replay(2, reordered)\n"
+        + "\ndef test_grown():\n    _replay(2, grown)\n"
+    )
+    result = project.runpytest("--costsim", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=2)
+    result.stdout.fnmatch_lines(["*test_grown*2 (2 drifted)*", "drifted: 2 calls sent a request*"])
+    tests = _report(project)["tests"]
+    assert isinstance(tests, dict)
+    assert tests["test_agent.py::test_same"]["prompt_tokens"] == TWO_CALLS_PROMPT  # key order
+    assert tests["test_agent.py::test_same"]["drifted_calls"] == 0
+    grown = tests["test_agent.py::test_grown"]
+    assert grown["drifted_calls"] == 2
+    # " extra" is one cl100k token: each prompt grows by 3,000 raw tokens times the shipped
+    # claude+tools coefficient per raw token. The system prompt carries the breakpoint, so the
+    # first call writes the grown prefix and the second reads exactly what the first wrote.
+    call = load_trace(project.path / "agent.yaml").calls[0]
+    per_raw = Meter().coefficients(call).as_dict()["raw"]
+    assert grown["prompt_tokens"] - TWO_CALLS_PROMPT == 2 * round(3000 * per_raw)
+    assert grown["cache_read_tokens"] == grown["cache_write_tokens"] > 3000
+
+    as_recorded = project.runpytest(
+        "--costsim", "--costsim-as-recorded", "--costsim-report", "r.json"
+    )
+    entry = _report(project, "r.json")["tests"]["test_agent.py::test_grown"]  # type: ignore[index]
+    assert entry["prompt_tokens"] == TWO_CALLS_PROMPT and entry["drifted_calls"] == 0
+    as_recorded.assert_outcomes(passed=2)
+
+
+def test_a_grown_request_fails_the_baseline_gate(project: pytest.Pytester) -> None:
+    project.makepyfile(test_agent=REPLAY + GROWN_SYSTEM + "\ndef test_two():\n    _replay(2)\n")
+    project.runpytest("--costsim", "--costsim-save", "main").assert_outcomes(passed=1)
+    project.makepyfile(
+        test_agent=REPLAY + GROWN_SYSTEM + "\ndef test_two():\n    _replay(2, grown)\n"
+    )
+    result = project.runpytest(
+        "--costsim", "--costsim-compare", "main", "--costsim-fail", "prompt_tokens:10%"
+    )
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*FAILED test_agent.py::test_two: prompt_tokens rose +1*%*"])
