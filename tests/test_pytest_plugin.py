@@ -221,6 +221,13 @@ def test_sdk(monkeypatch):
             id="anthropic",
         ),
         pytest.param(
+            "anthropic, asyncio", "ANTHROPIC_API_KEY",
+            "(lambda **body: asyncio.run(anthropic.AsyncAnthropic().messages.create(**body)))",
+            "lib__crewai__tests__cassettes__TestCrewMultimodalAnthropic.test_pdf_file[anthropic-claude-3-5-haiku-20241022].yaml",
+            {"calls": 1, "prompt_tokens": 1815, "output_tokens": 31},
+            id="anthropic-async",
+        ),
+        pytest.param(
             "openai", "OPENAI_API_KEY", "openai.OpenAI().chat.completions.create",
             "lib__crewai__tests__cassettes__llms__openai__test_openai_streaming_cached_prompt_tokens.yaml",
             {"calls": 2, "prompt_tokens": 2288, "output_tokens": 5, "cache_read_tokens": 2048},

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from costsim.errors import ConfigError, InputError
 from costsim.ledger import MeteredCall, Totals
@@ -42,6 +42,8 @@ _COUNTS = (
 @dataclass(slots=True)
 class TestCost:
     """What one test's LLM calls used and cost (``cost_usd`` None when anything is unpriced)."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class
 
     calls: int = 0
     estimated_calls: int = 0

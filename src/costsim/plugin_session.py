@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationError
 
@@ -347,6 +347,8 @@ def _sent_call(
 @dataclass(frozen=True, slots=True)
 class TestLedger:
     """What the ``costsim`` fixture gives a test: its own calls so far, and their totals."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class
 
     session: CostsimSession
     test: str

@@ -1,0 +1,119 @@
+"""Baselines: the file format, tolerances, regression checks and ``costsim baseline compare``."""
+
+from __future__ import annotations
+
+import json
+import re
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from costsim.baseline import (
+    TestCost,
+    compare_baselines,
+    load_baseline,
+    parse_tolerances,
+    save_baseline,
+)
+from costsim.cli import cli
+from costsim.errors import ConfigError, InputError
+
+
+def _cost(prompt: int, cost: str | None = "0.10") -> TestCost:
+    return TestCost(
+        calls=2,
+        prompt_tokens=prompt,
+        uncached_input_tokens=prompt,
+        output_tokens=50,
+        cost_usd=None if cost is None else Decimal(cost),
+    )
+
+
+def test_save_and_load_round_trip(tmp_path: Path) -> None:
+    tests = {"t::a": _cost(1000), "t::b": _cost(5, None)}
+    path = tmp_path / ".costsim" / "main.json"
+    save_baseline(path, tests)
+    document = json.loads(path.read_text())
+    assert document["format_version"] == 1 and document["kind"] == "costsim.baseline"
+    assert document["tests"]["t::a"]["cost_usd"] == "0.10"  # money stays a decimal string
+    assert load_baseline(path) == tests
+    assert not list(path.parent.glob("*.tmp*"))  # written atomically, nothing left behind
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        ("{not json", "not valid JSON (line 1"),
+        ('{"kind": "something else"}', "not a costsim baseline file"),
+        ('{"kind": "costsim.baseline", "format_version": 99, "tests": {}}', "format_version 99"),
+        ('{"kind": "costsim.baseline", "format_version": 1, "tests": []}', "no 'tests' mapping"),
+        (
+            '{"kind": "costsim.baseline", "format_version": 1, "tests": {"t": {"cost_usd": "x"}}}',
+            "malformed test entry",
+        ),
+    ],
+)
+def test_a_bad_baseline_is_an_input_error_naming_the_file(
+    tmp_path: Path, content: str, message: str
+) -> None:
+    path = tmp_path / "bad.json"
+    path.write_text(content)
+    with pytest.raises(InputError, match=re.escape(message)) as error:
+        load_baseline(path)
+    assert str(path) in str(error.value)
+
+
+def test_tolerances_parse_and_reject_nonsense() -> None:
+    assert parse_tolerances("cost:5%, prompt_tokens:10") == {"cost": 5.0, "prompt_tokens": 10.0}
+    with pytest.raises(ConfigError, match="unknown metric 'tokens'"):
+        parse_tolerances("tokens:5%")
+    with pytest.raises(ConfigError, match="is not METRIC:PCT"):
+        parse_tolerances("cost=5")
+
+
+def test_compare_regressions_improvements_new_and_gone() -> None:
+    old = {"t::grew": _cost(1000), "t::shrank": _cost(1000), "t::gone": _cost(10)}
+    new = {
+        "t::grew": _cost(1060, "0.11"),
+        "t::shrank": _cost(900, "0.09"),
+        "t::new": _cost(10),
+    }
+    result = compare_baselines(old, new, {"prompt_tokens": 5.0, "cost": 20.0})
+    assert result.regressions == [
+        "t::grew: prompt_tokens rose +6.0% (1000 -> 1060), over the tolerance of 5%"
+    ]
+    assert result.improvements == ["t::shrank: cost 0.10 -> 0.09"]
+    assert (result.new_tests, result.missing_tests) == (["t::new"], ["t::gone"])
+    loose = compare_baselines(
+        old, new, {"prompt_tokens": 5.0}, overrides={"t::grew": {"prompt_tokens": 7.0}}
+    )
+    assert loose.regressions == []
+
+
+def test_compare_from_zero_and_to_unpriced() -> None:
+    old = {"t::a": _cost(0, "0"), "t::b": _cost(100)}
+    new = {"t::a": _cost(10, "0.01"), "t::b": _cost(100, None)}
+    result = compare_baselines(old, new, {"prompt_tokens": 5.0, "cost": 5.0})
+    assert result.regressions == [
+        "t::a: cost rose from 0 to 0.01",
+        "t::a: prompt_tokens rose from 0 to 10",
+        "t::b: cost is unknown now (unpriced calls)",
+    ]
+
+
+def test_cli_compare_exit_codes(tmp_path: Path) -> None:
+    save_baseline(tmp_path / "old.json", {"t::a": _cost(1000)})
+    save_baseline(tmp_path / "new.json", {"t::a": _cost(1100)})
+    runner = CliRunner()
+    args = ["baseline", "compare", str(tmp_path / "old.json"), str(tmp_path / "new.json")]
+    passed = runner.invoke(cli, [*args, "--fail", "prompt_tokens:15%"])
+    assert passed.exit_code == 0 and "no regression" in passed.output
+    failed = runner.invoke(cli, [*args, "--fail", "prompt_tokens:5%"])
+    assert failed.exit_code == 1
+    assert "t::a: prompt_tokens rose +10.0% (1000 -> 1100)" in failed.output
+    (tmp_path / "new.json").write_text("[]")
+    broken = runner.invoke(cli, args)
+    assert broken.exit_code == 2 and "new.json: not a costsim baseline file" in broken.output
+    assert "Traceback" not in broken.output
