@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import requests  # noqa: F401  (imported here so pytester's in-process runs shar
 import vcr  # noqa: F401
 import yaml
 
+from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
 from costsim.normalise import load_trace
 from tests.conftest import EXAMPLES
@@ -152,16 +154,40 @@ def test_fixture_exposes_the_test_ledger(project: pytest.Pytester) -> None:
 
 
 def test_markdown_report(project: pytest.Pytester) -> None:
-    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
-    project.runpytest("--costsim", "--costsim-report", "summary.md").assert_outcomes(passed=1)
+    project.makepyfile(
+        test_agent=REPLAY + "\nimport pytest\n\n@pytest.mark.costsim_budget(output_tokens=10)\n"
+        "def test_two():\n    _replay(2)\n"
+    )
+    result = project.runpytest(
+        "--costsim", "--costsim-report", "summary.md", "--costsim-strategies", "caching"
+    )
+    result.assert_outcomes(passed=1)
     text = (project.path / "summary.md").read_text()
-    assert text.startswith("## costsim") and "| test_agent.py::test_two" in text
+    assert text.startswith("## costsim")
+    assert "| cost with caching" in text and "| test_agent.py::test_two" in text
+    assert "- :x: test_agent.py::test_two: output_tokens 89 over the budget of 10" in text
 
 
 def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
-    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
-    result = project.runpytest("--costsim", "--costsim-strategies", "caching")
-    result.stdout.fnmatch_lines(["*cost with caching*"])
+    project.makepyfile(test_agent=REPLAY + "\ndef test_all():\n    _replay(3)\n")
+    result = project.runpytest(
+        "--costsim",
+        "--costsim-report",
+        "out.json",
+        "--costsim-strategies",
+        "caching:ttl=1h,routing:default=claude-haiku-4-5&caching",
+    )
+    result.stdout.fnmatch_lines(["*cost with caching:ttl=1h*cost with routing*&caching*"])
+    what_if = _report(project)["tests"]["test_agent.py::test_all"]["what_if"]  # type: ignore[index]
+    trace = load_trace(project.path / "agent.yaml")
+    engine = Engine([trace])
+    for name in what_if:
+        steps = tuple(parse_step(step) for step in name.split("&"))
+        expected = engine.run(Variant(name, steps)).totals().cost_usd
+        assert Decimal(what_if[name]) == expected
+    assert Decimal(what_if["routing:default=claude-haiku-4-5&caching"]) < Decimal(
+        what_if["caching:ttl=1h"]
+    )
 
 
 def test_xdist_totals_equal_a_serial_run(project: pytest.Pytester) -> None:

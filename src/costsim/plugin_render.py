@@ -124,25 +124,23 @@ def what_if_costs(state: CostsimSession, strategies: str) -> dict[str, dict[str,
     return costs
 
 
-def summary_lines(state: CostsimSession, *, top: int | None, strategies: str | None) -> list[str]:
+def _table(
+    state: CostsimSession, *, top: int | None, strategies: str | None, fmt: str
+) -> list[str]:
+    """The per-test table (costliest first, TOTAL last, what-if columns), then its notes."""
     costs = state.costs()
-    if not costs:
-        return ["no LLM calls were replayed or recorded through vcrpy"]
     ranked = _sorted(costs)
     shown = ranked[:top] if top is not None else ranked
-    rows = [_row(name, cost) for name, cost in shown]
-    headers = list(_HEADERS)
-    if strategies:
-        columns = [variant.name for variant in parse_strategies(strategies)]
-        headers += [f"cost with {name}" for name in columns]
-        for row, (name, _) in zip(rows, shown, strict=True):
-            row.extend(_what_if_cell(state.what_if.get(name, {}), column) for column in columns)
+    columns = [variant.name for variant in parse_strategies(strategies)] if strategies else []
+    headers = [*_HEADERS, *(f"cost with {name}" for name in columns)]
+    rows = [
+        _row(name, cost)
+        + [_what_if_cell(state.what_if.get(name, {}), column) for column in columns]
+        for name, cost in shown
+    ]
     total = _total(costs)
-    total_row = _row("TOTAL", total)
-    if strategies:
-        total_row += [_what_if_total(state, column) for column in columns]
-    rows.append(total_row)
-    lines = tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True).splitlines()
+    rows.append(_row("TOTAL", total) + [_what_if_total(state, column) for column in columns])
+    lines = tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True).splitlines()
     if top is not None and len(ranked) > top:
         lines.append(f"({len(ranked) - top} cheaper tests not shown; --costsim-top)")
     if _unrecorded(total):
@@ -160,6 +158,12 @@ def summary_lines(state: CostsimSession, *, top: int | None, strategies: str | N
     lines += [f"warning: {error}" for error in state.errors]
     lines += state.notes
     return lines
+
+
+def summary_lines(state: CostsimSession, *, top: int | None, strategies: str | None) -> list[str]:
+    if not state.costs():
+        return ["no LLM calls were replayed or recorded through vcrpy"]
+    return _table(state, top=top, strategies=strategies, fmt="simple")
 
 
 def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
@@ -181,19 +185,21 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
     }
 
 
-def write_report(path: Path, state: CostsimSession, failures: list[str]) -> None:
+def write_report(
+    path: Path, state: CostsimSession, failures: list[str], *, strategies: str | None = None
+) -> None:
+    """JSON (the default) or Markdown (``.md``), written atomically."""
     if path.suffix.lower() in (".md", ".markdown"):
-        costs = state.costs()
-        rows = [_row(name, cost) for name, cost in _sorted(costs)] + [
-            _row("**TOTAL**", _total(costs))
+        table = _table(state, top=None, strategies=strategies, fmt="github")
+        body = [line for line in table if line.startswith("|")]
+        notes = [f"- {line}" for line in table if not line.startswith("|")]
+        notes += [f"- :x: {failure}" for failure in failures]
+        lines = [
+            "## costsim: LLM calls in the test run",
+            "",
+            *body,
+            *(["", *notes] if notes else []),
         ]
-        text = (
-            "## costsim: LLM calls in the test run\n\n"
-            + tabulate(rows, headers=_HEADERS, tablefmt="github", disable_numparse=True)
-            + "\n"
-        )
-        if failures:
-            text += "\n" + "\n".join(f"- :x: {failure}" for failure in failures) + "\n"
+        write_atomic(path, "\n".join(lines) + "\n")
     else:
-        text = json.dumps(_document(state, failures), indent=2) + "\n"
-    write_atomic(path, text)
+        write_atomic(path, json.dumps(_document(state, failures), indent=2) + "\n")

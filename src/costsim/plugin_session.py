@@ -337,8 +337,8 @@ def _sent_call(
         sent = call_from_interaction(_interaction(cassette_path, index, request, response))
     except CostsimError:
         return None  # what was sent is not a readable LLM request: meter the recording
-    if sent is None or sent == recorded:
-        return None
+    if sent is None or replace(sent, host=recorded.host) == recorded:
+        return None  # the same request (perhaps through another host or proxy)
     if sent.model != recorded.model:  # the code asks another model now: price that one
         sent = replace(sent, response_model=None)
     return sent

@@ -73,7 +73,12 @@ def _enabled(config: pytest.Config) -> bool:
 def _project_settings(config: pytest.Config) -> dict[str, Any]:
     import tomllib
 
-    path = Path(str(config.rootpath)) / "pyproject.toml"
+    inifile = config.inipath
+    path = (
+        inifile
+        if inifile is not None and inifile.name == "pyproject.toml"
+        else Path(str(config.rootpath)) / "pyproject.toml"
+    )
     if not path.is_file():
         return {}
     try:
@@ -272,7 +277,12 @@ def _write_outputs(config: pytest.Config, state: CostsimSession) -> None:
     if report:
         from costsim.plugin_render import write_report
 
-        write_report(Path(report), state, config.stash.get(FAILURES, []))
+        write_report(
+            Path(report),
+            state,
+            config.stash.get(FAILURES, []),
+            strategies=config.getoption("costsim_strategies"),
+        )
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
