@@ -117,3 +117,24 @@ def test_cli_compare_exit_codes(tmp_path: Path) -> None:
     broken = runner.invoke(cli, args)
     assert broken.exit_code == 2 and "new.json: not a costsim baseline file" in broken.output
     assert "Traceback" not in broken.output
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ({"cost_usd": "NaN"}, "cost_usd must be a decimal string"),
+        ({"cost_usd": 0.1}, "cost_usd must be a decimal string"),
+        ({"calls": "abc"}, "calls must be a whole number"),
+        ({"prompt_tokens": None}, "prompt_tokens must be a whole number"),
+        ({"output_tokens": -3}, "output_tokens must be a whole number"),
+        ({"unpriced": "x"}, "unpriced must be a list of strings"),
+    ],
+)
+def test_hostile_baseline_values_name_the_test_and_field(
+    tmp_path: Path, entry: dict[str, object], message: str
+) -> None:
+    path = tmp_path / "base.json"
+    document = {"kind": "costsim.baseline", "format_version": 1, "tests": {"t::a": entry}}
+    path.write_text(json.dumps(document))
+    with pytest.raises(InputError, match=re.escape(f"malformed test entry 't::a': {message}")):
+        load_baseline(path)

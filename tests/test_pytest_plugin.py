@@ -554,3 +554,120 @@ def test_a_grown_request_fails_the_baseline_gate(project: pytest.Pytester) -> No
     )
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*FAILED test_agent.py::test_two: prompt_tokens rose +1*%*"])
+
+
+def test_markers_apply_under_xdist_and_the_closest_wins(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_agent=REPLAY
+        + """
+import pytest
+
+pytestmark = pytest.mark.costsim_budget(prompt_tokens=100)
+
+@pytest.mark.costsim_budget(prompt_tokens=100_000)
+def test_allowed():
+    _replay(2)
+
+def test_over():
+    _replay(2)
+"""
+    )
+    for args in ((), ("-n", "2")):
+        result = project.runpytest_subprocess("--costsim", *args)
+        result.assert_outcomes(passed=2)
+        assert result.ret == pytest.ExitCode.TESTS_FAILED
+        result.stdout.fnmatch_lines(["*FAILED test_agent.py::test_over: prompt_tokens 4,193*"])
+        assert "test_allowed: prompt_tokens" not in result.stdout.str()
+
+
+def test_a_bad_marker_stops_the_run_before_any_test(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_agent="import pytest\n\ndef test_first():\n    print('RAN')\n\n"
+        "@pytest.mark.costsim_budget(cost_usd=-1)\ndef test_bad():\n    pass\n"
+    )
+    result = project.runpytest("--costsim", "-s")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "RAN" not in result.stdout.str()
+    result.stderr.fnmatch_lines(
+        ["*test_bad: costsim_budget: cost_usd: *greater than or equal to 0*"]
+    )
+
+
+@pytest.mark.parametrize(
+    ("settings", "message"),
+    [
+        ('costsim = "false"', "*costsim must be true or false, not 'false'*"),
+        ("costsim = true\nbudgets = [{pattern = 5, cost_usd = 1.0}]", "*needs a 'pattern' string*"),
+        ('costsim = true\nbudgets = "all"', "*budgets must be a list of tables*"),
+    ],
+)
+def test_bad_project_settings_are_usage_errors(
+    project: pytest.Pytester, settings: str, message: str
+) -> None:
+    project.makepyprojecttoml(f"[tool.costsim]\n{settings}\n")
+    project.makepyfile(test_agent="def test_x():\n    pass\n")
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--costsim-top", "-1"), "*--costsim-top must be 0 or more*"),
+        (("--costsim-fail", "cost:-5%"), "*a tolerance is 0% or more*"),
+    ],
+)
+def test_bad_options_are_usage_errors(
+    project: pytest.Pytester, args: tuple[str, ...], message: str
+) -> None:
+    project.makepyfile(test_agent="def test_x():\n    pass\n")
+    result = project.runpytest("--costsim", *args)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([message])
+
+
+def test_an_unwritable_report_fails_the_run_with_a_message(project: pytest.Pytester) -> None:
+    project.makepyfile(test_agent=REPLAY + "\ndef test_one():\n    _replay(1)\n")
+    result = project.runpytest("--costsim", "--costsim-report", "test_agent.py/out.json")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    result.stdout.fnmatch_lines(["*FAILED costsim: *out.json: cannot be written*"])
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_scrubbed_recordings_are_not_drifted(project: pytest.Pytester) -> None:
+    """A cassette recorded through a body filter replays with the same filter: the request the
+    code sends is compared after the filter, so unchanged code is not counted as drifted."""
+    document = yaml.safe_load((project.path / "agent.yaml").read_text())
+    for interaction in document["interactions"]:
+        request = interaction["request"]
+        request["body"] = request["body"].replace("Acme Cloud", "ACME-REDACTED")
+    (project.path / "agent.yaml").write_text(yaml.safe_dump(document))
+    project.makepyfile(
+        test_agent=REPLAY.replace("ACME-REDACTED", "Acme Cloud")
+        + """
+def scrub(request):
+    request.body = request.body.replace(b"Acme Cloud", b"ACME-REDACTED")
+    return request
+
+def test_scrubbed():
+    with vcr.use_cassette("agent.yaml", record_mode="none", before_record_request=scrub):
+        for body in RECORDED[:2]:
+            body = json.loads(json.dumps(body).replace("ACME-REDACTED", "Acme Cloud"))
+            requests.post("https://api.anthropic.com/v1/messages", json=body)
+"""
+    )
+    result = project.runpytest("--costsim", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=1)
+    entry = _report(project)["tests"]["test_agent.py::test_scrubbed"]  # type: ignore[index]
+    assert (entry["drifted_calls"], entry["prompt_tokens"]) == (0, TWO_CALLS_PROMPT)
+
+
+def test_what_if_costs_from_workers_add_up() -> None:
+    from costsim.plugin_session import CostsimSession
+
+    state = CostsimSession()
+    state.merge_what_if("<session fixtures>", {"caching": "0.10", "routing": "0.20"})
+    state.merge_what_if("<session fixtures>", {"caching": "0.05", "routing": None})
+    assert state.what_if["<session fixtures>"] == {"caching": "0.15", "routing": None}

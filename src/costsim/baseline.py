@@ -98,11 +98,31 @@ class TestCost:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> TestCost:
-        values = dict(data)
-        cost = values.get("cost_usd")
-        values["cost_usd"] = None if cost is None else Decimal(str(cost))
-        known = {name for name in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in values.items() if k in known})
+        """Read one test's figures; a wrong type or value raises ValueError naming the field."""
+        if not isinstance(data, Mapping):
+            raise ValueError(f"expected a mapping, got {type(data).__name__}")
+        counts = {}
+        for name in _COUNTS:
+            value = data.get(name, 0)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                raise ValueError(f"{name} must be a whole number of 0 or more, not {value!r}")
+            counts[name] = value
+        unpriced = data.get("unpriced", [])
+        if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
+            raise ValueError(f"unpriced must be a list of strings, not {unpriced!r}")
+        return cls(**counts, cost_usd=_money(data.get("cost_usd")), unpriced=list(unpriced))
+
+
+def _money(value: Any) -> Decimal | None:
+    if value is None:
+        return None
+    try:
+        amount = Decimal(str(value)) if isinstance(value, str | int) else None
+    except InvalidOperation:
+        amount = None
+    if amount is None or not amount.is_finite() or amount < 0:
+        raise ValueError(f"cost_usd must be a decimal string of 0 or more, or null, not {value!r}")
+    return amount
 
 
 def save_baseline(path: Path, tests: Mapping[str, TestCost]) -> None:
@@ -138,10 +158,13 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
     tests = document.get("tests")
     if not isinstance(tests, dict):
         raise InputError(f"baseline {path}: has no 'tests' mapping")
-    try:
-        return {name: TestCost.from_json(data) for name, data in tests.items()}
-    except (TypeError, ValueError, InvalidOperation) as exc:
-        raise InputError(f"baseline {path}: malformed test entry ({exc})") from None
+    figures = {}
+    for name, data in tests.items():
+        try:
+            figures[name] = TestCost.from_json(data)
+        except ValueError as exc:
+            raise InputError(f"baseline {path}: malformed test entry {name!r}: {exc}") from None
+    return figures
 
 
 def parse_tolerances(text: str) -> dict[str, float]:
@@ -156,6 +179,8 @@ def parse_tolerances(text: str) -> dict[str, float]:
             raise ConfigError(
                 f"tolerance {part!r}: unknown metric {metric!r}; valid: {', '.join(METRICS)}"
             )
+        if match.group(2).startswith("-"):
+            raise ConfigError(f"tolerance {part!r}: a tolerance is 0% or more")
         tolerances[metric] = float(match.group(2))
     return tolerances
 

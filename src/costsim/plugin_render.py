@@ -133,8 +133,9 @@ def _table(
     shown = ranked[:top] if top is not None else ranked
     columns = [variant.name for variant in parse_strategies(strategies)] if strategies else []
     headers = [*_HEADERS, *(f"cost with {name}" for name in columns)]
+    label = (lambda name: name.replace("|", "\\|")) if fmt == "github" else str
     rows = [
-        _row(name, cost)
+        _row(label(name), cost)
         + [_what_if_cell(state.what_if.get(name, {}), column) for column in columns]
         for name, cost in shown
     ]

@@ -209,7 +209,9 @@ class CostsimSession:
             played = [i for i, n in cassette.play_counts.items() if before.get(i) != n]
             index = played[0] if played else -1
             stored = cassette.data[index][0] if 0 <= index < len(cassette.data) else request
-            session.observe(cassette._path, index, request, response, recorded_request=stored)
+            sent = _as_recorded(cassette, request)
+            sent = stored if sent is None else sent
+            session.observe(cassette._path, index, sent, response, recorded_request=stored)
             return response
 
         def record(cassette: Any, request: Any, response: Any) -> None:
@@ -310,6 +312,18 @@ class CostsimSession:
                 costs[name] = cost
         return costs
 
+    def merge_what_if(self, test: str, columns: Mapping[str, str | None]) -> None:
+        """Add a worker's what-if costs for ``test`` (a fixture scope may run on several)."""
+        mine = self.what_if.setdefault(test, {})
+        for name, value in columns.items():
+            if name not in mine:
+                mine[name] = value
+            else:
+                old = mine[name]
+                mine[name] = (
+                    None if old is None or value is None else str(Decimal(old) + Decimal(value))
+                )
+
     def budget_for(self, test: str) -> list[Budget]:
         found = [b for pattern, b in self.pattern_budgets if fnmatch.fnmatchcase(test, pattern)]
         if test in self.budgets:
@@ -322,6 +336,15 @@ class CostsimSession:
             for budget in self.budget_for(test):
                 failures.extend(budget_failures(test, cost, budget))
         return failures
+
+
+def _as_recorded(cassette: Any, request: Any) -> Any:
+    """``request`` through the cassette's record filters (scrubbed secrets, ignored hosts), so
+    it compares with the stored request like for like; None when a filter drops it."""
+    try:
+        return cassette._before_record_request(request)
+    except Exception:  # a user's filter failing here must not fail the test
+        return request
 
 
 def _body(request: Any) -> bytes | str | None:

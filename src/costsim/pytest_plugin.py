@@ -67,7 +67,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def _enabled(config: pytest.Config) -> bool:
     if config.getoption("costsim", False):
         return True
-    return bool(_project_settings(config).get("costsim", False))
+    value = _project_settings(config).get("costsim", False)
+    if not isinstance(value, bool):
+        raise pytest.UsageError(
+            f"costsim: [tool.costsim] costsim must be true or false, not {value!r}"
+        )
+    return value
 
 
 def _project_settings(config: pytest.Config) -> dict[str, Any]:
@@ -107,9 +112,19 @@ def pytest_configure(config: pytest.Config) -> None:
 
     session = CostsimSession(as_recorded=config.getoption("costsim_as_recorded"))
     try:
-        for index, entry in enumerate(_project_settings(config).get("budgets", [])):
-            if not isinstance(entry, dict) or "pattern" not in entry:
-                raise CostsimError(f"[tool.costsim] budgets[{index}] needs a 'pattern'")
+        budgets = _project_settings(config).get("budgets", [])
+        if not isinstance(budgets, list):
+            raise CostsimError("[tool.costsim] budgets must be a list of tables")
+        for index, entry in enumerate(budgets):
+            if not isinstance(entry, dict):
+                raise CostsimError(
+                    f"[tool.costsim] budgets[{index}] must be a table such as "
+                    '{pattern = "tests/agents/*", prompt_tokens = 50000}'
+                )
+            if not isinstance(entry.get("pattern"), str):
+                raise CostsimError(
+                    f"[tool.costsim] budgets[{index}] needs a 'pattern' string (a test id glob)"
+                )
             session.pattern_budgets.append(
                 (entry["pattern"], Budget.parse(entry, f"[tool.costsim] budgets[{index}]"))
             )
@@ -117,10 +132,13 @@ def pytest_configure(config: pytest.Config) -> None:
             from costsim.plugin_render import parse_strategies
 
             parse_strategies(config.getoption("costsim_strategies"))
-        if config.getoption("costsim_compare"):
-            from costsim.baseline import load_baseline, parse_tolerances
+        from costsim.baseline import load_baseline, parse_tolerances
 
-            parse_tolerances(config.getoption("costsim_fail"))
+        parse_tolerances(config.getoption("costsim_fail"))
+        top = config.getoption("costsim_top")
+        if top is not None and top < 0:
+            raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
+        if config.getoption("costsim_compare"):
             load_baseline(_baseline_path(config, config.getoption("costsim_compare")))
     except CostsimError as exc:
         raise pytest.UsageError(f"costsim: {exc}") from None
@@ -138,33 +156,63 @@ def _baseline_path(config: pytest.Config, name: str) -> Path:
     return Path(str(config.rootpath)) / ".costsim" / f"{name}.json"
 
 
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Read every test's budget and tolerance markers before any test runs."""
+    state = config.stash.get(SESSION, None)
+    if state is None:
+        return
+    from costsim.errors import CostsimError
+
+    try:
+        for item in items:
+            _collect_marks(state, item)
+    except CostsimError as exc:
+        raise pytest.UsageError(f"costsim: {exc}") from None
+
+
+def _marker_values(item: pytest.Item, name: str) -> dict[str, Any] | None:
+    """A marker's keyword values; a closer marker (test over class over module) wins per key."""
+    marks = list(item.iter_markers(name))  # closest first
+    if not marks:
+        return None
+    values: dict[str, Any] = {}
+    for mark in reversed(marks):
+        if mark.args:
+            raise _usage(f"{item.nodeid}: {name} takes keyword arguments only")
+        values.update(mark.kwargs)
+    return values
+
+
+def _usage(message: str) -> Exception:
+    from costsim.errors import ConfigError
+
+    return ConfigError(message)
+
+
+def _collect_marks(state: CostsimSession, item: pytest.Item) -> None:
+    from costsim.baseline import parse_tolerances
+    from costsim.plugin_session import Budget
+
+    budget = _marker_values(item, "costsim_budget")
+    if budget is not None:
+        state.budgets[item.nodeid] = Budget.parse(budget, f"{item.nodeid}: costsim_budget")
+    tolerance = _marker_values(item, "costsim_tolerance")
+    if tolerance is not None:
+        text = ",".join(f"{metric}:{value}" for metric, value in tolerance.items())
+        state.tolerances[item.nodeid] = parse_tolerances(text)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_protocol(
     item: pytest.Item, nextitem: pytest.Item | None
 ) -> Generator[None, Any, Any]:
-    session = item.config.stash.get(SESSION, None)
-    if session is None:
+    state = item.config.stash.get(SESSION, None)
+    if state is None:
         return (yield)
-    _collect_marks(session, item)
-    with session.attributing(item.nodeid):
+    with state.attributing(item.nodeid):
         return (yield)
-
-
-def _collect_marks(session: CostsimSession, item: pytest.Item) -> None:
-    from costsim.baseline import parse_tolerances
-    from costsim.errors import CostsimError
-    from costsim.plugin_session import Budget
-
-    try:
-        for mark in item.iter_markers("costsim_budget"):
-            session.budgets[item.nodeid] = Budget.parse(
-                mark.kwargs, f"{item.nodeid}: costsim_budget"
-            )
-        for mark in item.iter_markers("costsim_tolerance"):
-            text = ",".join(f"{k}:{v}" for k, v in mark.kwargs.items())
-            session.tolerances[item.nodeid] = parse_tolerances(text)
-    except CostsimError as exc:
-        raise pytest.UsageError(f"costsim: {exc}") from None
 
 
 @pytest.hookimpl(wrapper=True)
@@ -210,6 +258,11 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
                 "tests": {name: cost.to_json() for name, cost in state.costs().items()},
                 "what_if": state.what_if,
                 "errors": state.errors,
+                "budgets": {
+                    name: budget.model_dump(exclude_none=True)
+                    for name, budget in state.budgets.items()
+                },
+                "tolerances": state.tolerances,
             }
         )
         return
@@ -219,10 +272,15 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
             f"costsim: {len(state.errors)} LLM call(s) could not be metered (warnings above); "
             "fix the cassettes or pass --costsim-lenient"
         )
+    from costsim.errors import CostsimError
+
+    try:
+        _write_outputs(config, state, failures)
+    except CostsimError as exc:
+        failures.append(f"costsim: {exc}")
     config.stash[FAILURES] = failures
     if failures and session.exitstatus == 0:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
-    _write_outputs(config, state)
 
 
 def pytest_testnodedown(node: Any, error: Any) -> None:
@@ -231,6 +289,7 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     if state is None or output is None:
         return
     from costsim.baseline import TestCost
+    from costsim.plugin_session import Budget
 
     figures = json.loads(output)
     for name, data in figures["tests"].items():
@@ -240,8 +299,11 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
         else:
             state.merged[name] = cost
     for name, columns in figures["what_if"].items():
-        state.what_if.setdefault(name, {}).update(columns)
+        state.merge_what_if(name, columns)
     state.errors.extend(figures["errors"])
+    for name, values in figures["budgets"].items():
+        state.budgets[name] = Budget.parse(values, name)
+    state.tolerances.update(figures["tolerances"])
 
 
 def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str]:
@@ -268,7 +330,7 @@ def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str
     return result.regressions
 
 
-def _write_outputs(config: pytest.Config, state: CostsimSession) -> None:
+def _write_outputs(config: pytest.Config, state: CostsimSession, failures: list[str]) -> None:
     from costsim.baseline import save_baseline
 
     if config.getoption("costsim_save"):
@@ -278,10 +340,7 @@ def _write_outputs(config: pytest.Config, state: CostsimSession) -> None:
         from costsim.plugin_render import write_report
 
         write_report(
-            Path(report),
-            state,
-            config.stash.get(FAILURES, []),
-            strategies=config.getoption("costsim_strategies"),
+            Path(report), state, failures, strategies=config.getoption("costsim_strategies")
         )
 
 

@@ -16,6 +16,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+from costsim.errors import ConfigError
 from costsim.ledger import Totals
 from costsim.metering.meter import ErrorBand
 from costsim.report import CassetteReport, Report
@@ -232,7 +233,12 @@ def render(report: Report, fmt: str) -> str:
 
 def write_atomic(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` so readers never see a half-written file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError as exc:
+        if tmp.parent.is_dir():
+            tmp.unlink(missing_ok=True)
+        raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from None
