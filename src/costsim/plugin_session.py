@@ -169,9 +169,10 @@ class CostsimSession:
     ) -> None:
         """Note one replayed or recorded interaction for the test running now.
 
-        ``recorded_request`` is the cassette's request when it differs from the one the code
-        sent (a replay). A call that cannot be read is noted, never raised: the user's test
-        must not fail because of costsim. The run fails on it afterwards unless lenient.
+        ``recorded_request`` is the cassette's stored request on a replay (None when
+        recording); ``request`` is then what the code sent, through the record filters. A call
+        that cannot be read is noted, never raised: the user's test must not fail because of
+        costsim. The run fails on it afterwards unless lenient.
         """
         try:
             stored = recorded_request if recorded_request is not None else request

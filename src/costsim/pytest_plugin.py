@@ -177,18 +177,14 @@ def _marker_values(item: pytest.Item, name: str) -> dict[str, Any] | None:
     marks = list(item.iter_markers(name))  # closest first
     if not marks:
         return None
+    from costsim.errors import ConfigError
+
     values: dict[str, Any] = {}
     for mark in reversed(marks):
         if mark.args:
-            raise _usage(f"{item.nodeid}: {name} takes keyword arguments only")
+            raise ConfigError(f"{item.nodeid}: {name} takes keyword arguments only")
         values.update(mark.kwargs)
     return values
-
-
-def _usage(message: str) -> Exception:
-    from costsim.errors import ConfigError
-
-    return ConfigError(message)
 
 
 def _collect_marks(state: CostsimSession, item: pytest.Item) -> None:
