@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from examples.browser_pages import FIELDS, PRODUCTS, Session
 from examples.browser_tools import OUTPUT_DIR, SHOP, TOOLS, result
@@ -79,6 +80,11 @@ class _Browse:
             {"role": "user", "content": [block]},
         ]
 
+    def click(self, element: str, ref: str, text: str | None = None, **page: Any) -> None:
+        """A ``browser_click`` on ``element`` whose result shows ``page`` (see ``result``)."""
+        arguments, code = _click(element, ref)
+        self.step(text, "browser_click", arguments, result(code, **page))
+
     def finish(self, text: str) -> None:
         request = {
             "model": MODEL,
@@ -99,7 +105,7 @@ def _click(element: str, ref: str) -> tuple[Json, str]:
     )
 
 
-def generate(folder: Path) -> None:  # noqa: PLR0915  (a script, step by step)
+def generate(folder: Path) -> None:
     recorder = Recorder(
         seed=20251120,
         start=datetime(2025, 11, 20, 10, 20, 5, tzinfo=UTC),
@@ -145,18 +151,13 @@ def generate(folder: Path) -> None:  # noqa: PLR0915  (a script, step by step)
         ),
     )
     page, found = shop.results("usb-c cable 100w", by_price=True)
-    arguments, code = _click("Price: low to high option", found["price_option"])
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(
-            code,
-            url=results_url + "&sort=price_asc",
-            title="Search: usb-c cable 100w | Voltcraft Supply",
-            snapshot=page,
-            console=1,
-        ),
+    browse.click(
+        "Price: low to high option",
+        found["price_option"],
+        url=results_url + "&sort=price_asc",
+        title="Search: usb-c cable 100w | Voltcraft Supply",
+        snapshot=page,
+        console=1,
     )
     listing = [
         {"name": p.name, "price": p.price}
@@ -177,32 +178,29 @@ def generate(folder: Path) -> None:  # noqa: PLR0915  (a script, step by step)
         ),
     )
     page, refs = shop.product()
-    arguments, code = _click(f"{product.name} link", found["cheapest"])
-    browse.step(
+    browse.click(
+        f"{product.name} link",
+        found["cheapest"],
         f"The cheapest cable that is 100 W and at least 1 m is the {product.name} at "
         f"{product.price}. Opening it.",
-        "browser_click",
-        arguments,
-        result(code, url=product_url, title=product_title, snapshot=page, console=3),
+        url=product_url,
+        title=product_title,
+        snapshot=page,
+        console=3,
     )
     sheet_url = "https://cdn.shop.example.com/docs/vc-usbc-100w.html"
     tabs = [
         f"- 0: [{product_title}] ({product_url})",
         f"- 1: (current) [VC-USBC-100W datasheet] ({sheet_url})",
     ]
-    arguments, code = _click("Datasheet (PDF) link", refs["datasheet"])
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(
-            code,
-            url=sheet_url,
-            title="VC-USBC-100W datasheet",
-            snapshot=shop.datasheet(),
-            tabs=tabs,
-            downloads=f"- Downloaded file vc-usbc-100w.pdf to {OUTPUT_DIR}/vc-usbc-100w.pdf",
-        ),
+    browse.click(
+        "Datasheet (PDF) link",
+        refs["datasheet"],
+        url=sheet_url,
+        title="VC-USBC-100W datasheet",
+        snapshot=shop.datasheet(),
+        tabs=tabs,
+        downloads=f"- Downloaded file vc-usbc-100w.pdf to {OUTPUT_DIR}/vc-usbc-100w.pdf",
     )
     page, refs = shop.product()
     browse.step(
@@ -218,21 +216,22 @@ def generate(folder: Path) -> None:  # noqa: PLR0915  (a script, step by step)
         ),
     )
     page, refs = shop.product(length="1 m")
-    arguments, code = _click("1 m radio", refs["len-1 m"])
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(code, url=product_url + "?length=1m", title=product_title, snapshot=page),
+    browse.click(
+        "1 m radio",
+        refs["len-1 m"],
+        url=product_url + "?length=1m",
+        title=product_title,
+        snapshot=page,
     )
     shop.cart = 1
     page, refs = shop.product(length="1 m", added=True)
-    arguments, code = _click("Add to cart button", refs["add"])
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(code, url=product_url + "?length=1m", title=product_title, snapshot=page, console=2),
+    browse.click(
+        "Add to cart button",
+        refs["add"],
+        url=product_url + "?length=1m",
+        title=product_title,
+        snapshot=page,
+        console=2,
     )
     shot = f"{OUTPUT_DIR}/page-2025-11-20T10-24-51-318Z.png"
     browse.step(
@@ -246,29 +245,24 @@ def generate(folder: Path) -> None:  # noqa: PLR0915  (a script, step by step)
         ),
     )
     page, found = shop.cart_page()
-    arguments, code = _click("Cart (1) link", refs["cart"])
-    browse.step(
+    browse.click(
+        "Cart (1) link",
+        refs["cart"],
         f"The cable is in the cart ({product.price}). Going to checkout.",
-        "browser_click",
-        arguments,
-        result(
-            code, url=f"{SHOP}/cart", title="Your cart | Voltcraft Supply", snapshot=page, console=1
-        ),
+        url=f"{SHOP}/cart",
+        title="Your cart | Voltcraft Supply",
+        snapshot=page,
+        console=1,
     )
     values: dict[str, str] = {}
     page, refs = shop.checkout(values, "details")
-    arguments, code = _click("Checkout button", found["checkout"])
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(
-            code,
-            url=f"{SHOP}/checkout/details",
-            title="Checkout | Voltcraft Supply",
-            snapshot=page,
-            console=2,
-        ),
+    browse.click(
+        "Checkout button",
+        found["checkout"],
+        url=f"{SHOP}/checkout/details",
+        title="Checkout | Voltcraft Supply",
+        snapshot=page,
+        console=2,
     )
     for label, value in DETAILS.items():
         values[label] = value
@@ -288,44 +282,30 @@ def generate(folder: Path) -> None:  # noqa: PLR0915  (a script, step by step)
         )
     continue_ref = refs["continue"]
     page, refs = shop.checkout(values, "delivery")
-    arguments, code = _click("Continue to delivery button", continue_ref)
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(
-            code,
-            url=f"{SHOP}/checkout/delivery",
-            title="Checkout | Voltcraft Supply",
-            snapshot=page,
-            console=1,
-        ),
+    browse.click(
+        "Continue to delivery button",
+        continue_ref,
+        url=f"{SHOP}/checkout/delivery",
+        title="Checkout | Voltcraft Supply",
+        snapshot=page,
+        console=1,
     )
-    arguments, code = _click("Standard delivery radio", refs["Standard"])
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(
-            code,
-            url=f"{SHOP}/checkout/delivery",
-            title="Checkout | Voltcraft Supply",
-            snapshot=page,
-        ),
+    browse.click(
+        "Standard delivery radio",
+        refs["Standard"],
+        url=f"{SHOP}/checkout/delivery",
+        title="Checkout | Voltcraft Supply",
+        snapshot=page,
     )
-    arguments, code = _click("Continue to payment button", refs["continue"])
+    clicked = refs["continue"]
     page, refs = shop.checkout(values, "payment")
-    browse.step(
-        None,
-        "browser_click",
-        arguments,
-        result(
-            code,
-            url=f"{SHOP}/checkout/payment",
-            title="Checkout | Voltcraft Supply",
-            snapshot=page,
-            console=2,
-        ),
+    browse.click(
+        "Continue to payment button",
+        clicked,
+        url=f"{SHOP}/checkout/payment",
+        title="Checkout | Voltcraft Supply",
+        snapshot=page,
+        console=2,
     )
     browse.finish(
         f"Done up to payment, without paying. In the cart: {product.name}, {product.price} "
