@@ -21,13 +21,15 @@ from costsim.cli import cli
 from costsim.errors import ConfigError, InputError
 
 
-def _cost(prompt: int, cost: str | None = "0.10") -> TestCost:
+def _cost(prompt: int, cost: str | None = "0.10", output: int = 50) -> TestCost:
+    """A test's figures; ``cost`` None: one call is unpriced (priced part $0.04)."""
     return TestCost(
         calls=2,
         prompt_tokens=prompt,
         uncached_input_tokens=prompt,
-        output_tokens=50,
-        cost_usd=None if cost is None else Decimal(cost),
+        output_tokens=output,
+        priced_cost_usd=Decimal("0.04") if cost is None else Decimal(cost),
+        unpriced_calls=1 if cost is None else 0,
     )
 
 
@@ -36,8 +38,11 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     path = tmp_path / ".costsim" / "main.json"
     save_baseline(path, tests)
     document = json.loads(path.read_text())
-    assert document["format_version"] == 1 and document["kind"] == "costsim.baseline"
+    assert document["format_version"] == 2 and document["kind"] == "costsim.baseline"
     assert document["tests"]["t::a"]["cost_usd"] == "0.10"  # money stays a decimal string
+    assert document["tests"]["t::b"]["cost_usd"] is None  # unpriced: never $0 ...
+    assert document["tests"]["t::b"]["priced_cost_usd"] == "0.04"  # ... the priced part kept
+    assert document["tests"]["t::b"]["unpriced_calls"] == 1
     assert load_baseline(path) == tests
     assert not list(path.parent.glob("*.tmp*"))  # written atomically, nothing left behind
 
@@ -92,15 +97,49 @@ def test_compare_regressions_improvements_new_and_gone() -> None:
     assert loose.regressions == []
 
 
-def test_compare_from_zero_and_to_unpriced() -> None:
-    old = {"t::a": _cost(0, "0"), "t::b": _cost(100)}
-    new = {"t::a": _cost(10, "0.01"), "t::b": _cost(100, None)}
+def test_compare_from_zero() -> None:
+    old = {"t::a": _cost(0, "0")}
+    new = {"t::a": _cost(10, "0.01")}
     result = compare_baselines(old, new, {"prompt_tokens": 5.0, "cost": 5.0})
     assert result.regressions == [
         "t::a: cost rose from 0 to 0.01",
         "t::a: prompt_tokens rose from 0 to 10",
-        "t::b: cost is unknown now (unpriced calls)",
     ]
+
+
+def test_a_cost_gate_on_an_unpriced_test_falls_back_to_its_tokens() -> None:
+    """+21% prompt tokens on a test whose model has no price: the cost gate cannot see it,
+    so it gates the tokens at the same tolerance instead, and says so."""
+    old = {"t::u": _cost(1000, None), "t::p": _cost(1000)}
+    new = {"t::u": _cost(1210, None), "t::p": _cost(1210)}
+    result = compare_baselines(old, new, {"cost": 5.0})
+    assert result.regressions == [
+        "t::u: prompt_tokens rose +21.0% (1000 -> 1210), over the tolerance of 5%"
+    ]  # t::p's cost did not change: its cost gate passes
+    assert result.notes == [
+        "t::u: cost not compared (1 unpriced call(s)); gated on prompt_tokens:5%, "
+        "output_tokens:5% instead"
+    ]
+    custom = compare_baselines(old, new, {"cost": 5.0}, unpriced_fallback={"prompt_tokens": 25})
+    assert custom.regressions == []
+    assert custom.notes == [
+        "t::u: cost not compared (1 unpriced call(s)); gated on prompt_tokens:25% instead"
+    ]
+    newly = compare_baselines(
+        {"t::p": _cost(1000)}, {"t::p": _cost(1000, None, output=60)}, {"cost": 5.0}
+    )
+    assert newly.regressions == [
+        "t::p: output_tokens rose +20.0% (50 -> 60), over the tolerance of 5%"
+    ]
+
+
+def test_version_1_baselines_still_read(tmp_path: Path) -> None:
+    path = tmp_path / "old.json"
+    entries = {"t::a": {"calls": 1, "cost_usd": "0.5"}, "t::b": {"calls": 1, "cost_usd": None}}
+    path.write_text(json.dumps({"kind": "costsim.baseline", "format_version": 1, "tests": entries}))
+    loaded = load_baseline(path)
+    assert loaded["t::a"].cost_usd == Decimal("0.5")
+    assert (loaded["t::b"].cost_usd, loaded["t::b"].unpriced_calls) == (None, 1)
 
 
 def test_cli_compare_exit_codes(tmp_path: Path) -> None:

@@ -29,19 +29,26 @@ __all__ = [
     "save_baseline",
 ]
 
-BASELINE_FORMAT_VERSION = 1
+BASELINE_FORMAT_VERSION = 2
+"""2 adds ``priced_cost_usd`` and ``unpriced_calls``; version 1 files are still read."""
+READABLE_VERSIONS = (1, 2)
 METRICS = ("cost", "prompt_tokens", "output_tokens", "calls")
+TOKEN_METRICS = ("prompt_tokens", "output_tokens")
 
 
 _COUNTS = (
     "calls", "estimated_calls", "drifted_calls", "prompt_tokens", "uncached_input_tokens",
-    "cache_read_tokens", "cache_write_tokens", "output_tokens",
+    "cache_read_tokens", "cache_write_tokens", "output_tokens", "unpriced_calls",
 )  # fmt: skip
 
 
 @dataclass(slots=True)
 class TestCost:
-    """What one test's LLM calls used and cost (``cost_usd`` None when anything is unpriced)."""
+    """What one test's LLM calls used and cost.
+
+    ``priced_cost_usd`` sums the calls that have a price; ``unpriced_calls`` counts the others,
+    so the cost is complete (``cost_usd``) only when that count is 0.
+    """
 
     __test__: ClassVar[bool] = False  # not a pytest test class
 
@@ -55,7 +62,9 @@ class TestCost:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     output_tokens: int = 0
-    cost_usd: Decimal | None = Decimal(0)
+    priced_cost_usd: Decimal = Decimal(0)
+    unpriced_calls: int = 0
+    """Calls whose cost is unknown: a model without a price, or a call without usage."""
     unpriced: list[str] = field(default_factory=list)
 
     @classmethod
@@ -69,9 +78,15 @@ class TestCost:
             cache_read_tokens=totals.cache_read_tokens,
             cache_write_tokens=totals.cache_write_tokens,
             output_tokens=totals.output_tokens,
-            cost_usd=totals.cost_usd,
+            priced_cost_usd=totals.priced_cost,
+            unpriced_calls=totals.unpriced_calls + totals.unmetered_calls,
             unpriced=[f"{u.provenance}: {u.reason}" for u in totals.unpriced],
         )
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        """The whole cost, or None when any call is unpriced (see ``priced_cost_usd``)."""
+        return None if self.unpriced_calls else self.priced_cost_usd
 
     @property
     def cache_hit_rate(self) -> float | None:
@@ -80,11 +95,7 @@ class TestCost:
     def merge(self, other: TestCost) -> None:
         for name in _COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.cost_usd = (
-            None
-            if self.cost_usd is None or other.cost_usd is None
-            else self.cost_usd + other.cost_usd
-        )
+        self.priced_cost_usd += other.priced_cost_usd
         self.unpriced.extend(other.unpriced)
 
     def metric(self, name: str) -> Decimal | None:
@@ -94,11 +105,18 @@ class TestCost:
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
         data["cost_usd"] = None if self.cost_usd is None else str(self.cost_usd)
+        data["priced_cost_usd"] = str(self.priced_cost_usd)
         return data
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> TestCost:
-        """Read one test's figures; a wrong type or value raises ValueError naming the field."""
+    def from_json(
+        cls, data: Mapping[str, Any], *, version: int = BASELINE_FORMAT_VERSION
+    ) -> TestCost:
+        """Read one test's figures; a wrong type or value raises ValueError naming the field.
+
+        Version 1 stored only ``cost_usd`` (null when anything was unpriced): its priced part
+        is unknown, so such a test reads as unpriced with no priced cost.
+        """
         if not isinstance(data, Mapping):
             raise ValueError(f"expected a mapping, got {type(data).__name__}")
         counts = {}
@@ -110,10 +128,18 @@ class TestCost:
         unpriced = data.get("unpriced", [])
         if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
             raise ValueError(f"unpriced must be a list of strings, not {unpriced!r}")
-        return cls(**counts, cost_usd=_money(data.get("cost_usd")), unpriced=list(unpriced))
+        cost = _money("cost_usd", data.get("cost_usd"))
+        if version == 1:
+            counts["unpriced_calls"] = 0 if cost is not None else max(1, len(unpriced))
+            priced = cost or Decimal(0)
+        else:
+            priced = _money("priced_cost_usd", data.get("priced_cost_usd", "0")) or Decimal(0)
+            if (cost is None) != bool(counts["unpriced_calls"]):
+                raise ValueError("cost_usd must be null exactly when unpriced_calls is above 0")
+        return cls(**counts, priced_cost_usd=priced, unpriced=list(unpriced))
 
 
-def _money(value: Any) -> Decimal | None:
+def _money(name: str, value: Any) -> Decimal | None:
     if value is None:
         return None
     try:
@@ -121,7 +147,7 @@ def _money(value: Any) -> Decimal | None:
     except InvalidOperation:
         amount = None
     if amount is None or not amount.is_finite() or amount < 0:
-        raise ValueError(f"cost_usd must be a decimal string of 0 or more, or null, not {value!r}")
+        raise ValueError(f"{name} must be a decimal string of 0 or more, or null, not {value!r}")
     return amount
 
 
@@ -150,10 +176,11 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
         ) from None
     if not isinstance(document, dict) or document.get("kind") != "costsim.baseline":
         raise InputError(f"baseline {path}: not a costsim baseline file")
-    if document.get("format_version") != BASELINE_FORMAT_VERSION:
+    version = document.get("format_version")
+    if version not in READABLE_VERSIONS:
         raise InputError(
-            f"baseline {path}: format_version {document.get('format_version')!r} is not "
-            f"{BASELINE_FORMAT_VERSION}; save the baseline again"
+            f"baseline {path}: format_version {version!r} is not one costsim reads "
+            f"({', '.join(map(str, READABLE_VERSIONS))}); save the baseline again"
         )
     tests = document.get("tests")
     if not isinstance(tests, dict):
@@ -161,7 +188,7 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
     figures = {}
     for name, data in tests.items():
         try:
-            figures[name] = TestCost.from_json(data)
+            figures[name] = TestCost.from_json(data, version=version)
         except ValueError as exc:
             raise InputError(f"baseline {path}: malformed test entry {name!r}: {exc}") from None
     return figures
@@ -185,6 +212,10 @@ def parse_tolerances(text: str) -> dict[str, float]:
     return tolerances
 
 
+def _describe(limits: Mapping[str, float]) -> str:
+    return ", ".join(f"{metric}:{percent:g}%" for metric, percent in limits.items())
+
+
 @dataclass(frozen=True, slots=True)
 class RegressionCheck:
     """A metric may grow by at most ``percent`` over the baseline."""
@@ -195,9 +226,7 @@ class RegressionCheck:
     def fails(self, test: str, old: TestCost, new: TestCost) -> str | None:
         before, after = old.metric(self.metric), new.metric(self.metric)
         if before is None or after is None:
-            if after is None and before is not None:
-                return f"{test}: {self.metric} is unknown now (unpriced calls)"
-            return None
+            return None  # an unpriced cost: compare_baselines gates the tokens instead
         if before == 0:
             return None if after == 0 else f"{test}: {self.metric} rose from 0 to {after}"
         change = float((after - before) / before * 100)
@@ -215,6 +244,37 @@ class Comparison:
     improvements: list[str] = field(default_factory=list)
     new_tests: list[str] = field(default_factory=list)
     missing_tests: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """What was checked differently from what was asked (a cost gate on an unpriced test)."""
+
+
+def _limits_for(
+    test: str,
+    old: TestCost,
+    new: TestCost,
+    limits: dict[str, float],
+    fallback: Mapping[str, float] | None,
+) -> tuple[dict[str, float], str | None]:
+    """The checks to run on one test, and a note when a cost gate fell back to tokens."""
+    if "cost" not in limits or not (old.unpriced_calls or new.unpriced_calls):
+        return limits, None
+    percent = limits.pop("cost")
+    tokens = dict(fallback) if fallback is not None else dict.fromkeys(TOKEN_METRICS, percent)
+    added = {metric: pct for metric, pct in tokens.items() if metric not in limits}
+    limits.update(added)
+    unpriced = max(old.unpriced_calls, new.unpriced_calls)
+    gated = _describe(added) if added else "its token tolerances"
+    note = f"{test}: cost not compared ({unpriced} unpriced call(s)); gated on {gated} instead"
+    return limits, note
+
+
+def _improvement(test: str, old: TestCost, new: TestCost) -> str | None:
+    before, after = old.cost_usd, new.cost_usd
+    if before is not None and after is not None:
+        return f"{test}: cost {before} -> {after}" if after < before else None
+    if new.prompt_tokens < old.prompt_tokens:
+        return f"{test}: prompt_tokens {old.prompt_tokens:,} -> {new.prompt_tokens:,} (unpriced)"
+    return None
 
 
 def compare_baselines(
@@ -223,20 +283,29 @@ def compare_baselines(
     tolerances: Mapping[str, float],
     *,
     overrides: Mapping[str, Mapping[str, float]] | None = None,
+    unpriced_fallback: Mapping[str, float] | None = None,
 ) -> Comparison:
-    """Regressions beyond tolerance (per metric, per-test overrides), improvements, new tests."""
+    """Regressions beyond tolerance (per metric, per-test overrides), improvements, new tests.
+
+    A cost tolerance cannot be checked on a test with unpriced calls (its cost is unknown on
+    one side): that test is gated on ``unpriced_fallback`` instead (by default prompt and
+    output tokens at the cost tolerance), and a note says so.
+    """
     result = Comparison()
     for test in sorted(new):
         if test not in old:
             result.new_tests.append(test)
             continue
         limits = {**tolerances, **(overrides or {}).get(test, {})}
+        limits, note = _limits_for(test, old[test], new[test], limits, unpriced_fallback)
+        if note is not None:
+            result.notes.append(note)
         for metric, percent in sorted(limits.items()):
             failure = RegressionCheck(metric, percent).fails(test, old[test], new[test])
             if failure is not None:
                 result.regressions.append(failure)
-        before, after = old[test].cost_usd, new[test].cost_usd
-        if before is not None and after is not None and after < before:
-            result.improvements.append(f"{test}: cost {before} -> {after}")
+        improvement = _improvement(test, old[test], new[test])
+        if improvement is not None:
+            result.improvements.append(improvement)
     result.missing_tests = sorted(set(old) - set(new))
     return result

@@ -195,6 +195,8 @@ class ThinkingConfig:
     enabled: bool
     budget_tokens: int | None = None
     effort: str | None = None
+    summary: str | None = None
+    """OpenAI Responses ``reasoning.summary`` (auto / concise / detailed): summaries are output."""
 
 
 # --- usage ----------------------------------------------------------------------------------

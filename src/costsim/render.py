@@ -21,7 +21,16 @@ from costsim.ledger import Totals
 from costsim.metering.meter import ErrorBand
 from costsim.report import CassetteReport, Report
 
-__all__ = ["FORMAT_VERSION", "RENDERERS", "money", "render", "totals_json"]
+__all__ = [
+    "FORMAT_VERSION",
+    "RENDERERS",
+    "fit_table",
+    "money",
+    "partial_money",
+    "render",
+    "shorten_left",
+    "totals_json",
+]
 
 FORMAT_VERSION = 1
 
@@ -38,6 +47,46 @@ def money(amount: Decimal | None) -> str:
     if amount is None:
         return "unknown"
     return f"${amount:,.6f}" if abs(amount) < 1 else f"${amount:,.4f}"
+
+
+def partial_money(priced: Decimal, unpriced_calls: int) -> str:
+    """A cost that may be partial: ``$0.0312``, or ``>= $0.0312 (+2 unpriced)``."""
+    if not unpriced_calls:
+        return money(priced)
+    return f">= {money(priced)} (+{unpriced_calls} unpriced)"
+
+
+def shorten_left(text: str, width: int) -> str:
+    """``text`` cut from the left to ``width`` characters (``...`` marks the cut)."""
+    if len(text) <= width:
+        return text
+    return "..." + text[len(text) - max(width - 3, 1) :]
+
+
+def fit_table(
+    headers: list[str], rows: list[list[str]], *, width: int, tablefmt: str = "simple"
+) -> list[str]:
+    """A table whose lines fit ``width``, shortening the first column from the left.
+
+    The first column is left-aligned, the figures right-aligned.
+    """
+    align = ("left", *("right",) * (len(headers) - 1))
+    lines = tabulate(
+        rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=align
+    ).splitlines()
+    widest = max((len(line) for line in lines), default=0)
+    if widest <= width or not rows:
+        return lines
+    first = max(len(row[0]) for row in [headers, *rows])
+    room = max(first - (widest - width), 12)
+    shortened = [[shorten_left(row[0], room), *row[1:]] for row in rows]
+    return tabulate(
+        shortened,
+        headers=[shorten_left(headers[0], room), *headers[1:]],
+        tablefmt=tablefmt,
+        disable_numparse=True,
+        colalign=align,
+    ).splitlines()
 
 
 def percent(rate: float | None) -> str:

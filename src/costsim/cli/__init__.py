@@ -34,4 +34,4 @@ cli.add_command(baseline)
 
 
 def main() -> None:
-    cli()
+    cli(prog_name="costsim")

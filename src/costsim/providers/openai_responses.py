@@ -136,8 +136,11 @@ def _thinking(raw: Any) -> ThinkingConfig | None:
     if not reasoning:
         return None
     effort = reasoning.get("effort")
+    summary = reasoning.get("summary", reasoning.get("generate_summary"))
     return ThinkingConfig(
-        enabled=effort != "none", effort=effort if isinstance(effort, str) else None
+        enabled=effort != "none",
+        effort=effort if isinstance(effort, str) else None,
+        summary=summary if isinstance(summary, str) else None,
     )
 
 

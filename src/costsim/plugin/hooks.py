@@ -1,24 +1,35 @@
 """``pytest --costsim``: meter the LLM calls a test suite replays from cassettes, and gate them.
 
-Hooks and options only; the state lives in :class:`costsim.plugin_session.CostsimSession`.
-Inert unless ``--costsim`` is given (or ``costsim = true`` under ``[tool.costsim]``): nothing is
-printed and nothing heavy is imported.
+Hooks and options only; the state lives in :class:`costsim.plugin.session.CostsimSession`.
+
+Installing costsim registers this plugin in every pytest run of the environment, so it must
+never break one: without ``--costsim`` (or ``costsim = true`` in the pytest ini settings) it
+registers its options and markers and does nothing else — no file is read, nothing heavy is
+imported. Hooks of optional plugins (pytest-xdist) are optional. During a costsim run an
+error inside costsim becomes a line in the costsim section and fails that section; it never
+turns into an INTERNALERROR that loses the test results.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Generator
+import functools
+from collections.abc import Callable, Generator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import pytest
 
 if TYPE_CHECKING:
-    from costsim.plugin_session import CostsimSession
+    from costsim.plugin.session import CostsimSession
+    from costsim.plugin.settings import PluginSettings
 
-SESSION = pytest.StashKey["CostsimSession"]()
-FAILURES = pytest.StashKey[list[str]]()
+SESSION: pytest.StashKey[CostsimSession] = pytest.StashKey()
+SETTINGS: pytest.StashKey[PluginSettings] = pytest.StashKey()
+FAILURES: pytest.StashKey[list[str]] = pytest.StashKey()
+DRIFT_MODES = ("warn", "fail", "ignore")
+
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -52,47 +63,67 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(options as name:key=value; a&b stacks two in one column).",
     )
     group.addoption(
-        "--costsim-as-recorded",
-        action="store_true",
-        help="Meter each replayed call as recorded, even when the code now sends a different "
-        "request (by default the difference is metered).",
+        "--costsim-drift",
+        choices=DRIFT_MODES,
+        default=None,
+        help="A replayed call whose request the code now sends differently: warn (default: "
+        "meter it as sent and list it), fail (the same, and fail the run) or ignore (meter "
+        "the recording).",
     )
     group.addoption(
         "--costsim-lenient",
         action="store_true",
         help="Warn about LLM calls costsim cannot meter instead of failing the run.",
     )
+    parser.addini("costsim", type="bool", default=False, help="Turn on costsim (as --costsim).")
 
 
 def _enabled(config: pytest.Config) -> bool:
     if config.getoption("costsim", False):
         return True
-    value = _project_settings(config).get("costsim", False)
-    if not isinstance(value, bool):
-        raise pytest.UsageError(
-            f"costsim: [tool.costsim] costsim must be true or false, not {value!r}"
-        )
-    return value
-
-
-def _project_settings(config: pytest.Config) -> dict[str, Any]:
-    import tomllib
-
-    inifile = config.inipath
-    path = (
-        inifile
-        if inifile is not None and inifile.name == "pyproject.toml"
-        else Path(str(config.rootpath)) / "pyproject.toml"
-    )
-    if not path.is_file():
-        return {}
     try:
-        settings = (
-            tomllib.loads(path.read_text(encoding="utf-8")).get("tool", {}).get("costsim", {})
-        )
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise pytest.UsageError(f"costsim: {path} cannot be read ({exc})") from None
-    return settings if isinstance(settings, dict) else {}
+        return bool(config.getini("costsim"))
+    except ValueError as exc:
+        raise pytest.UsageError(f"costsim: ini option costsim: {exc}") from None
+
+
+def _project_file(config: pytest.Config) -> Path:
+    inifile = config.inipath
+    if inifile is not None and inifile.name == "pyproject.toml":
+        return inifile
+    return Path(str(config.rootpath)) / "pyproject.toml"
+
+
+def _guarded(hook: Callable[P, R]) -> Callable[P, R | None]:
+    """Run a hook of an active session; costsim's own failure becomes an internal error."""
+
+    @functools.wraps(hook)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R | None:
+        try:
+            return hook(*args, **kwargs)
+        except pytest.UsageError:
+            raise
+        except Exception as exc:
+            config = _config_of(args, kwargs)
+            state = config.stash.get(SESSION, None) if config is not None else None
+            if state is None:
+                raise
+            state.internal_errors.append(
+                f"{hook.__name__}: {type(exc).__name__}: {exc} (a costsim bug; please report it)"
+            )
+            return None
+
+    return wrapper
+
+
+def _config_of(args: tuple[Any, ...], kwargs: dict[str, Any]) -> pytest.Config | None:
+    for value in (*args, *kwargs.values()):
+        if isinstance(value, pytest.Config):
+            return value
+        config = getattr(value, "config", None)
+        if isinstance(config, pytest.Config):
+            return config
+    return None
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -108,42 +139,46 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         return
     from costsim.errors import CostsimError
-    from costsim.plugin_session import Budget, CostsimSession
+    from costsim.plugin.session import CostsimSession
 
-    session = CostsimSession(as_recorded=config.getoption("costsim_as_recorded"))
+    state = CostsimSession()
+    config.stash[SESSION] = state
     try:
-        budgets = _project_settings(config).get("budgets", [])
-        if not isinstance(budgets, list):
-            raise CostsimError("[tool.costsim] budgets must be a list of tables")
-        for index, entry in enumerate(budgets):
-            if not isinstance(entry, dict):
-                raise CostsimError(
-                    f"[tool.costsim] budgets[{index}] must be a table such as "
-                    '{pattern = "tests/agents/*", prompt_tokens = 50000}'
-                )
-            if not isinstance(entry.get("pattern"), str):
-                raise CostsimError(
-                    f"[tool.costsim] budgets[{index}] needs a 'pattern' string (a test id glob)"
-                )
-            session.pattern_budgets.append(
-                (entry["pattern"], Budget.parse(entry, f"[tool.costsim] budgets[{index}]"))
-            )
-        if config.getoption("costsim_strategies"):
-            from costsim.plugin_render import parse_strategies
-
-            parse_strategies(config.getoption("costsim_strategies"))
-        from costsim.baseline import load_baseline, parse_tolerances
-
-        parse_tolerances(config.getoption("costsim_fail"))
-        top = config.getoption("costsim_top")
-        if top is not None and top < 0:
-            raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
-        if config.getoption("costsim_compare"):
-            load_baseline(_baseline_path(config, config.getoption("costsim_compare")))
+        _configure(config, state)
     except CostsimError as exc:
+        del config.stash[SESSION]
         raise pytest.UsageError(f"costsim: {exc}") from None
-    session.install()
-    config.stash[SESSION] = session
+    except Exception as exc:  # costsim's own bug: report it at the end, let the tests run
+        state.internal_errors.append(
+            f"setting up: {type(exc).__name__}: {exc} (a costsim bug; please report it)"
+        )
+
+
+def _configure(config: pytest.Config, state: CostsimSession) -> None:
+    from costsim.baseline import load_baseline, parse_tolerances
+    from costsim.errors import CostsimError
+    from costsim.plugin.settings import read_settings
+
+    settings = read_settings(_project_file(config))
+    config.stash[SETTINGS] = settings
+    state.pattern_budgets.extend(settings.pattern_budgets())
+    state.drift = config.getoption("costsim_drift") or settings.drift or "warn"
+    if settings.costsim is not None:
+        state.notes.append(
+            "[tool.costsim] costsim no longer turns costsim on: set costsim = true under "
+            "[tool.pytest.ini_options] (or pass --costsim)"
+        )
+    if config.getoption("costsim_strategies"):
+        from costsim.plugin.what_if import parse_strategies
+
+        parse_strategies(config.getoption("costsim_strategies"))
+    parse_tolerances(config.getoption("costsim_fail"))
+    top = config.getoption("costsim_top")
+    if top is not None and top < 0:
+        raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
+    if config.getoption("costsim_compare"):
+        load_baseline(_baseline_path(config, config.getoption("costsim_compare")))
+    state.install()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -156,6 +191,7 @@ def _baseline_path(config: pytest.Config, name: str) -> Path:
     return Path(str(config.rootpath)) / ".costsim" / f"{name}.json"
 
 
+@_guarded
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
@@ -189,7 +225,7 @@ def _marker_values(item: pytest.Item, name: str) -> dict[str, Any] | None:
 
 def _collect_marks(state: CostsimSession, item: pytest.Item) -> None:
     from costsim.baseline import parse_tolerances
-    from costsim.plugin_session import Budget
+    from costsim.plugin.budgets import Budget
 
     budget = _marker_values(item, "costsim_budget")
     if budget is not None:
@@ -233,7 +269,7 @@ def costsim(request: pytest.FixtureRequest) -> Any:
     session = request.config.stash.get(SESSION, None)
     if session is None:
         pytest.skip("the costsim fixture needs pytest --costsim")
-    from costsim.plugin_session import TestLedger
+    from costsim.plugin.session import TestLedger
 
     return TestLedger(session, request.node.nodeid)
 
@@ -243,30 +279,37 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     state = config.stash.get(SESSION, None)
     if state is None:
         return
+    failures = _finish(session, state) or []
+    failures += [f"costsim internal error: {error}" for error in state.internal_errors]
+    config.stash[FAILURES] = failures
+    if failures and session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+@_guarded
+def _finish(session: pytest.Session, state: CostsimSession) -> list[str]:
+    """Simulate, compare and write what was asked; the failures of the costsim part."""
+    config = session.config
     if config.getoption("costsim_strategies"):
-        from costsim.plugin_render import what_if_costs
+        from costsim.plugin.what_if import what_if_costs
 
         state.what_if.update(what_if_costs(state, config.getoption("costsim_strategies")))
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: hand the figures to the controller
-        workeroutput["costsim"] = json.dumps(
-            {
-                "tests": {name: cost.to_json() for name, cost in state.costs().items()},
-                "what_if": state.what_if,
-                "errors": state.errors,
-                "budgets": {
-                    name: budget.model_dump(exclude_none=True)
-                    for name, budget in state.budgets.items()
-                },
-                "tolerances": state.tolerances,
-            }
-        )
-        return
+        workeroutput["costsim"] = state.worker_output()
+        state.internal_errors.clear()  # the controller reports them
+        return []
     failures = [*state.failures(), *_baseline_failures(config, state)]
     if state.errors and not config.getoption("costsim_lenient"):
         failures.append(
             f"costsim: {len(state.errors)} LLM call(s) could not be metered (warnings above); "
             "fix the cassettes or pass --costsim-lenient"
+        )
+    drifted = state.drifted() if state.drift == "fail" else []
+    if drifted:
+        failures.append(
+            f"costsim: {len(drifted)} replayed call(s) drifted from their recording "
+            "(--costsim-drift=fail); re-record the cassettes or fix the requests"
         )
     from costsim.errors import CostsimError
 
@@ -274,32 +317,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         _write_outputs(config, state, failures)
     except CostsimError as exc:
         failures.append(f"costsim: {exc}")
-    config.stash[FAILURES] = failures
-    if failures and session.exitstatus == 0:
-        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    return failures
 
 
+@pytest.hookimpl(optionalhook=True)
+@_guarded
 def pytest_testnodedown(node: Any, error: Any) -> None:
+    """pytest-xdist: merge a worker's figures on the controller."""
     state = node.config.stash.get(SESSION, None)
     output = getattr(node, "workeroutput", {}).get("costsim")
     if state is None or output is None:
         return
-    from costsim.baseline import TestCost
-    from costsim.plugin_session import Budget
-
-    figures = json.loads(output)
-    for name, data in figures["tests"].items():
-        cost = TestCost.from_json(data)
-        if name in state.merged:
-            state.merged[name].merge(cost)
-        else:
-            state.merged[name] = cost
-    for name, columns in figures["what_if"].items():
-        state.merge_what_if(name, columns)
-    state.errors.extend(figures["errors"])
-    for name, values in figures["budgets"].items():
-        state.budgets[name] = Budget.parse(values, name)
-    state.tolerances.update(figures["tolerances"])
+    state.merge_worker(output)
 
 
 def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str]:
@@ -308,16 +337,17 @@ def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str
         return []
     from costsim.baseline import compare_baselines, load_baseline, parse_tolerances
 
+    settings = config.stash.get(SETTINGS, None)
     result = compare_baselines(
         load_baseline(_baseline_path(config, name)),
         state.costs(),
         parse_tolerances(config.getoption("costsim_fail")),
         overrides=state.tolerances,
+        unpriced_fallback=settings.fallback() if settings is not None else None,
     )
-    state.notes = [
-        *(f"improved: {line}" for line in result.improvements),
-        *(f"new test (not in baseline {name}): {test}" for test in result.new_tests),
-    ]
+    state.notes.extend(result.notes)
+    state.notes.extend(f"improved: {line}" for line in result.improvements)
+    state.notes.extend(f"new test (not in baseline {name}): {test}" for test in result.new_tests)
     if result.missing_tests:
         state.notes.append(
             f"{len(result.missing_tests)} test(s) of baseline {name} made no LLM call this run "
@@ -329,30 +359,64 @@ def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str
 def _write_outputs(config: pytest.Config, state: CostsimSession, failures: list[str]) -> None:
     from costsim.baseline import save_baseline
 
-    if config.getoption("costsim_save"):
-        save_baseline(_baseline_path(config, config.getoption("costsim_save")), state.costs())
+    name = config.getoption("costsim_save")
+    if name:
+        path = _baseline_path(config, name)
+        save_baseline(path, state.costs())
+        state.notes.append(f"baseline saved: {path} (compare with --costsim-compare {name})")
     report = config.getoption("costsim_report")
     if report:
-        from costsim.plugin_render import write_report
+        from costsim.plugin.render import write_report
 
         write_report(
             Path(report), state, failures, strategies=config.getoption("costsim_strategies")
         )
 
 
+def _stat(message: str) -> pytest.TestReport:
+    """A failure of the costsim part as the report object other plugins expect in stats."""
+    return pytest.TestReport(
+        nodeid="costsim",
+        location=("costsim", None, "costsim"),
+        keywords={},
+        outcome="failed",
+        longrepr=message,
+        when="call",
+    )
+
+
+@pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(SESSION, None)
     if state is None or getattr(config, "workeroutput", None) is not None:
         return
-    from costsim.plugin_render import summary_lines
-
-    strategies = config.getoption("costsim_strategies")
-    lines = summary_lines(state, top=config.getoption("costsim_top"), strategies=strategies)
-    terminalreporter.write_sep("=", "costsim: LLM calls replayed")
-    for line in lines:
-        terminalreporter.write_line(line)
     failures = config.stash.get(FAILURES, [])
+    try:
+        _summary(terminalreporter, config, state)
+    except Exception as exc:  # costsim's own bug: say so, keep pytest's own summary
+        failures = [
+            *failures,
+            f"costsim internal error: summary: {type(exc).__name__}: {exc} "
+            "(a costsim bug; please report it)",
+        ]
     if failures:
         terminalreporter.write_sep("=", "costsim: the run fails", red=True)
         for line in failures:
             terminalreporter.write_line(f"FAILED {line}", red=True)
+        # the last line of the run ("34 passed, 1 costsim failure in 2.1s") says so too
+        noun = "costsim failure" if len(failures) == 1 else "costsim failures"
+        terminalreporter.stats.setdefault(noun, []).extend(_stat(line) for line in failures)
+
+
+def _summary(terminalreporter: Any, config: pytest.Config, state: CostsimSession) -> None:
+    from costsim.plugin.render import SummaryOptions, summary_lines
+
+    options = SummaryOptions(
+        top=config.getoption("costsim_top"),
+        strategies=config.getoption("costsim_strategies"),
+        width=config.get_terminal_writer().fullwidth,
+        verbose=config.get_verbosity() > 0,
+    )
+    terminalreporter.write_sep("=", "costsim: LLM calls replayed")
+    for line in summary_lines(state, options):
+        terminalreporter.write_line(line)

@@ -1,0 +1,166 @@
+"""Seeing every call vcrpy replays or records, whatever SDK or HTTP client made it.
+
+vcrpy serves every replayed response through ``Cassette.play_response`` and records new ones
+through ``Cassette.append``; both are wrapped for the run (and unwrapped after it).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from costsim.bodies import decode_body
+from costsim.cassette import Body, Headers, Interaction
+from costsim.errors import CostsimError
+from costsim.model import Call
+from costsim.normalise import call_from_interaction
+from costsim.plugin.drift import Difference, differences
+
+__all__ = ["Observed", "VcrPatch", "read_call", "sent_call"]
+
+
+@dataclass(frozen=True, slots=True)
+class Observed:
+    """One replayed or recorded LLM call: as the cassette holds it, and as the code sent it.
+
+    ``sent`` is None when the request the code sent now equals the recorded one in every way
+    that can change the bill (or is not an LLM request costsim can read); otherwise the call
+    is metered for what was sent, and ``differences`` says how it differs.
+    """
+
+    recorded: Call
+    sent: Call | None = None
+    differences: tuple[Difference, ...] = ()
+
+
+def _interaction(
+    cassette_path: str, index: int, request: Any, response: Mapping[str, Any]
+) -> Interaction:
+    request_headers = Headers(getattr(request, "headers", {}))
+    response_headers = Headers(response.get("headers", {}))
+    body = response.get("body")
+    stored = body.get("string") if isinstance(body, Mapping) else body
+    raw_request = request.body if isinstance(request.body, bytes | str) else None
+    status = response.get("status")
+    code = status.get("code") if isinstance(status, Mapping) else status
+    return Interaction(
+        path=Path(cassette_path),
+        index=index,
+        method=str(request.method).upper(),
+        uri=str(request.uri),
+        request_headers=request_headers,
+        request_body=Body(raw=decode_body(raw_request, request_headers) if raw_request else None),
+        status=int(code or 0),
+        response_headers=response_headers,
+        response_body=Body(raw=decode_body(stored, response_headers) if stored else None),
+    )
+
+
+def read_call(
+    cassette_path: str, index: int, request: Any, response: Mapping[str, Any]
+) -> Call | None:
+    """The LLM call of one vcrpy request/response pair (None: not an LLM call)."""
+    return call_from_interaction(_interaction(cassette_path, index, request, response))
+
+
+def _body(request: Any) -> bytes | str | None:
+    body = getattr(request, "body", None)
+    return body if isinstance(body, bytes | str) else None
+
+
+def sent_call(
+    cassette_path: str,
+    index: int,
+    request: Any,
+    stored: Any,
+    response: Mapping[str, Any],
+    recorded: Call,
+) -> Observed:
+    """``recorded`` with the request the code sent now, when that differs in a billed way."""
+    if _body(request) == _body(stored):
+        return Observed(recorded)
+    try:
+        sent = read_call(cassette_path, index, request, response)
+    except CostsimError:
+        return Observed(recorded)  # what was sent is not a readable LLM request
+    if sent is None:
+        return Observed(recorded)
+    sent = replace(sent, host=recorded.host)  # the same request through another host or proxy
+    found = differences(recorded, sent)
+    if not found:
+        return Observed(recorded)
+    if sent.model != recorded.model:  # the code asks another model now: price that one
+        sent = replace(sent, response_model=None)
+    return Observed(recorded, sent, tuple(found))
+
+
+def _as_recorded(cassette: Any, request: Any) -> Any:
+    """``request`` through the cassette's record filters (scrubbed secrets, ignored hosts), so
+    it compares with the stored request like for like; None when a filter drops it."""
+    try:
+        return cassette._before_record_request(request)
+    except Exception:  # a user's filter failing here must not fail the test
+        return request
+
+
+Observer = Callable[[str, int, Any, Mapping[str, Any], Any], None]
+"""``(cassette path, interaction index, request as sent, response, stored request or None)``."""
+
+
+@dataclass(slots=True)
+class VcrPatch:
+    """vcrpy's replay and record points, wrapped to report each interaction to ``observer``."""
+
+    observer: Observer
+    _loading: threading.local = field(default_factory=threading.local)
+    _originals: list[tuple[Any, str, Any]] = field(default_factory=list)
+
+    def install(self) -> None:
+        from vcr.cassette import Cassette
+
+        patch = self
+        play, append, load = Cassette.play_response, Cassette.append, Cassette._load
+
+        def play_response(cassette: Any, request: Any) -> Any:
+            before = dict(cassette.play_counts)
+            response = play(cassette, request)
+            played = [i for i, n in cassette.play_counts.items() if before.get(i) != n]
+            index = played[0] if played else -1
+            stored = cassette.data[index][0] if 0 <= index < len(cassette.data) else request
+            sent = _as_recorded(cassette, request)
+            patch.observer(
+                cassette._path, index, stored if sent is None else sent, response, stored
+            )
+            return response
+
+        def record(cassette: Any, request: Any, response: Any) -> None:
+            if getattr(patch._loading, "active", False):
+                append(cassette, request, response)
+                return
+            index = len(cassette.data)
+            append(cassette, request, response)
+            patch.observer(cassette._path, index, request, response, None)
+
+        def loading(cassette: Any) -> None:
+            patch._loading.active = True
+            try:
+                load(cassette)
+            finally:
+                patch._loading.active = False
+
+        self._originals = [
+            (Cassette, "play_response", play),
+            (Cassette, "append", append),
+            (Cassette, "_load", load),
+        ]
+        Cassette.play_response = play_response
+        Cassette.append = record
+        Cassette._load = loading
+
+    def uninstall(self) -> None:
+        for owner, name, original in self._originals:
+            setattr(owner, name, original)
+        self._originals = []

@@ -1,0 +1,315 @@
+"""State of a ``pytest --costsim`` run: which test made which LLM call, and what it cost.
+
+Each call vcrpy replays or records is normalised and metered by the library and attributed to
+the test (or fixture scope) running at the time. Under pytest-xdist every worker keeps its own
+session and hands its figures to the controller (:meth:`CostsimSession.worker_output`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+from typing import Any, ClassVar
+
+from costsim.baseline import TestCost
+from costsim.errors import CostsimError
+from costsim.ledger import MeteredCall, Totals, meter
+from costsim.metering.meter import Meter
+from costsim.model import Call
+from costsim.normalise import CassetteTrace
+from costsim.plugin.budgets import Budget, budget_failures
+from costsim.plugin.drift import Difference, summary
+from costsim.plugin.observe import Observed, VcrPatch, read_call, sent_call
+from costsim.plugin.settings import DriftMode
+from costsim.render import display_path
+
+__all__ = ["CostsimSession", "DriftEntry", "TestLedger"]
+
+
+@dataclass(frozen=True, slots=True)
+class DriftEntry:
+    """A replayed call whose request, as the code sent it, differs from the recording."""
+
+    test: str
+    cassette: str
+    index: int
+    differences: tuple[Difference, ...]
+    prompt_delta: int | None
+    """Metered prompt tokens as sent minus as recorded (None when neither is known)."""
+    cost_delta: Decimal | None
+
+    @property
+    def kind(self) -> str:
+        return summary(list(self.differences))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "test": self.test,
+            "cassette": self.cassette,
+            "interaction": self.index,
+            "kind": self.kind,
+            "differences": [{"aspect": d.aspect, "detail": d.detail} for d in self.differences],
+            "prompt_tokens_delta": self.prompt_delta,
+            "cost_usd_delta": None if self.cost_delta is None else str(self.cost_delta),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> DriftEntry:
+        cost = data["cost_usd_delta"]
+        return cls(
+            test=data["test"],
+            cassette=data["cassette"],
+            index=data["interaction"],
+            differences=tuple(Difference(d["aspect"], d["detail"]) for d in data["differences"]),
+            prompt_delta=data["prompt_tokens_delta"],
+            cost_delta=None if cost is None else Decimal(cost),
+        )
+
+
+@dataclass(slots=True)
+class CostsimSession:
+    """Everything a costsim-enabled pytest run collects."""
+
+    drift: DriftMode = "warn"
+    """``ignore`` meters replayed calls as recorded, whatever the code sends now."""
+    current: str = "<outside tests>"
+    observed: dict[str, list[Observed]] = field(default_factory=dict)
+    merged: dict[str, TestCost] = field(default_factory=dict)
+    """Figures from xdist workers, merged on the controller."""
+    merged_drift: list[DriftEntry] = field(default_factory=list)
+    budgets: dict[str, Budget] = field(default_factory=dict)
+    pattern_budgets: list[tuple[str, Budget]] = field(default_factory=list)
+    tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    """LLM calls that could not be metered."""
+    internal_errors: list[str] = field(default_factory=list)
+    """costsim's own failures: reported, and they fail the costsim part of the run."""
+    notes: list[str] = field(default_factory=list)
+    what_if: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
+    _meter: Meter | None = None
+    _metered: dict[str, tuple[int, list[MeteredCall]]] = field(default_factory=dict)
+    _patch: VcrPatch | None = None
+
+    # --- observing vcrpy -------------------------------------------------------------------
+
+    def observe(
+        self,
+        cassette_path: str,
+        index: int,
+        request: Any,
+        response: Mapping[str, Any],
+        stored: Any = None,
+    ) -> None:
+        """Note one replayed (``stored`` is the cassette's request) or recorded interaction.
+
+        A call that cannot be read is noted, never raised: the user's test must not fail
+        because of costsim. The run fails on it afterwards unless lenient.
+        """
+        try:
+            recorded = read_call(cassette_path, index, stored or request, response)
+            if recorded is None:
+                return
+            observed = Observed(recorded)
+            if stored is not None and self.drift != "ignore":
+                observed = sent_call(cassette_path, index, request, stored, response, recorded)
+        except CostsimError as exc:
+            self.errors.append(f"{self.current}: {exc}")
+            return
+        except Exception as exc:  # a costsim bug must not fail the user's test
+            self.internal_errors.append(
+                f"{self.current}: {cassette_path} interaction {index}: costsim could not meter "
+                f"it ({type(exc).__name__}: {exc}); please report it"
+            )
+            return
+        self.observed.setdefault(self.current, []).append(observed)
+
+    def install(self) -> None:
+        self._patch = VcrPatch(self.observe)
+        self._patch.install()
+
+    def uninstall(self) -> None:
+        if self._patch is not None:
+            self._patch.uninstall()
+            self._patch = None
+
+    @contextmanager
+    def attributing(self, name: str) -> Iterator[None]:
+        previous, self.current = self.current, name
+        try:
+            yield
+        finally:
+            self.current = previous
+
+    # --- metering --------------------------------------------------------------------------
+
+    @property
+    def meter(self) -> Meter:
+        """Shipped calibration, for calls without usage and for drifted requests."""
+        if self._meter is None:
+            self._meter = Meter()
+        return self._meter
+
+    def calls(self, test: str) -> list[MeteredCall]:
+        """``test``'s calls, metered (memoised until the test makes another call)."""
+        observed = self.observed.get(test, [])
+        cached = self._metered.get(test)
+        if cached is None or cached[0] != len(observed):
+            cached = self._metered[test] = (len(observed), self._meter_calls(test, observed))
+        return cached[1]
+
+    def _meter_calls(self, test: str, observed: list[Observed]) -> list[MeteredCall]:
+        if not any(item.sent is not None for item in observed):
+            return [self._meter_recorded(item.recorded) for item in observed]
+        from costsim.engine import Engine, Variant
+
+        trace = self.trace(test)
+        engine = Engine([trace], meter=self.meter)
+        result = engine.run(Variant("as sent"), requests={trace.path: self.sent(test)})
+        return result.metered()
+
+    def _meter_recorded(self, call: Call) -> MeteredCall:
+        if call.usage is None and not call.errored:
+            return meter(call, usage=self.meter.estimated_usage(call))
+        return meter(call)
+
+    def trace(self, test: str) -> CassetteTrace:
+        """``test``'s recorded calls as one trace, in the order it made them.
+
+        The trace's path is the test's position in the run (test ids are not paths).
+        """
+        calls = tuple(item.recorded for item in self.observed.get(test, []))
+        return CassetteTrace(Path(str(list(self.observed).index(test))), calls, 0, 0)
+
+    def sent(self, test: str) -> list[Call]:
+        """The requests ``test`` sent, one per recorded call."""
+        return [item.sent or item.recorded for item in self.observed.get(test, [])]
+
+    # --- results -------------------------------------------------------------------------
+
+    def drifted(self) -> list[DriftEntry]:
+        """Every drifted call of the run (this process's and the workers'), in run order."""
+        entries = list(self.merged_drift)
+        for test, observed in self.observed.items():
+            metered = self.calls(test)
+            for item, sent in zip(observed, metered, strict=True):
+                if item.differences:
+                    entries.append(self._drift_entry(test, item, sent))
+        return entries
+
+    def _drift_entry(self, test: str, item: Observed, sent: MeteredCall) -> DriftEntry:
+        recorded = self._meter_recorded(item.recorded)
+        prompt = (
+            sent.usage.prompt_total - recorded.usage.prompt_total
+            if sent.usage is not None and recorded.usage is not None
+            else None
+        )
+        amounts = (sent.price, recorded.price)
+        cost = (
+            amounts[0].amount - amounts[1].amount
+            if amounts[0] is not None
+            and amounts[1] is not None
+            and amounts[0].amount is not None
+            and amounts[1].amount is not None
+            else None
+        )
+        provenance = item.recorded.provenance
+        return DriftEntry(
+            test, display_path(provenance.path), provenance.index, item.differences, prompt, cost
+        )
+
+    def costs(self) -> dict[str, TestCost]:
+        costs = {}
+        for name, observed in self.observed.items():
+            costs[name] = TestCost.of(self.calls(name))
+            costs[name].drifted_calls = sum(bool(item.differences) for item in observed)
+        for name, cost in self.merged.items():
+            if name in costs:
+                costs[name].merge(cost)
+            else:
+                costs[name] = cost
+        return costs
+
+    def merge_what_if(self, test: str, columns: Mapping[str, str | None]) -> None:
+        """Add a worker's what-if costs for ``test`` (a fixture scope may run on several)."""
+        mine = self.what_if.setdefault(test, {})
+        for name, value in columns.items():
+            if name not in mine:
+                mine[name] = value
+            else:
+                old = mine[name]
+                mine[name] = (
+                    None if old is None or value is None else str(Decimal(old) + Decimal(value))
+                )
+
+    def budget_for(self, test: str) -> list[Budget]:
+        found = [b for pattern, b in self.pattern_budgets if fnmatch.fnmatchcase(test, pattern)]
+        if test in self.budgets:
+            found.append(self.budgets[test])
+        return found
+
+    def failures(self) -> list[str]:
+        failures = []
+        for test, cost in sorted(self.costs().items()):
+            for budget in self.budget_for(test):
+                failures.extend(budget_failures(test, cost, budget))
+        return failures
+
+    # --- xdist -----------------------------------------------------------------------------
+
+    def worker_output(self) -> str:
+        """This worker's figures, for the controller (:meth:`merge_worker`)."""
+        return json.dumps(
+            {
+                "tests": {name: cost.to_json() for name, cost in self.costs().items()},
+                "what_if": self.what_if,
+                "errors": self.errors,
+                "internal_errors": self.internal_errors,
+                "drift": [entry.to_json() for entry in self.drifted()],
+                "budgets": {
+                    name: budget.model_dump(exclude_none=True)
+                    for name, budget in self.budgets.items()
+                },
+                "tolerances": self.tolerances,
+            }
+        )
+
+    def merge_worker(self, output: str) -> None:
+        figures = json.loads(output)
+        for name, data in figures["tests"].items():
+            cost = TestCost.from_json(data)
+            if name in self.merged:
+                self.merged[name].merge(cost)
+            else:
+                self.merged[name] = cost
+        for name, columns in figures["what_if"].items():
+            self.merge_what_if(name, columns)
+        self.errors.extend(figures["errors"])
+        self.internal_errors.extend(figures["internal_errors"])
+        self.merged_drift.extend(DriftEntry.from_json(entry) for entry in figures["drift"])
+        for name, values in figures["budgets"].items():
+            self.budgets[name] = Budget.parse(values, name)
+        self.tolerances.update(figures["tolerances"])
+
+
+@dataclass(frozen=True, slots=True)
+class TestLedger:
+    """What the ``costsim`` fixture gives a test: its own calls so far, and their totals."""
+
+    __test__: ClassVar[bool] = False  # not a pytest test class
+
+    session: CostsimSession
+    test: str
+
+    @property
+    def calls(self) -> list[MeteredCall]:
+        return list(self.session.calls(self.test))
+
+    @property
+    def totals(self) -> Totals:
+        return Totals.of(self.calls)

@@ -1,0 +1,79 @@
+"""The plugin's settings under ``[tool.costsim]`` in ``pyproject.toml``, read only when it is on.
+
+The switch itself is a pytest ini option (``costsim = true`` under ``[tool.pytest.ini_options]``,
+or ``--costsim``), so a run without costsim never reads a file on its behalf.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from costsim.baseline import parse_tolerances
+from costsim.errors import ConfigError
+from costsim.plugin.budgets import Budget
+
+__all__ = ["DriftMode", "PluginSettings", "read_settings"]
+
+DriftMode = Literal["warn", "fail", "ignore"]
+
+
+class PluginSettings(BaseModel):
+    """The keys of ``[tool.costsim]`` the plugin uses (other keys belong to the CLI)."""
+
+    model_config = ConfigDict(extra="ignore", frozen=True, strict=True)
+
+    budgets: list[Any] = Field(default_factory=list)
+    unpriced_fallback: str | None = None
+    """Tolerances a cost gate falls back to on a test with unpriced calls, e.g.
+    ``"prompt_tokens:5%,output_tokens:10%"`` (default: both token counts at the cost tolerance)."""
+    drift: DriftMode | None = None
+    costsim: bool | None = None
+    """Before 0.2 this key turned the plugin on; it is now ``[tool.pytest.ini_options]``'s."""
+
+    def pattern_budgets(self) -> list[tuple[str, Budget]]:
+        found = []
+        for index, entry in enumerate(self.budgets):
+            where = f"[tool.costsim] budgets[{index}]"
+            if not isinstance(entry, dict):
+                raise ConfigError(
+                    f"{where} must be a table such as "
+                    '{pattern = "tests/agents/*", prompt_tokens = 50000}'
+                )
+            if not isinstance(entry.get("pattern"), str):
+                raise ConfigError(f"{where} needs a 'pattern' string (a test id glob)")
+            found.append((entry["pattern"], Budget.parse(entry, where)))
+        return found
+
+    def fallback(self) -> dict[str, float] | None:
+        return None if self.unpriced_fallback is None else parse_tolerances(self.unpriced_fallback)
+
+
+def read_settings(path: Path) -> PluginSettings:
+    """``[tool.costsim]`` of ``path`` (a missing file or table is the defaults)."""
+    if not path.is_file():
+        return PluginSettings()
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path} cannot be read ({exc})") from None
+    table = document.get("tool", {}).get("costsim", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.costsim] must be a table")
+    try:
+        settings = PluginSettings.model_validate(table)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        key = ".".join(str(part) for part in error["loc"]) or "[tool.costsim]"
+        raise ConfigError(
+            f"{path}: [tool.costsim] {key}: {error['msg']} (got {error.get('input')!r})"
+        ) from None
+    try:
+        settings.fallback()
+        settings.pattern_budgets()
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
+    return settings
