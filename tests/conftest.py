@@ -15,3 +15,7 @@ def corpus() -> Path:
     if not (CORPUS / "MANIFEST.tsv").is_file():
         pytest.skip(f"real cassette corpus not found at {CORPUS} (only present in development)")
     return CORPUS
+
+
+collect_ignore = ["installed"]
+"""A user's project for the install smoke test (tests/installed/smoke.py runs it)."""

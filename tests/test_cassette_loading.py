@@ -9,6 +9,8 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+import subprocess
+import sys
 import zlib
 from datetime import UTC, datetime
 from pathlib import Path
@@ -21,6 +23,9 @@ import yaml
 from costsim.cassette import load_cassette
 from costsim.model import Flavour, Usage
 from costsim.normalise import CassetteTrace, load_trace
+from tests.conftest import EXAMPLES
+
+EXAMPLE = EXAMPLES / "anthropic_support_agent.yaml"
 
 ANTHROPIC_URI = "https://api.anthropic.com/v1/messages"
 OPENAI_URI = "https://api.openai.com/v1/chat/completions"
@@ -683,3 +688,32 @@ def test_recorded_date_without_zone_is_still_aware(tmp_path: Path, date: str) ->
 
     assert recorded is not None
     assert recorded.tzinfo is not None
+
+
+@pytest.mark.parametrize("form", ["new", "apply"])
+def test_str_subclass_header_names_in_either_form(tmp_path: Path, form: str) -> None:
+    """aiohttp's header names are multidict ``istr``: PyYAML writes them with ``object/new``
+    or, through ``__reduce__``, with ``object/apply``; both are read as plain text."""
+    path = tmp_path / "istr.yaml"
+    path.write_text(
+        "interactions:\n- request:\n    body: null\n    headers: {}\n    method: GET\n"
+        "    uri: https://example.com/\n  response:\n    body: {string: ''}\n    headers:\n"
+        f"      !!python/object/{form}:multidict._multidict.istr [Content-Type]:\n"
+        "      - text/plain\n    status: {code: 200, message: OK}\nversion: 1\n"
+    )
+    interaction = load_cassette(path).interactions[0]
+    assert dict(interaction.response_headers) == {"content-type": "text/plain"}
+
+
+def test_loading_does_not_need_vcrpy(tmp_path: Path) -> None:
+    """Cassettes are read by costsim's own safe loader, the same under any vcrpy version."""
+    script = (
+        "import sys; sys.modules['vcr'] = None\n"
+        "from costsim.normalise import load_trace\n"
+        f"print(len(load_trace(__import__('pathlib').Path({str(EXAMPLE)!r})).calls))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    assert int(result.stdout) > 0

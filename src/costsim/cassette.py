@@ -1,9 +1,9 @@
 """Read vcrpy cassettes (YAML or JSON, any vcrpy version, any HTTP client) into interactions.
 
-YAML goes through vcrpy's own safe cassette loader, which refuses every Python tag that would
-construct or call an object; costsim adds only the benign string-subclass tags real recorders
-write for header names. Bodies come out as bytes (decompressed per ``content-encoding``) or, for
-recorders that store them parsed (``parsed_body``), as the stored mapping.
+YAML goes through costsim's own safe loader (:mod:`costsim.safe_yaml`, whatever vcrpy version is
+installed), which refuses every Python tag that would construct or call an object. Bodies come
+out as bytes (decompressed per ``content-encoding``) or, for recorders that store them parsed
+(``parsed_body``), as the stored mapping.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import yaml
-from vcr.serializers import yamlserializer
 
 from costsim.bodies import decode_body
 from costsim.errors import (
@@ -29,43 +28,11 @@ from costsim.errors import (
     InteractionError,
     UnsafeCassetteError,
 )
+from costsim.safe_yaml import load_yaml
 
 __all__ = ["Body", "Cassette", "Headers", "Interaction", "iter_cassette_paths", "load_cassette"]
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
-
-# Header names recorded through aiohttp / multidict are ``str`` subclasses; PyYAML writes them
-# as ``!!python/object/new:<class>`` with the string as the only argument. They are read back
-# as plain strings; any other object tag stays refused by vcrpy's loader.
-_STR_SUBCLASS_TAGS = (
-    "multidict._istr.istr",
-    "multidict._multidict.istr",
-    "multidict._multidict_py.istr",
-    "multidict.istr",
-    "requests.structures.CaseInsensitiveDict",
-)
-
-
-def _construct_str_subclass(loader: yaml.Loader, node: yaml.Node) -> str:
-    if isinstance(node, yaml.SequenceNode):
-        args = loader.construct_sequence(node)
-    elif isinstance(node, yaml.MappingNode):
-        args = loader.construct_mapping(node, deep=True).get("args", [])
-    else:
-        return str(loader.construct_scalar(node))  # type: ignore[arg-type]
-    if len(args) != 1 or not isinstance(args[0], str):
-        raise yaml.constructor.ConstructorError(
-            None, None, f"unexpected arguments for {node.tag!r}", node.start_mark
-        )
-    return args[0]
-
-
-_SERIALIZER = yamlserializer.with_custom_tags(
-    {
-        f"tag:yaml.org,2002:python/object/new:{name}": _construct_str_subclass
-        for name in _STR_SUBCLASS_TAGS
-    }
-)
 
 
 class Headers(Mapping[str, str]):
@@ -217,7 +184,7 @@ def _parse_document(path: Path, text: str) -> Any:
                     path, f"is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
                 ) from None
     try:
-        return _SERIALIZER.deserialize(text)
+        return load_yaml(text)
     except yaml.constructor.ConstructorError as exc:
         where = _where(text, exc.problem_mark)
         tag = _tag_of(exc)

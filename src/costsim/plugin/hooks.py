@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import pytest
 
+from costsim.errors import CostsimError  # a small module of exception classes: cheap
+
 if TYPE_CHECKING:
     from costsim.plugin.session import CostsimSession
     from costsim.plugin.settings import PluginSettings
@@ -138,25 +140,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
     if not _enabled(config):
         return
-    from costsim.errors import CostsimError
-    from costsim.plugin.session import CostsimSession
-
-    state = CostsimSession()
-    config.stash[SESSION] = state
     try:
+        from costsim.plugin.session import CostsimSession
+
+        state = CostsimSession()
         _configure(config, state)
     except CostsimError as exc:
-        del config.stash[SESSION]
         raise pytest.UsageError(f"costsim: {exc}") from None
-    except Exception as exc:  # costsim's own bug: report it at the end, let the tests run
-        state.internal_errors.append(
-            f"setting up: {type(exc).__name__}: {exc} (a costsim bug; please report it)"
-        )
+    except Exception as exc:  # costsim's own bug: the tests run, the costsim part fails
+        config.stash[FAILURES] = [
+            f"costsim internal error: setting up: {type(exc).__name__}: {exc} "
+            "(a costsim bug; please report it)"
+        ]
+        return
+    config.stash[SESSION] = state
 
 
 def _configure(config: pytest.Config, state: CostsimSession) -> None:
     from costsim.baseline import load_baseline, parse_tolerances
-    from costsim.errors import CostsimError
     from costsim.plugin.settings import read_settings
 
     settings = read_settings(_project_file(config))
@@ -199,8 +200,6 @@ def pytest_collection_modifyitems(
     state = config.stash.get(SESSION, None)
     if state is None:
         return
-    from costsim.errors import CostsimError
-
     try:
         for item in items:
             _collect_marks(state, item)
@@ -278,6 +277,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     config = session.config
     state = config.stash.get(SESSION, None)
     if state is None:
+        if config.stash.get(FAILURES, None) and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED  # costsim failed to set up
         return
     failures = _finish(session, state) or []
     failures += [f"costsim internal error: {error}" for error in state.internal_errors]
@@ -311,8 +312,6 @@ def _finish(session: pytest.Session, state: CostsimSession) -> list[str]:
             f"costsim: {len(drifted)} replayed call(s) drifted from their recording "
             "(--costsim-drift=fail); re-record the cassettes or fix the requests"
         )
-    from costsim.errors import CostsimError
-
     try:
         _write_outputs(config, state, failures)
     except CostsimError as exc:
@@ -363,7 +362,11 @@ def _write_outputs(config: pytest.Config, state: CostsimSession, failures: list[
     if name:
         path = _baseline_path(config, name)
         save_baseline(path, state.costs())
-        state.notes.append(f"baseline saved: {path} (compare with --costsim-compare {name})")
+        from costsim.render import display_path
+
+        state.notes.append(
+            f"baseline saved: {display_path(path)} (compare with --costsim-compare {name})"
+        )
     report = config.getoption("costsim_report")
     if report:
         from costsim.plugin.render import write_report
@@ -388,11 +391,12 @@ def _stat(message: str) -> pytest.TestReport:
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(SESSION, None)
-    if state is None or getattr(config, "workeroutput", None) is not None:
-        return
     failures = config.stash.get(FAILURES, [])
+    if getattr(config, "workeroutput", None) is not None or (state is None and not failures):
+        return
     try:
-        _summary(terminalreporter, config, state)
+        if state is not None:
+            _summary(terminalreporter, config, state)
     except Exception as exc:  # costsim's own bug: say so, keep pytest's own summary
         failures = [
             *failures,

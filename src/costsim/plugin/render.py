@@ -173,9 +173,26 @@ def _wrap(line: str, width: int) -> list[str]:
     )
 
 
+def _vcrpy_hint() -> list[str]:
+    """Why no call may have been seen: SDKs on httpx2 need vcrpy 8.2 or newer to be replayed."""
+    from importlib.metadata import PackageNotFoundError, version
+    from importlib.util import find_spec
+
+    try:
+        major, minor = (int(part) for part in version("vcrpy").split(".")[:2])
+    except (PackageNotFoundError, ValueError):
+        return []
+    if (major, minor) >= (8, 2) or find_spec("httpx2") is None:
+        return []
+    return [
+        f"  vcrpy {major}.{minor} does not intercept httpx2, which the anthropic (1.0+) and "
+        "openai SDKs now use: upgrade to vcrpy 8.2 or newer"
+    ]
+
+
 def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     if not state.costs():
-        return ["no LLM calls were replayed or recorded through vcrpy"]
+        return ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
     notes = [wrapped for line in _notes(state, options) for wrapped in _wrap(line, options.width)]
     return [*_table(state, options), *notes]
 

@@ -1,0 +1,106 @@
+"""A safe YAML loader for cassettes, independent of the vcrpy version installed.
+
+vcrpy before 9.0 loads cassettes with PyYAML's full loader, which constructs any Python object a
+file names. costsim never does: this loader is PyYAML's safe loader (libyaml's when present)
+plus the few Python tags real recorders write for harmless values — strings, tuples, a
+``BytesIO`` or iterator request body, and header names that are ``str`` subclasses. Each is
+rebuilt from its plain content by a constructor bound to that exact tag; no class is looked up,
+nothing is called. Every other ``!!python/...`` tag is refused.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import yaml
+
+__all__ = ["STR_SUBCLASSES", "CassetteLoader", "load_yaml"]
+
+_Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+_PREFIX = "tag:yaml.org,2002:python/"
+
+STR_SUBCLASSES = (
+    "multidict._istr.istr",
+    "multidict._multidict.istr",
+    "multidict._multidict_py.istr",
+    "multidict.istr",
+    "requests.structures.CaseInsensitiveDict",
+)
+"""``str`` subclasses recorders write for header names (aiohttp / multidict): read as text."""
+
+
+class CassetteLoader(_Base):  # type: ignore[misc,valid-type]
+    """The safe loader with the benign cassette tags (see the module docstring)."""
+
+
+def _arguments(loader: yaml.SafeLoader, node: yaml.Node) -> list[Any]:
+    """The arguments of an ``object/new`` or ``object/apply`` node (a list, or ``args:``)."""
+    if isinstance(node, yaml.SequenceNode):
+        return list(loader.construct_sequence(node, deep=True))
+    if isinstance(node, yaml.MappingNode):
+        arguments = loader.construct_mapping(node, deep=True).get("args", [])
+        return list(arguments) if isinstance(arguments, list | tuple) else [arguments]
+    return [loader.construct_scalar(node)]  # type: ignore[arg-type]
+
+
+def _refuse(node: yaml.Node, why: str) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(
+        None, None, f"unexpected arguments for {node.tag!r}: {why}", node.start_mark
+    )
+
+
+def _text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    """A ``str`` subclass with its string as the only argument: the string."""
+    arguments = _arguments(loader, node)
+    if len(arguments) != 1 or not isinstance(arguments[0], str):
+        raise _refuse(node, "expected one string")
+    return arguments[0]
+
+
+def _scalar_text(loader: yaml.SafeLoader, node: yaml.Node) -> str:
+    return str(loader.construct_scalar(node))  # type: ignore[arg-type]
+
+
+def _tuple(loader: yaml.SafeLoader, node: yaml.Node) -> tuple[Any, ...]:
+    return tuple(loader.construct_sequence(node, deep=True))  # type: ignore[arg-type]
+
+
+def _bytes_io(loader: yaml.SafeLoader, node: yaml.Node) -> io.BytesIO:
+    """A pickled ``BytesIO`` body: its ``state`` holds the buffer's content first."""
+    if not isinstance(node, yaml.MappingNode):
+        raise _refuse(node, "expected a mapping with a state")
+    state = loader.construct_mapping(node, deep=True).get("state") or (b"",)
+    content = state[0] if isinstance(state, list | tuple) and state else b""
+    if isinstance(content, str):
+        content = content.encode("utf-8")
+    if not isinstance(content, bytes):
+        raise _refuse(node, "the buffer is not bytes")
+    return io.BytesIO(content)
+
+
+def _iterator(loader: yaml.SafeLoader, node: yaml.Node) -> Iterator[Any]:
+    """An iterator body (``builtins.iter`` of a list of chunks)."""
+    arguments = _arguments(loader, node)
+    if len(arguments) != 1 or not isinstance(arguments[0], list | tuple):
+        raise _refuse(node, "expected one list of chunks")
+    return iter(arguments[0])
+
+
+_CONSTRUCTORS: dict[str, Callable[[yaml.SafeLoader, yaml.Node], Any]] = {
+    "str": _scalar_text,
+    "unicode": _scalar_text,
+    "tuple": _tuple,
+    "object/new:_io.BytesIO": _bytes_io,
+    "object/apply:builtins.iter": _iterator,
+    **{f"object/new:{name}": _text for name in STR_SUBCLASSES},
+    **{f"object/apply:{name}": _text for name in STR_SUBCLASSES},
+}
+for _tag, _constructor in _CONSTRUCTORS.items():
+    CassetteLoader.add_constructor(_PREFIX + _tag, _constructor)
+
+
+def load_yaml(text: str) -> Any:
+    """Parse a cassette's YAML; an unknown ``!!python/...`` tag raises ConstructorError."""
+    return yaml.load(text, Loader=CassetteLoader)

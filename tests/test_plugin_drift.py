@@ -1,0 +1,136 @@
+"""What differs between a sent and a recorded request: only what can change the bill is drift."""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from costsim.model import Call, Provenance
+from costsim.plugin.drift import differences, summary
+from costsim.providers import Adapter
+from costsim.providers.anthropic import AnthropicMessages
+from costsim.providers.openai_responses import OpenAIResponses
+
+IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
+ANTHROPIC: dict[str, Any] = {
+    "model": "claude-sonnet-4-5",
+    "max_tokens": 1024,
+    "system": [{"type": "text", "text": "You are terse.", "cache_control": {"type": "ephemeral"}}],
+    "tools": [
+        {"name": "search", "description": "Search.", "input_schema": {"type": "object"}},
+        {"name": "fetch", "description": "Fetch.", "input_schema": {"type": "object"}},
+    ],
+    "messages": [
+        {"role": "user", "content": [IMAGE, {"type": "text", "text": "What is this?"}]},
+        {"role": "assistant", "content": [{"type": "text", "text": "A cat."}]},
+        {"role": "user", "content": "Thanks."},
+    ],
+    "metadata": {"user_id": "u-1"},
+}
+RESPONSES: dict[str, Any] = {
+    "model": "gpt-5-mini",
+    "input": [{"role": "user", "content": "Plan a trip."}],
+    "reasoning": {"effort": "low"},
+}
+
+
+def _call(adapter: Adapter, request: dict[str, Any]) -> Call:
+    parsed = adapter.parse_request(request)
+    return Call(
+        flavour=adapter.flavour,
+        model=parsed.model,
+        provenance=Provenance(Path("c.yaml"), 0),
+        system=parsed.system,
+        messages=parsed.messages,
+        tools=parsed.tools,
+        tool_choice=parsed.tool_choice,
+        thinking=parsed.thinking,
+        output_schema=parsed.output_schema,
+        cache_control=parsed.cache_control,
+        stream=parsed.stream,
+        extra=parsed.extra,
+    )
+
+
+def _diff(
+    change: Any, base: dict[str, Any] = ANTHROPIC, adapter: Adapter | None = None
+) -> list[str]:
+    adapter = adapter or AnthropicMessages()
+    sent = copy.deepcopy(base)
+    change(sent)
+    return [str(d) for d in differences(_call(adapter, base), _call(adapter, sent))]
+
+
+def _swap_image_and_text(body: dict[str, Any]) -> None:
+    body["messages"][0]["content"].reverse()
+
+
+def test_changes_that_cannot_change_the_bill_are_not_drift() -> None:
+    assert _diff(_swap_image_and_text) == []  # block order only
+    assert _diff(lambda b: b.update(max_tokens=64)) == []
+    assert _diff(lambda b: b.update(metadata={"user_id": "u-2"})) == []
+    assert _diff(lambda b: b.update(stream=True)) == []
+    assert _diff(lambda b: b["tools"].reverse()) == []  # definitions in another order
+    assert _diff(lambda b: b.update(dict(reversed(list(b.items()))))) == []  # key order
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        (
+            lambda b: b.update(model="claude-opus-4-1"),
+            ["model claude-sonnet-4-5 -> claude-opus-4-1"],
+        ),
+        (
+            lambda b: b["system"][0].update(text="You are terse. Always."),
+            ["system changed (+8 chars)"],
+        ),
+        (
+            lambda b: b["tools"].append(
+                {"name": "shell", "description": "Run.", "input_schema": {"type": "object"}}
+            ),
+            ["tools +shell"],
+        ),
+        (lambda b: b["tools"].pop(0), ["tools -search"]),
+        (lambda b: b["tools"][1].update(description="Fetch a URL."), ["tools changed fetch"]),
+        (lambda b: b.update(tool_choice={"type": "any"}), ['tool_choice null -> {"type": "any"}']),
+        (
+            lambda b: b["messages"].append({"role": "assistant", "content": "You're welcome."}),
+            ["messages 3 -> 4 (+1)"],
+        ),
+        (
+            lambda b: b["messages"][2].update(content="Thanks a lot."),
+            ["messages #2 changed (+6 chars)"],
+        ),
+        (
+            lambda b: b.update(thinking={"type": "enabled", "budget_tokens": 2048}),
+            ["thinking off -> budget=2048"],
+        ),
+        (lambda b: b["system"][0].pop("cache_control"), ["cache breakpoints 1 -> 0 breakpoints"]),
+        (lambda b: b.update(temperature=0.2), ["sampling temperature null -> 0.2"]),
+        (
+            lambda b: b.update(service_tier="priority"),
+            ['parameters service_tier null -> "priority"'],
+        ),
+    ],
+)
+def test_each_billed_aspect_is_named(change: Any, expected: list[str]) -> None:
+    assert _diff(change) == expected
+
+
+def test_a_responses_request_that_adds_a_reasoning_summary_is_drift() -> None:
+    found = _diff(
+        lambda b: b["reasoning"].update(summary="auto"), base=RESPONSES, adapter=OpenAIResponses()
+    )
+    assert found == ["thinking effort=low -> effort=low,summary=auto"]
+
+
+def test_the_summary_says_sampling_only_or_lists_the_aspects() -> None:
+    base = _call(AnthropicMessages(), ANTHROPIC)
+    sampled = _call(AnthropicMessages(), {**ANTHROPIC, "temperature": 0.5, "top_p": 0.9})
+    assert summary(differences(base, sampled)) == "sampling parameters only"
+    both = _call(AnthropicMessages(), {**ANTHROPIC, "temperature": 0.5, "model": "claude-x"})
+    assert summary(differences(base, both)) == "model, sampling"
