@@ -29,7 +29,7 @@ def main(argv: list[str]) -> None:
     started = time.perf_counter()
     traces, skipped = load_traces([folder], lenient=True)
     loaded = time.perf_counter()
-    report = calibrate(traces, group=first_folder(folder), shipped=shipped)
+    report = calibrate(traces, group=first_folder(folder), shipped=shipped, defaults=False)
     measured = time.perf_counter()
     print(calibration_table(report), end="")
     print(

@@ -30,7 +30,7 @@ MIN_DEFAULT_CALLS = 8
 def main(corpus: Path) -> None:
     corpus = corpus.resolve()
     traces, _ = load_traces([corpus])
-    report = calibrate(traces, group=first_folder(corpus))
+    report = calibrate(traces, group=first_folder(corpus), defaults=False)
     families = {}
     for family in report.families:
         if family.calls < MIN_DEFAULT_CALLS or family.coefficients.source != "fitted":

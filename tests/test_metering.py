@@ -244,7 +244,7 @@ def test_calibrate_cli_on_examples() -> None:
             assert key in cell
     table = CliRunner().invoke(cli, ["calibrate", str(EXAMPLES)])
     assert "leave-one-source-out" in table.stdout and "leave-one-cassette-out" in table.stdout
-    assert table.stdout.startswith("Prompt-total error (leave-one-source-out, 1 source)")
+    assert table.stdout.startswith("Prompt-total error (leave-one-cassette-out: leave-one-source")
 
 
 def test_usage_defaults_are_recorded() -> None:

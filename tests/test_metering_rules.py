@@ -211,7 +211,7 @@ def test_leave_one_source_out_never_sees_the_source(tmp_path: Path) -> None:
             features = serialise(call)
             prompt = round(features.fixed + slope * features.raw)
             traces.append(_trace(path, [dataclasses.replace(call, usage=Usage(prompt))]))
-    report = calibrate(traces, group=first_folder(tmp_path))
+    report = calibrate(traces, group=first_folder(tmp_path), defaults=False)
     assert report.sources == ["a", "b"]
     cell = next(c for c in report.cells if c.klass == "tools")
     assert cell.calls == 24
@@ -307,7 +307,7 @@ def test_leave_one_source_out_acceptance_on_corpus(corpus: Path) -> None:
     from costsim.report import load_traces
 
     traces, _ = load_traces([corpus])
-    report = calibrate(traces, group=first_folder(corpus))
+    report = calibrate(traces, group=first_folder(corpus), defaults=False)
     assert len(report.sources) == 3
     cells = {(c.flavour, c.klass): c for c in report.cells}
     anthropic = cells[("anthropic-messages", "no_media")]

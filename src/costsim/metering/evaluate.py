@@ -142,7 +142,8 @@ class CalibrationReport:
     cells: list[Cell]
     sources: list[str]
     mode: str = "refit"
-    """"refit": fitted on the traces, held out by source; "shipped": shipped coefficients."""
+    """"refit": fitted on the traces, held out by source (by cassette when the traces come
+    from one source only); "shipped": the shipped coefficients."""
 
 
 def is_text_only_chat(call: Call) -> bool:
@@ -215,7 +216,10 @@ def _flavour(name: str) -> str:
 class _Folds:
     """Normal equations per (family, group) and per (flavour, group), for held-out fits."""
 
-    def __init__(self, samples: list[Sample], group_of: Callable[[Sample], str]) -> None:
+    def __init__(
+        self, samples: list[Sample], group_of: Callable[[Sample], str], *, defaults: bool = True
+    ) -> None:
+        self.defaults = defaults
         self.family: dict[str, dict[str, NormalEquations]] = defaultdict(dict)
         self.flavour: dict[str, dict[str, NormalEquations]] = defaultdict(dict)
         self._cache: dict[tuple[str, str], Coefficients] = {}
@@ -247,7 +251,9 @@ class _Folds:
         hit = self._cache.get((name, held or ""))
         if hit is not None:
             return hit
-        result = Coefficients(name, IDENTITY, "recipe")
+        result = (
+            default_coefficients(name) if self.defaults else Coefficients(name, IDENTITY, "recipe")
+        )
         for table, key in ((self.family, name), (self.flavour, _flavour(name))):
             equations = self._without(table.get(key, {}), held)
             if equations is not None and equations.calls >= MIN_FIT:
@@ -298,22 +304,32 @@ def _predict(samples: list[Sample], coefficients: Callable[[Sample], Coefficient
 
 
 def calibrate(
-    traces: Iterable[CassetteTrace], *, group: Grouping | None = None, shipped: bool = False
+    traces: Iterable[CassetteTrace],
+    *,
+    group: Grouping | None = None,
+    shipped: bool = False,
+    defaults: bool = True,
 ) -> CalibrationReport:
     """Fit every family on ``traces`` and measure the fit on calls it was not fitted on.
 
     ``group`` maps a cassette path to its source (default: its parent folder's name);
-    ``shipped`` evaluates the coefficients shipped with costsim instead of refitting.
+    ``shipped`` evaluates the coefficients shipped with costsim instead of refitting. A family
+    with too few calls in a fold (and no flavour pool to borrow from) uses the shipped
+    coefficients, or the provider rules alone when ``defaults`` is false (as when refitting
+    the shipped coefficients themselves, which must not see the held-out source).
     """
     grouping = group or (lambda path: path.parent.name)
     samples, excluded = _samples(traces, grouping)
-    by_source = _Folds(samples, lambda s: s.source)
-    by_cassette = _Folds(samples, lambda s: str(s.cassette))
+    by_source = _Folds(samples, lambda s: s.source, defaults=defaults)
+    by_cassette = _Folds(samples, lambda s: str(s.cassette), defaults=defaults)
+    loco = _predict(samples, lambda s: by_cassette.coefficients(s.family, str(s.cassette)))
+    sources = sorted({s.source for s in samples})
     if shipped:
         held_out = _predict(samples, lambda s: default_coefficients(s.family))
+    elif len(sources) < 2:  # nothing to hold a source out against: cassettes are the groups
+        held_out = loco
     else:
         held_out = _predict(samples, lambda s: by_source.coefficients(s.family, s.source))
-    loco = _predict(samples, lambda s: by_cassette.coefficients(s.family, str(s.cassette)))
     pairs = _pairs(samples)
     families = [
         _family_report(
@@ -330,7 +346,7 @@ def calibrate(
     return CalibrationReport(
         families=families,
         cells=_cells(samples, pairs, held_out, loco),
-        sources=sorted({s.source for s in samples}),
+        sources=sources,
         mode="shipped" if shipped else "refit",
     )
 

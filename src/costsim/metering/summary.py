@@ -92,6 +92,8 @@ def _pct(value: float | None) -> str:
 
 def _headline(report: CalibrationReport) -> str:
     held = "shipped coefficients" if report.mode == "shipped" else "leave-one-source-out"
+    if report.mode == "refit" and len(report.sources) < 2:
+        held = "leave-one-cassette-out: leave-one-source-out needs 2+ sources"
     parts = []
     for cell in report.cells:
         if cell.klass != "no_media" or not cell.calls:
