@@ -2,9 +2,13 @@
 
     python scripts/fit_calibration_defaults.py [CORPUS]
 
-Writes src/costsim/metering/calibration_defaults.json (deterministic: same corpus, same file).
-Families with fewer than MIN_DEFAULT_CALLS usable calls are left out; they fall back to the
-family without "+tools", or to uncalibrated counts.
+Writes src/costsim/metering/calibration_defaults.json (deterministic: same corpus, same file):
+per family the coefficients fitted on the whole corpus and their leave-one-source-out errors,
+and per API flavour x content class the leave-one-source-out errors the meter's per-call
+error estimates use. The source of a cassette is its first folder under CORPUS (the project it
+came from), so the figures say how the estimator does on a project it was not fitted on.
+Families with fewer than MIN_DEFAULT_CALLS usable calls are left out; they fall back to
+the provider rules alone.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ import json
 import sys
 from pathlib import Path
 
-from costsim.metering.evaluate import calibrate
+from costsim.metering.evaluate import calibrate, first_folder
+from costsim.metering.summary import cell_json
 from costsim.render import write_atomic
 from costsim.report import load_traces
 
@@ -23,25 +28,43 @@ MIN_DEFAULT_CALLS = 8
 
 
 def main(corpus: Path) -> None:
+    corpus = corpus.resolve()
     traces, _ = load_traces([corpus])
+    report = calibrate(traces, group=first_folder(corpus), defaults=False)
     families = {}
-    for report in calibrate(traces):
-        if report.calls < MIN_DEFAULT_CALLS:
+    for family in report.families:
+        if family.calls < MIN_DEFAULT_CALLS or family.coefficients.source != "fitted":
             continue
-        families[report.family] = {
-            "calls": report.calls,
-            "cassettes": report.cassettes,
-            "coefficients": report.coefficients.as_dict(),
-            "calibrated_median_ape": round(report.calibrated_median_ape or 0.0, 2),
-            "calibrated_p90_ape": round(report.calibrated_p90_ape or 0.0, 2),
+        families[family.family] = {
+            "calls": family.calls,
+            "cassettes": family.cassettes,
+            "coefficients": family.coefficients.as_dict(),
+            "calibrated_median_ape": round(family.calibrated_median_ape or 0.0, 2),
+            "calibrated_p90_ape": round(family.calibrated_p90_ape or 0.0, 2),
+        }
+    errors = {}
+    for cell in report.cells:
+        entry = cell_json(cell)
+        errors[f"{cell.flavour}/{cell.klass}"] = {
+            "calls": entry["calls"],
+            "median_ape": entry["calibrated_median_ape"],
+            "p90_ape": entry["calibrated_p90_ape"],
+            "increment_pairs": entry["increment_pairs"],
+            "increment_median_error_pct": entry["increment_median_error_pct"],
+            "increment_p90_error_pct": entry["increment_p90_error_pct"],
         }
     document = {
-        "format_version": 1,
-        "fitted_on": "../shared/corpus (902 real cassettes), leave-one-cassette-out errors",
+        "format_version": 2,
+        "fitted_on": f"../shared/corpus ({len(traces)} real cassettes, {len(report.sources)} "
+        "sources)",
+        "errors_method": "leave-one-source-out: each source predicted by a fit on the others",
         "families": families,
+        "errors": errors,
     }
     write_atomic(TARGET, json.dumps(document, indent=2) + "\n")
-    print(f"wrote {len(families)} families to {TARGET.relative_to(ROOT)}")
+    print(
+        f"wrote {len(families)} families, {len(errors)} error cells to {TARGET.relative_to(ROOT)}"
+    )
 
 
 if __name__ == "__main__":

@@ -59,14 +59,20 @@ TOOLS = (
 # serialise.py's ``_chat_tool_tokens`` documents), written out by hand.
 RENDERED = {
     "read_file": "// Read a file.\ntype read_file = (_: {\n// Path to the file.\npath: string,\n})"
-    " => any;",
+    " => any;\n",
     "git_diff": "// Show the working-tree diff.\ntype git_diff = (_: {\nstaged?: boolean,\n"
-    "paths?: Array<string>,\n}) => any;",
+    "paths?: string[],\n}) => any;\n",
     "web_search": "// Search the web.\ntype web_search = (_: {\nquery: string,\nlimit?: number,\n"
-    "}) => any;",
+    "}) => any;\n",
     "ask_user": "// Ask the user a question.\ntype ask_user = (_: {\nquery: string,\n"
-    "limit?: number,\n}) => any;",
+    "limit?: number,\n}) => any;\n",
 }
+
+
+def _namespace(*names: str) -> str:
+    """OpenAI's functions namespace, written out by hand."""
+    body = "\n".join(RENDERED[name] for name in names)
+    return f"namespace functions {{\n\n{body}\n}} // namespace functions"
 
 
 def _chat(user: str, *called: str, tools: tuple[ToolDef, ...] = TOOLS, **kw: Any) -> Call:
@@ -112,13 +118,15 @@ def test_heuristic_saves_the_unsent_definitions_exactly() -> None:
     recorded = original.usage
     assert recorded is not None and item.usage is not None
     count = counter("o200k_base")
-    saved = count(RENDERED["git_diff"]) + count(RENDERED["web_search"])
+    every = _namespace("read_file", "git_diff", "web_search", "ask_user")
+    saved = count(every) - count(_namespace("read_file", "ask_user"))
     assert serialise(original).raw - serialise(item.call).raw == saved
     assert next(e for e in result.events if e.kind == "change").tokens == saved
-    # gpt-4o tool calls are calibrated: a slope on the offline count and a term per tool
+    # OpenAI counts are exact (slope 1): only tool round trips and tools' presence are fitted,
+    # and both requests carry tools, so the saving is the unsent definitions exactly
     coefficients = Meter().coefficients(original).as_dict()
-    delta = -saved * coefficients["raw"] - 2 * coefficients["tools"]
-    assert item.usage.prompt_total == round(recorded.prompt_total + delta)
+    assert coefficients["raw"] == 1.0 and coefficients["tools"] == 0.0
+    assert item.usage.prompt_total == recorded.prompt_total - saved
     assert item.usage.uncached_input == item.usage.prompt_total  # below 1,024: no caching
     assert item.usage.output == 12
     expected = price(item.usage, model="gpt-4o", provider="openai", at=WHEN).amount

@@ -70,24 +70,39 @@ class TextBlock:
 
 @dataclass(frozen=True, slots=True)
 class ImageBlock:
-    """An image; ``source`` identifies it (a URL, or a digest of inline data)."""
+    """An image; ``source`` identifies it (a URL, or a digest of inline data).
+
+    ``width`` and ``height`` are the pixel size read from the recorded bytes' header (0 when
+    the image was sent by URL or file id, or its header could not be read); ``detail`` is
+    OpenAI's ``detail`` setting as sent ("" when absent).
+    """
 
     media_type: str
     source: str
     data_bytes: int = 0
     cache_control: CacheControl | None = None
+    width: int = 0
+    height: int = 0
+    detail: str = ""
     kind: Literal["image"] = "image"
 
 
 @dataclass(frozen=True, slots=True)
 class DocumentBlock:
-    """A document (PDF, plain text, file reference); ``source`` identifies it."""
+    """A document (PDF, plain text, file reference); ``source`` identifies it.
+
+    ``text`` is a plain-text document's content, or the text extracted from an inline PDF;
+    ``pages`` and ``page_points`` (width, height of each page in PDF points) are read from an
+    inline PDF (0 / empty when it was sent by URL or file id, or could not be read).
+    """
 
     media_type: str
     source: str
     text: str = ""
     data_bytes: int = 0
     cache_control: CacheControl | None = None
+    pages: int = 0
+    page_points: tuple[tuple[float, float], ...] = ()
     kind: Literal["document"] = "document"
 
 

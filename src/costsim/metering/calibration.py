@@ -1,14 +1,21 @@
-"""Calibration: recorded prompt totals fitted from offline counts plus structure terms.
+"""Calibration: what provider rules leave of a recorded prompt total, fitted per family.
 
-Per family (see :func:`costsim.metering.models.family`) a linear model
+The estimate of a request's prompt total is
 
-    prompt ≈ a·raw + b·messages + c·tool_round_trips + d·thinking + e·output_schema
-             + f·has_tools + g
+    prompt ≈ fixed + a·raw + b·messages + c·tool_round_trips + d·thinking + e·output_schema
+             + f·forced_tool + g·tools + h·has_tools + i
 
-is fitted by least squares on *relative* error (weights 1/y²): the corpus is full of tiny
+where ``fixed`` are the tokens documented provider rules give (images, PDF pages, Anthropic's
+tool-use system prompt) and ``raw`` the offline tokenizer count of the serialised request. Only
+the terms a family's tokenizer leaves open are fitted (:data:`FREE_TERMS`): on Anthropic, whose
+tokenizer is not public, all of them (``a`` scales cl100k to Claude's tokenizer); on OpenAI,
+whose tokenizer *is* the count, ``a`` stays 1 and only tool round trips and the presence of
+tools are fitted (what the cookbook recipe does not cover).
+
+The fit is least squares on *relative* error (weights 1/y²): the corpus is full of tiny
 prompts where an absolute fit would overshoot. The normal equations are sums over calls, so a
-leave-one-cassette-out fit is the full sums minus one cassette's: every cassette is predicted
-by a model that never saw it, at the cost of one small solve each.
+leave-one-group-out fit (one cassette, or one source project) is the full sums minus the
+group's: every call is predicted by a model that never saw its group.
 """
 
 from __future__ import annotations
@@ -25,10 +32,17 @@ from costsim.metering.serialise import Features
 
 __all__ = [
     "FEATURE_NAMES",
+    "FREE_TERMS",
+    "IDENTITY",
     "Coefficients",
     "NormalEquations",
     "default_coefficients",
+    "default_document",
+    "default_p90_ape",
     "fit",
+    "free_terms",
+    "median",
+    "percentile",
     "vector",
 ]
 
@@ -40,10 +54,25 @@ FEATURE_NAMES = (
     "output_schema",
     "forced_tool",
     "tools",
+    "has_tools",
     "intercept",
 )
 Vector = tuple[float, ...]
 Source = Literal["fitted", "default", "recipe", "uncalibrated"]
+
+IDENTITY: Vector = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+"""The provider rules alone: raw count plus fixed tokens."""
+
+_ALL = tuple(range(len(FEATURE_NAMES)))
+FREE_TERMS: dict[str, tuple[int, ...]] = {
+    "anthropic": _ALL,
+    "openai": (FEATURE_NAMES.index("tool_round_trips"), FEATURE_NAMES.index("has_tools")),
+}
+"""Fitted terms per provider; the others stay at :data:`IDENTITY`."""
+
+
+def free_terms(family: str) -> tuple[int, ...]:
+    return FREE_TERMS["anthropic" if family.startswith("claude") else "openai"]
 
 
 def vector(features: Features) -> Vector:
@@ -55,6 +84,7 @@ def vector(features: Features) -> Vector:
         float(features.output_schema),
         float(features.forced_tool),
         float(features.tools),
+        float(features.tools > 0),
         1.0,
     )
 
@@ -67,7 +97,9 @@ class Coefficients:
     calls: int = 0
 
     def predict(self, features: Features) -> float:
-        return sum(c * x for c, x in zip(self.values, vector(features), strict=True))
+        """Estimated prompt total: rule tokens plus the fitted linear part."""
+        linear = sum(c * x for c, x in zip(self.values, vector(features), strict=True))
+        return features.fixed + linear
 
     @property
     def intercept(self) -> float:
@@ -79,36 +111,37 @@ class Coefficients:
         }
 
 
-IDENTITY = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-
-
 @dataclass(slots=True)
 class NormalEquations:
-    """Σ w·x·xᵀ and Σ w·x·y over calls, with w = 1/y² (a fit to relative error)."""
+    """Σ w·x·xᵀ and Σ w·x·t over calls for the free terms, with w = 1/y² (a fit to relative
+    error) and t the recorded total less rule tokens and pinned terms."""
 
-    size: int = len(FEATURE_NAMES)
+    free: tuple[int, ...] = _ALL
     ata: list[list[float]] = field(default_factory=list)
     atb: list[float] = field(default_factory=list)
     calls: int = 0
 
     def __post_init__(self) -> None:
         if not self.ata:
-            self.ata = [[0.0] * self.size for _ in range(self.size)]
-            self.atb = [0.0] * self.size
+            self.ata = [[0.0] * len(self.free) for _ in self.free]
+            self.atb = [0.0] * len(self.free)
 
-    def add(self, x: Vector, y: float) -> None:
-        w = 1.0 / (y * y)
-        for i in range(self.size):
+    def add(self, features: Features, recorded: float) -> None:
+        x = vector(features)
+        pinned = sum(IDENTITY[i] * x[i] for i in _ALL if i not in self.free)
+        target = recorded - features.fixed - pinned
+        w = 1.0 / (recorded * recorded)
+        for row, i in enumerate(self.free):
             wx = w * x[i]
-            self.atb[i] += wx * y
-            row = self.ata[i]
-            for j in range(self.size):
-                row[j] += wx * x[j]
+            self.atb[row] += wx * target
+            line = self.ata[row]
+            for col, j in enumerate(self.free):
+                line[col] += wx * x[j]
         self.calls += 1
 
     def minus(self, other: NormalEquations) -> NormalEquations:
         return NormalEquations(
-            size=self.size,
+            free=self.free,
             ata=[
                 [a - b for a, b in zip(r1, r2, strict=True)]
                 for r1, r2 in zip(self.ata, other.ata, strict=True)
@@ -117,17 +150,33 @@ class NormalEquations:
             calls=self.calls - other.calls,
         )
 
-    def solve(self, prior: Vector = IDENTITY, ridge: float = 1e-4) -> Vector:
-        """Least squares, shrunk slightly towards ``prior`` so unused terms stay at it."""
-        n = self.size
+    def plus(self, other: NormalEquations) -> NormalEquations:
+        merged = NormalEquations(free=self.free)
+        merged.ata = [
+            [a + b for a, b in zip(r1, r2, strict=True)]
+            for r1, r2 in zip(self.ata, other.ata, strict=True)
+        ]
+        merged.atb = [a + b for a, b in zip(self.atb, other.atb, strict=True)]
+        merged.calls = self.calls + other.calls
+        return merged
+
+    def solve(self, ridge: float = 1e-4) -> Vector:
+        """Least squares for the free terms, shrunk slightly towards :data:`IDENTITY` so
+        terms the data does not exercise stay there; pinned terms are IDENTITY's."""
+        n = len(self.free)
         matrix = [row[:] for row in self.ata]
         rhs = self.atb[:]
         scale = max((matrix[i][i] for i in range(n)), default=1.0) or 1.0
-        for i in range(n):
-            penalty = ridge * (matrix[i][i] or scale * 1e-6) + 1e-12
-            matrix[i][i] += penalty
-            rhs[i] += penalty * prior[i]
-        return _gauss(matrix, rhs)
+        for row, i in enumerate(self.free):
+            pinned_prior = IDENTITY[i]
+            penalty = ridge * (matrix[row][row] or scale * 1e-6) + 1e-12
+            matrix[row][row] += penalty
+            rhs[row] += penalty * pinned_prior
+        solution = _gauss(matrix, rhs)
+        values = list(IDENTITY)
+        for row, i in enumerate(self.free):
+            values[i] = solution[row]
+        return tuple(values)
 
 
 def _gauss(matrix: list[list[float]], rhs: list[float]) -> Vector:
@@ -152,17 +201,20 @@ def _gauss(matrix: list[list[float]], rhs: list[float]) -> Vector:
 
 
 def fit(
-    family: str, samples: Iterable[tuple[Features, int]], *, prior: Vector = IDENTITY
+    family: str, samples: Iterable[tuple[Features, int]], *, free: tuple[int, ...] | None = None
 ) -> Coefficients:
-    equations = NormalEquations()
+    """Fit ``family`` on (features, recorded prompt total) samples."""
+    equations = NormalEquations(free=free if free is not None else free_terms(family))
     for features, recorded in samples:
         if recorded > 0:
-            equations.add(vector(features), float(recorded))
-    return Coefficients(family, equations.solve(prior), "fitted", equations.calls)
+            equations.add(features, float(recorded))
+    values = equations.solve() if equations.calls else IDENTITY
+    return Coefficients(family, values, "fitted", equations.calls)
 
 
 @cache
-def _default_document() -> dict[str, Any]:
+def default_document() -> dict[str, Any]:
+    """The shipped calibration: coefficients per family and their held-out errors."""
     try:
         text = resources.files("costsim.metering").joinpath("calibration_defaults.json").read_text()
         document: dict[str, Any] = json.loads(text)
@@ -172,18 +224,17 @@ def _default_document() -> dict[str, Any]:
 
 
 def default_p90_ape(family: str) -> float | None:
-    """Held-out p90 error of the shipped defaults for a family, as measured on the corpus."""
-    families = _default_document()["families"]
+    """Held-out (leave-one-source-out) p90 error of the shipped defaults for a family."""
+    families = default_document()["families"]
     entry = families.get(family) or families.get(family.removesuffix("+tools"))
     return float(entry["calibrated_p90_ape"]) if entry else None
 
 
 @cache
 def _defaults() -> dict[str, Coefficients]:
-    document = _default_document()
     result: dict[str, Coefficients] = {}
-    for family, entry in document["families"].items():
-        values = tuple(float(entry["coefficients"][name]) for name in FEATURE_NAMES)
+    for family, entry in default_document()["families"].items():
+        values = tuple(float(entry["coefficients"].get(name, 0.0)) for name in FEATURE_NAMES)
         result[family] = Coefficients(family, values, "default", int(entry.get("calls", 0)))
     return result
 
@@ -191,11 +242,13 @@ def _defaults() -> dict[str, Coefficients]:
 def default_coefficients(family: str) -> Coefficients:
     """Coefficients shipped with costsim (fitted on the corpus) for a family, or identity."""
     defaults = _defaults()
-    if family in defaults:
-        return defaults[family]
     base = family.removesuffix("+tools")
     if base in defaults:
-        return Coefficients(family, defaults[base].values, "default", 0)
+        return (
+            defaults[base]
+            if base == family
+            else Coefficients(family, defaults[base].values, "default")
+        )
     return Coefficients(family, IDENTITY, "uncalibrated")
 
 

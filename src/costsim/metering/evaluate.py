@@ -1,15 +1,24 @@
-"""How well the estimator does on the traces at hand: ``costsim calibrate``.
+"""How well the estimator does on recordings it was not fitted on: ``costsim calibrate``.
 
-Per family: calls used and excluded (with reasons), fitted coefficients, absolute % error of
-raw and calibrated prompt totals (calibrated ones leave-one-cassette-out), and per-turn
-increment error: for consecutive calls of one conversation, recorded Δprompt vs predicted.
+Every usable call is predicted three ways:
+
+- **leave-one-source-out** (the headline): by coefficients fitted without any cassette of its
+  source (the project or folder it came from). Cassettes of one project share prompts and
+  tools, so this is what a user's own, never-seen recordings experience;
+- **leave-one-cassette-out**: fitted without its own cassette only (optimistic);
+- in ``--shipped`` mode, by the coefficients shipped with costsim, without refitting.
+
+A family with too few calls in a fold borrows the pooled fit of its API flavour, else the
+provider rules alone. Errors are absolute % of the recorded prompt total, per family and per
+API flavour x content class, for totals and for per-turn increments (the recorded prompt
+increase between consecutive calls of one conversation vs the predicted one).
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -17,27 +26,67 @@ from costsim.metering.calibration import (
     IDENTITY,
     Coefficients,
     NormalEquations,
+    default_coefficients,
+    free_terms,
     median,
     percentile,
-    vector,
 )
+from costsim.metering.classes import content_class, is_recipe
 from costsim.metering.models import family
 from costsim.metering.serialise import Features, Serialiser
 from costsim.model import Call, Flavour, TextBlock
 from costsim.normalise import CassetteTrace
 
-__all__ = ["FamilyReport", "calibrate", "exclusion_reason", "is_text_only_chat"]
+__all__ = [
+    "MIN_CALLS",
+    "MIN_CASSETTES",
+    "CalibrationReport",
+    "Cell",
+    "FamilyReport",
+    "Grouping",
+    "calibrate",
+    "exclusion_reason",
+    "first_folder",
+    "is_text_only_chat",
+]
 
 MIN_CALLS = 20
 MIN_CASSETTES = 3
+MIN_FIT = 8
+"""Calls a family needs in a fold to get its own fit (else its flavour's pooled fit)."""
+
+Grouping = Callable[[Path], str]
+Key = tuple[Path, int]
+
+
+def first_folder(root: Path) -> Grouping:
+    """The default source of a cassette: the first folder level under ``root``."""
+
+    def group(path: Path) -> str:
+        try:
+            parts = path.relative_to(root).parts
+        except ValueError:
+            return path.parent.name
+        return parts[0] if len(parts) > 1 else root.name
+
+    return group
 
 
 @dataclass(frozen=True, slots=True)
 class Sample:
     cassette: Path
+    source: str
     call: Call
     features: Features
     recorded: int
+    family: str
+    klass: str
+    fitted: bool
+    """Used for fitting (not a recipe call, not media)."""
+
+    @property
+    def key(self) -> Key:
+        return (self.cassette, self.call.provenance.index)
 
 
 @dataclass(slots=True)
@@ -50,17 +99,51 @@ class FamilyReport:
     raw_median_ape: float | None
     raw_p90_ape: float | None
     calibrated_median_ape: float | None
+    """Leave-one-source-out (``--shipped``: the shipped coefficients')."""
     calibrated_p90_ape: float | None
+    loco_median_ape: float | None
+    loco_p90_ape: float | None
     increment_pairs: int
     increment_median_error_pct: float | None
+    increment_p90_error_pct: float | None
     raw_increment_median_error_pct: float | None
     exact_match_rate: float | None = None
     text_only_calls: int = 0
-    loco_predictions: dict[tuple[Path, int], float] = field(default_factory=dict, repr=False)
-    errors: list[float] = field(default_factory=list, repr=False)
-    """Leave-one-cassette-out absolute % error of every call used."""
-    increment_errors: list[float] = field(default_factory=list, repr=False)
     text_only_exact: int = 0
+    sources: int = 0
+    errors: list[float] = field(default_factory=list, repr=False)
+    """Held-out absolute % error of every call (leave-one-source-out)."""
+    increment_errors: list[float] = field(default_factory=list, repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Cell:
+    """Errors of one API flavour and content class ("all" pools the classes)."""
+
+    flavour: str
+    klass: str
+    calls: int
+    median_ape: float | None
+    p90_ape: float | None
+    loco_median_ape: float | None
+    loco_p90_ape: float | None
+    increment_pairs: int
+    increment_median_error_pct: float | None
+    increment_p90_error_pct: float | None
+    loco_increment_median_error_pct: float | None
+    loco_increment_p90_error_pct: float | None
+    text_only_calls: int = 0
+    exact_match_rate: float | None = None
+
+
+@dataclass(slots=True)
+class CalibrationReport:
+    families: list[FamilyReport]
+    cells: list[Cell]
+    sources: list[str]
+    mode: str = "refit"
+    """"refit": fitted on the traces, held out by source (by cassette when the traces come
+    from one source only); "shipped": the shipped coefficients."""
 
 
 def is_text_only_chat(call: Call) -> bool:
@@ -72,8 +155,13 @@ def is_text_only_chat(call: Call) -> bool:
     )
 
 
+_SERVER_SIDE_PARAMETERS = frozenset(
+    {"mcp_servers", "context_management", "container", "previous_response_id", "conversation"}
+)
+
+
 def exclusion_reason(call: Call, features: Features) -> str | None:
-    """Why a call cannot calibrate the estimator, or None when it can."""
+    """Why a call cannot calibrate or validate the estimator, or None when it can."""
     if call.errored or call.usage is None:
         return "no recorded usage"
     if call.usage.estimated:
@@ -81,10 +169,9 @@ def exclusion_reason(call: Call, features: Features) -> str | None:
     if call.usage.prompt_total <= 0:
         return "zero prompt tokens recorded"
     server_side = _SERVER_SIDE_PARAMETERS.intersection(call.extra)
-    if server_side:
-        return f"server-side additions to the prompt ({', '.join(sorted(server_side))})"
-    if features.images or features.documents:
-        return "images or documents (tokens depend on pixels / pages)"
+    if server_side or "prompt" in call.extra:
+        named = sorted(server_side) or ["prompt"]
+        return f"server-side additions to the prompt ({', '.join(named)})"
     if any(b.kind == "other" for m in call.messages for b in m.content) or any(
         t.type not in ("custom", "function") for t in call.tools
     ):
@@ -92,7 +179,88 @@ def exclusion_reason(call: Call, features: Features) -> str | None:
     return None
 
 
-_SERVER_SIDE_PARAMETERS = frozenset({"mcp_servers", "context_management", "container"})
+def _samples(
+    traces: Iterable[CassetteTrace], group: Grouping
+) -> tuple[list[Sample], dict[str, Counter[str]]]:
+    samples: list[Sample] = []
+    excluded: dict[str, Counter[str]] = defaultdict(Counter)
+    serialiser = Serialiser()
+    for trace in traces:
+        source = group(trace.path)
+        for call in trace.calls:
+            features = serialiser.features(call)
+            name = family(call)
+            reason = exclusion_reason(call, features)
+            if reason is not None:
+                excluded[name][reason] += 1
+                continue
+            assert call.usage is not None
+            klass = content_class(call)
+            fitted = not is_recipe(call) and klass not in MEDIA
+            samples.append(
+                Sample(
+                    trace.path, source, call, features, call.usage.prompt_total, name, klass, fitted
+                )
+            )
+    return samples, excluded
+
+
+def _flavour(name: str) -> str:
+    return (
+        Flavour.ANTHROPIC_MESSAGES.value
+        if name.startswith("claude")
+        else name.split("/", maxsplit=1)[0]
+    )
+
+
+class _Folds:
+    """Normal equations per (family, group) and per (flavour, group), for held-out fits."""
+
+    def __init__(
+        self, samples: list[Sample], group_of: Callable[[Sample], str], *, defaults: bool = True
+    ) -> None:
+        self.defaults = defaults
+        self.family: dict[str, dict[str, NormalEquations]] = defaultdict(dict)
+        self.flavour: dict[str, dict[str, NormalEquations]] = defaultdict(dict)
+        self._cache: dict[tuple[str, str], Coefficients] = {}
+        for sample in samples:
+            if not sample.fitted:
+                continue
+            free = free_terms(sample.family)
+            g = group_of(sample)
+            for table, name in (
+                (self.family, sample.family),
+                (self.flavour, _flavour(sample.family)),
+            ):
+                table[name].setdefault(g, NormalEquations(free=free)).add(
+                    sample.features, float(sample.recorded)
+                )
+
+    @staticmethod
+    def _without(groups: dict[str, NormalEquations], held: str | None) -> NormalEquations | None:
+        kept = [eq for g, eq in groups.items() if g != held]
+        if not kept:
+            return None
+        total = kept[0]
+        for eq in kept[1:]:
+            total = total.plus(eq)
+        return total
+
+    def coefficients(self, name: str, held: str | None) -> Coefficients:
+        """The fit for family ``name`` without group ``held`` (None: on everything)."""
+        hit = self._cache.get((name, held or ""))
+        if hit is not None:
+            return hit
+        result = (
+            default_coefficients(name) if self.defaults else Coefficients(name, IDENTITY, "recipe")
+        )
+        for table, key in ((self.family, name), (self.flavour, _flavour(name))):
+            equations = self._without(table.get(key, {}), held)
+            if equations is not None and equations.calls >= MIN_FIT:
+                result = Coefficients(name, equations.solve(), "fitted", equations.calls)
+                break
+        self._cache[(name, held or "")] = result
+        return result
 
 
 def _ape(predicted: float, recorded: int) -> float:
@@ -110,101 +278,186 @@ def _is_continuation(first: Call, second: Call) -> bool:
     )
 
 
-def calibrate(traces: Iterable[CassetteTrace]) -> list[FamilyReport]:
-    """Fit every family on ``traces`` and measure the fit leave-one-cassette-out."""
-    samples: dict[str, list[Sample]] = defaultdict(list)
-    excluded: dict[str, Counter[str]] = defaultdict(Counter)
-    ordered: dict[Path, list[Sample]] = defaultdict(list)
-    serialiser = Serialiser()
-    for trace in traces:
-        for call in trace.calls:
-            features = serialiser.features(call)
-            key = family(call)
-            reason = exclusion_reason(call, features)
-            if reason is not None:
-                excluded[key][reason] += 1
-                continue
-            assert call.usage is not None
-            sample = Sample(trace.path, call, features, call.usage.prompt_total)
-            samples[key].append(sample)
-            ordered[trace.path].append(sample)
-    reports = [
-        _family_report(name, samples.get(name, []), excluded[name], ordered)
-        for name in sorted(set(samples) | set(excluded))
+def _pairs(samples: list[Sample]) -> list[tuple[Sample, Sample]]:
+    """Consecutive calls of one conversation whose recorded prompt grew."""
+    by_cassette: dict[tuple[Path, str], list[Sample]] = defaultdict(list)
+    for sample in samples:
+        by_cassette[(sample.cassette, sample.family)].append(sample)
+    return [
+        (first, second)
+        for run in by_cassette.values()
+        for first, second in itertools.pairwise(run)
+        if second.recorded > first.recorded and _is_continuation(first.call, second.call)
     ]
-    return reports
+
+
+Predictions = dict[Key, float]
+
+
+def _predict(samples: list[Sample], coefficients: Callable[[Sample], Coefficients]) -> Predictions:
+    return {
+        s.key: (s.features.raw + s.features.fixed)
+        if is_recipe(s.call)
+        else coefficients(s).predict(s.features)
+        for s in samples
+    }
+
+
+def calibrate(
+    traces: Iterable[CassetteTrace],
+    *,
+    group: Grouping | None = None,
+    shipped: bool = False,
+    defaults: bool = True,
+) -> CalibrationReport:
+    """Fit every family on ``traces`` and measure the fit on calls it was not fitted on.
+
+    ``group`` maps a cassette path to its source (default: its parent folder's name);
+    ``shipped`` evaluates the coefficients shipped with costsim instead of refitting. A family
+    with too few calls in a fold (and no flavour pool to borrow from) uses the shipped
+    coefficients, or the provider rules alone when ``defaults`` is false (as when refitting
+    the shipped coefficients themselves, which must not see the held-out source).
+    """
+    grouping = group or (lambda path: path.parent.name)
+    samples, excluded = _samples(traces, grouping)
+    by_source = _Folds(samples, lambda s: s.source, defaults=defaults)
+    by_cassette = _Folds(samples, lambda s: str(s.cassette), defaults=defaults)
+    loco = _predict(samples, lambda s: by_cassette.coefficients(s.family, str(s.cassette)))
+    sources = sorted({s.source for s in samples})
+    if shipped:
+        held_out = _predict(samples, lambda s: default_coefficients(s.family))
+    elif len(sources) < 2:  # nothing to hold a source out against: cassettes are the groups
+        held_out = loco
+    else:
+        held_out = _predict(samples, lambda s: by_source.coefficients(s.family, s.source))
+    pairs = _pairs(samples)
+    families = [
+        _family_report(
+            name,
+            [s for s in samples if s.family == name],
+            excluded[name],
+            [p for p in pairs if p[1].family == name],
+            default_coefficients(name) if shipped else by_source.coefficients(name, None),
+            held_out,
+            loco,
+        )
+        for name in sorted({s.family for s in samples} | set(excluded))
+    ]
+    return CalibrationReport(
+        families=families,
+        cells=_cells(samples, pairs, held_out, loco),
+        sources=sources,
+        mode="shipped" if shipped else "refit",
+    )
+
+
+def _increment_errors(pairs: list[tuple[Sample, Sample]], predictions: Predictions) -> list[float]:
+    return [
+        _ape(predictions[b.key] - predictions[a.key], b.recorded - a.recorded) for a, b in pairs
+    ]
 
 
 def _family_report(
     name: str,
     items: list[Sample],
     excluded: Counter[str],
-    ordered: dict[Path, list[Sample]],
+    pairs: list[tuple[Sample, Sample]],
+    coefficients: Coefficients,
+    held_out: Predictions,
+    loco: Predictions,
 ) -> FamilyReport:
-    per_cassette: dict[Path, NormalEquations] = defaultdict(NormalEquations)
-    total = NormalEquations()
-    for sample in items:
-        x = vector(sample.features)
-        per_cassette[sample.cassette].add(x, sample.recorded)
-        total.add(x, sample.recorded)
-    recipe = name.startswith(Flavour.OPENAI_CHAT.value) and not name.endswith("+tools")
-    if recipe:
-        coefficients = Coefficients(name, IDENTITY, "recipe", len(items))
-    else:
-        coefficients = Coefficients(
-            name, total.solve() if items else IDENTITY, "fitted", len(items)
+    raw = [_ape(s.features.raw + s.features.fixed, s.recorded) for s in items]
+    errors = [_ape(held_out[s.key], s.recorded) for s in items]
+    loco_errors = [_ape(loco[s.key], s.recorded) for s in items]
+    increments = _increment_errors(pairs, held_out)
+    raw_increments = [
+        _ape(
+            (b.features.raw + b.features.fixed) - (a.features.raw + a.features.fixed),
+            b.recorded - a.recorded,
         )
-    loco: dict[tuple[Path, int], float] = {}
-    for cassette, equations in per_cassette.items():
-        held_out = (
-            coefficients if recipe else Coefficients(name, total.minus(equations).solve(), "fitted")
-        )
-        for sample in items:
-            if sample.cassette == cassette:
-                loco[(cassette, sample.call.provenance.index)] = held_out.predict(sample.features)
-    raw_errors = [_ape(s.features.raw, s.recorded) for s in items]
-    calibrated = [_ape(loco[(s.cassette, s.call.provenance.index)], s.recorded) for s in items]
-    increments, raw_increments = _increment_errors(name, ordered, loco)
+        for a, b in pairs
+    ]
     report = FamilyReport(
         family=name,
         calls=len(items),
-        cassettes=len(per_cassette),
+        cassettes=len({s.cassette for s in items}),
         excluded=excluded,
         coefficients=coefficients,
-        raw_median_ape=median(raw_errors),
-        raw_p90_ape=percentile(raw_errors, 90),
-        calibrated_median_ape=median(calibrated),
-        calibrated_p90_ape=percentile(calibrated, 90),
-        increment_pairs=len(increments),
+        raw_median_ape=median(raw),
+        raw_p90_ape=percentile(raw, 90),
+        calibrated_median_ape=median(errors),
+        calibrated_p90_ape=percentile(errors, 90),
+        loco_median_ape=median(loco_errors),
+        loco_p90_ape=percentile(loco_errors, 90),
+        increment_pairs=len(pairs),
         increment_median_error_pct=median(increments),
+        increment_p90_error_pct=percentile(increments, 90),
         raw_increment_median_error_pct=median(raw_increments),
-        loco_predictions=loco,
-        errors=calibrated,
+        sources=len({s.source for s in items}),
+        errors=errors,
         increment_errors=increments,
     )
-    if name.startswith(Flavour.OPENAI_CHAT.value):
-        text_only = [s for s in items if is_text_only_chat(s.call)]
+    text_only = [s for s in items if is_text_only_chat(s.call)]
+    if text_only:
         report.text_only_calls = len(text_only)
-        if text_only:
-            exact = sum(1 for s in text_only if s.features.raw == s.recorded)
-            report.text_only_exact = exact
-            report.exact_match_rate = exact / len(text_only)
+        report.text_only_exact = sum(1 for s in text_only if s.features.raw == s.recorded)
+        report.exact_match_rate = report.text_only_exact / len(text_only)
     return report
 
 
-def _increment_errors(
-    name: str, ordered: dict[Path, list[Sample]], loco: dict[tuple[Path, int], float]
-) -> tuple[list[float], list[float]]:
-    errors: list[float] = []
-    raw_errors: list[float] = []
-    for cassette, samples in ordered.items():
-        mine = [s for s in samples if family(s.call) == name]
-        for first, second in itertools.pairwise(mine):
-            recorded = second.recorded - first.recorded
-            if recorded <= 0 or not _is_continuation(first.call, second.call):
-                continue
-            key1 = (cassette, first.call.provenance.index)
-            key2 = (cassette, second.call.provenance.index)
-            errors.append(_ape(loco[key2] - loco[key1], recorded))
-            raw_errors.append(_ape(second.features.raw - first.features.raw, recorded))
-    return errors, raw_errors
+MEDIA = ("images", "documents")
+POOLS = ("all", "no_media")
+"""Pooled cells: every class, and every class but images and documents (what the prompt
+totals of text, tool and reasoning requests experience)."""
+
+
+def _cell_keys(sample: Sample) -> list[tuple[str, str]]:
+    flavour = sample.call.flavour.value
+    keys = [(flavour, sample.klass), (flavour, "all")]
+    if sample.klass not in MEDIA:
+        keys.append((flavour, "no_media"))
+    return keys
+
+
+def _cells(
+    samples: list[Sample],
+    pairs: list[tuple[Sample, Sample]],
+    held_out: Predictions,
+    loco: Predictions,
+) -> list[Cell]:
+    groups: dict[tuple[str, str], list[Sample]] = defaultdict(list)
+    pair_groups: dict[tuple[str, str], list[tuple[Sample, Sample]]] = defaultdict(list)
+    for sample in samples:
+        for key in _cell_keys(sample):
+            groups[key].append(sample)
+    for pair in pairs:
+        for key in _cell_keys(pair[1]):
+            pair_groups[key].append(pair)
+    cells = []
+    for (flavour, klass), items in sorted(groups.items()):
+        errors = [_ape(held_out[s.key], s.recorded) for s in items]
+        loco_errors = [_ape(loco[s.key], s.recorded) for s in items]
+        chosen = pair_groups.get((flavour, klass), [])
+        increments = _increment_errors(chosen, held_out)
+        loco_increments = _increment_errors(chosen, loco)
+        text_only = [s for s in items if is_text_only_chat(s.call)]
+        exact = sum(1 for s in text_only if s.features.raw == s.recorded)
+        cells.append(
+            Cell(
+                flavour=flavour,
+                klass=klass,
+                calls=len(items),
+                median_ape=median(errors),
+                p90_ape=percentile(errors, 90),
+                loco_median_ape=median(loco_errors),
+                loco_p90_ape=percentile(loco_errors, 90),
+                increment_pairs=len(chosen),
+                increment_median_error_pct=median(increments),
+                increment_p90_error_pct=percentile(increments, 90),
+                loco_increment_median_error_pct=median(loco_increments),
+                loco_increment_p90_error_pct=percentile(loco_increments, 90),
+                text_only_calls=len(text_only),
+                exact_match_rate=exact / len(text_only) if text_only else None,
+            )
+        )
+    return cells

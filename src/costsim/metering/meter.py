@@ -1,9 +1,14 @@
-"""The runtime estimator: calibrated prompt estimates for the traces at hand.
+"""The runtime estimator: calibrated prompt estimates, each with its expected error.
 
 Calibration is fitted on the traces being analysed; a family with too few calls there falls
 back to the defaults shipped with costsim (fitted on the real-cassette corpus). Estimates are
 anchored on what was billed: a transformed request's prompt is its recorded total plus the
 calibrated difference between the new and the original request.
+
+Every estimate carries the error the validation measured for its kind of request (API flavour
+x content class, leave-one-source-out): see :meth:`Meter.expected_error` and
+:meth:`Meter.delta_band`. They are wide where the estimator is weak (images, documents,
+Responses with reasoning items) and zero where it is exact (OpenAI text).
 """
 
 from __future__ import annotations
@@ -12,14 +17,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from costsim.metering.calibration import Coefficients, default_coefficients
-from costsim.metering.evaluate import MIN_CALLS, MIN_CASSETTES, FamilyReport, calibrate
+from costsim.metering.classes import content_class, is_recipe
+from costsim.metering.error_table import ErrorTable, RelativeError, TokenBand
+from costsim.metering.evaluate import (
+    MIN_CALLS,
+    MIN_CASSETTES,
+    CalibrationReport,
+    FamilyReport,
+    calibrate,
+)
 from costsim.metering.models import encoding_for, family
 from costsim.metering.serialise import Features, Serialiser, block_tokens
 from costsim.metering.tokenizers import counter
 from costsim.model import Call, Usage, UsageSource
 from costsim.normalise import CassetteTrace
 
-__all__ = ["ErrorBand", "Meter"]
+__all__ = ["ErrorBand", "Meter", "RelativeError", "TokenBand"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +51,7 @@ def _only_removes(old: Features, new: Features) -> bool:
     """Whether ``new`` has no more of anything the calibration counts than ``old``."""
     return (
         new.raw <= old.raw
+        and new.fixed <= old.fixed
         and new.messages <= old.messages
         and new.tool_round_trips <= old.tool_round_trips
         and new.tools <= old.tools
@@ -48,15 +62,24 @@ def _only_removes(old: Features, new: Features) -> bool:
 
 
 class Meter:
-    """Calibrated token estimates, memoised per message; one per run."""
+    """Calibrated token estimates, memoised per message; one per run.
 
-    def __init__(self, reports: Iterable[FamilyReport] = ()) -> None:
+    ``reports`` is what :func:`costsim.metering.evaluate.calibrate` measured on the traces at
+    hand (a :class:`CalibrationReport`, or its family reports); without it, the shipped
+    coefficients and their shipped error table are used.
+    """
+
+    def __init__(self, reports: CalibrationReport | Iterable[FamilyReport] = ()) -> None:
         self._serialiser = Serialiser()
-        self.reports = {report.family: report for report in reports}
+        families = reports.families if isinstance(reports, CalibrationReport) else reports
+        self.reports = {report.family: report for report in families}
         self._coefficients: dict[str, Coefficients] = {}
         for name, report in self.reports.items():
             if report.calls >= MIN_CALLS and report.cassettes >= MIN_CASSETTES:
                 self._coefficients[name] = report.coefficients
+        self.errors = ErrorTable.shipped()
+        if isinstance(reports, CalibrationReport) and len(reports.sources) > 1:
+            self.errors = self.errors.updated(reports.cells)
 
     @classmethod
     def for_traces(cls, traces: Iterable[CassetteTrace]) -> Meter:
@@ -69,19 +92,21 @@ class Meter:
         return self._serialiser
 
     def coefficients(self, call: Call) -> Coefficients:
-        name = family(call)
-        return self._coefficients.get(name) or default_coefficients(name)
+        return self._coefficients_for(family(call))
 
     def coefficients_source(self, name: str) -> str:
         """Where a family's coefficients come from: fitted here, shipped default, ..."""
-        return (self._coefficients.get(name) or default_coefficients(name)).source
+        return self._coefficients_for(name).source
 
     def features(self, call: Call) -> Features:
         return self._serialiser.features(call)
 
     def estimate_prompt(self, call: Call) -> float:
         """Calibrated estimate of a request's prompt total."""
-        return max(0.0, self.coefficients(call).predict(self.features(call)))
+        features = self.features(call)
+        if is_recipe(call):  # OpenAI's recipe and the media rules need no calibration
+            return float(features.raw + features.fixed)
+        return max(0.0, self.coefficients(call).predict(features))
 
     def transformed_prompt(self, original: Call, transformed: Call, recorded: int) -> int:
         """Prompt total of ``transformed``, anchored on ``original``'s recorded total."""
@@ -93,26 +118,44 @@ class Meter:
         """Calibrated prompt difference between two versions of a request.
 
         Both versions are measured with the original's family coefficients, so a change of
-        content is not mistaken for a change of calibration. Two exceptions: a different model
-        generation (routing) is measured with its own coefficients, since its tokenizer may
-        differ; and dropping every tool also drops the tool-use system prompt, the difference
-        between the family's with- and without-tools intercepts.
+        content is not mistaken for a change of calibration; a different model generation
+        (routing) is measured with its own coefficients, since its tokenizer may differ.
+        Provider rules (the tool-use system prompt, images) change exactly as documented.
         """
-        old_family, new_family = family(original), family(transformed)
-        base_old, base_new = old_family.removesuffix("+tools"), new_family.removesuffix("+tools")
         old_features, new_features = self.features(original), self.features(transformed)
-        if base_old != base_new:
-            return self.coefficients(transformed).predict(new_features) - self.coefficients(
-                original
-            ).predict(old_features)
+        if family(original) != family(transformed):
+            return self.estimate_prompt(transformed) - self.estimate_prompt(original)
         coefficients = self.coefficients(original)
-        delta = coefficients.predict(new_features) - coefficients.predict(old_features)
-        if original.tools and not transformed.tools:
-            overhead = coefficients.intercept - self._coefficients_for(base_old).intercept
-            delta -= max(0.0, overhead)
+        old = self._estimate(original, old_features, coefficients)
+        new = self._estimate(transformed, new_features, coefficients)
+        delta = new - old
         if _only_removes(old_features, new_features):
             delta = min(delta, 0.0)  # a fitted negative term must not make less content cost more
         return delta
+
+    @staticmethod
+    def _estimate(call: Call, features: Features, coefficients: Coefficients) -> float:
+        if is_recipe(call):
+            return float(features.raw + features.fixed)
+        return coefficients.predict(features)
+
+    def expected_error(self, call: Call) -> RelativeError:
+        """Expected absolute error of :meth:`estimate_prompt` for ``call``, as a percentage of
+        its prompt total: the held-out median and p90 measured for the call's API flavour and
+        content class (see :class:`RelativeError`)."""
+        return self.errors.total(call.flavour.value, content_class(call))
+
+    def delta_band(self, original: Call, transformed: Call) -> TokenBand:
+        """The estimated prompt change from ``original`` to ``transformed`` and its expected
+        error in tokens (median and p90), from the per-turn increment errors measured for the
+        transformed request's flavour and content class. An identical request has a zero
+        band; a change the provider rules count exactly (OpenAI text) has a zero band too."""
+        if transformed is original:
+            return TokenBand(0.0, 0.0, 0.0)
+        delta = self.delta(original, transformed)
+        error = self.errors.increment(transformed.flavour.value, content_class(transformed))
+        size = abs(delta)
+        return TokenBand(delta, size * error.median / 100, size * error.p90 / 100)
 
     def _coefficients_for(self, name: str) -> Coefficients:
         return self._coefficients.get(name) or default_coefficients(name)
@@ -135,7 +178,7 @@ class Meter:
 
     def band(self, name: str) -> ErrorBand:
         report = self.reports.get(name)
-        coefficients = self._coefficients.get(name) or default_coefficients(name)
+        coefficients = self._coefficients_for(name)
         if report is None or name not in self._coefficients:
             return ErrorBand(name, 0, None, None, None, coefficients.source)
         return ErrorBand(

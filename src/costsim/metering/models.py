@@ -11,10 +11,19 @@ from costsim.model import Call, Flavour
 
 T = TypeVar("T")
 
-__all__ = ["chat_reply_priming", "encoding_for", "family", "keeps_thinking", "provider_of"]
+__all__ = [
+    "chat_reply_priming",
+    "encoding_for",
+    "family",
+    "keeps_thinking",
+    "lookup",
+    "provider_of",
+    "tool_prompt_tokens",
+]
 
 
-def _lookup(table: dict[str, T], model: str, default: T) -> T:
+def lookup(table: dict[str, T], model: str, default: T) -> T:
+    """The entry of ``table`` whose key is the longest prefix of ``model`` (else ``default``)."""
     name = model.lower()
     best = ""
     for prefix in table:
@@ -44,7 +53,9 @@ _OPENAI_ENCODING: dict[str, str] = {
 # where recorded text-only chats show a constant offset from it.
 _CHAT_REPLY_PRIMING: dict[str, int] = {
     "gpt-5": 2,
-    "o3-mini": 2,
+    "o3": 2,
+    "o4": 2,
+    "computer-use": 2,
     "gpt-4o-search-preview": -8,
     "gpt-4o-mini-search-preview": -8,
 }
@@ -92,7 +103,7 @@ _PROVIDERS: dict[str, str] = {
 
 def provider_of(model: str) -> str | None:
     """The provider serving a model name, when the name says (None: unknown)."""
-    found = _lookup(_PROVIDERS, model, "")
+    found = lookup(_PROVIDERS, model, "")
     return found or None
 
 
@@ -100,15 +111,47 @@ def encoding_for(call: Call) -> str:
     """The offline encoding used to count a call's request."""
     if call.flavour is Flavour.ANTHROPIC_MESSAGES:
         return "cl100k_base"  # Claude's tokenizer is not public; calibration scales from this
-    return _lookup(_OPENAI_ENCODING, call.model, "o200k_base")
+    return lookup(_OPENAI_ENCODING, call.model, "o200k_base")
 
 
 def chat_reply_priming(model: str) -> int:
-    return _lookup(_CHAT_REPLY_PRIMING, model, 3)
+    return lookup(_CHAT_REPLY_PRIMING, model, 3)
+
+
+# The tool-use system prompt Anthropic adds when a request carries tools, as (tool_choice auto
+# or none, tool_choice any or tool) tokens. Source: the "Pricing" table of the tool-use
+# overview (platform.claude.com/docs/en/agents-and-tools/tool-use/overview, current edition
+# for Claude 4+; the Claude 3 rows from the 2025 edition, docs.anthropic.com). Unlisted future
+# models take the Claude 4.5 figures.
+_TOOL_PROMPT: dict[str, tuple[int, int]] = {
+    "claude": (496, 588),
+    "claude-3": (346, 313),  # Sonnet 3.7, Sonnet 3.5 (Oct 2024)
+    "claude-3-5-sonnet-20240620": (294, 261),
+    "claude-3-5-haiku": (264, 355),
+    "claude-3-haiku": (264, 340),
+    "claude-3-opus": (530, 281),
+    "claude-3-sonnet": (159, 235),
+    "claude-opus-4": (313, 315),  # Opus 4 and 4.1
+    "claude-sonnet-4": (313, 315),
+    "claude-opus-4-5": (496, 588),
+    "claude-opus-4-6": (497, 589),
+    "claude-opus-4-7": (675, 804),
+    "claude-opus-4-8": (290, 410),
+    "claude-sonnet-4-5": (496, 588),
+    "claude-sonnet-4-6": (497, 589),
+    "claude-sonnet-5": (354, 474),
+    "claude-haiku-4-5": (496, 588),
+}
+
+
+def tool_prompt_tokens(model: str, *, forced: bool) -> int:
+    """Anthropic's tool-use system prompt for ``model`` (``forced``: tool_choice any / tool)."""
+    auto, forced_count = lookup(_TOOL_PROMPT, model, _TOOL_PROMPT["claude"])
+    return forced_count if forced else auto
 
 
 def keeps_thinking(model: str) -> bool:
-    return _lookup(_KEEPS_THINKING, model, True)
+    return lookup(_KEEPS_THINKING, model, True)
 
 
 # OpenAI model generations that share request overheads (reasoning models add their own).
@@ -129,9 +172,11 @@ _OPENAI_GENERATIONS: dict[str, str] = {
 
 
 def family(call: Call) -> str:
-    """The calibration family of a call: API flavour, model generation, tools or not."""
+    """The calibration family of a call: API flavour and model generation.
+
+    Tools no longer split a family: the tool-use system prompt is a provider rule and the
+    rest of what tools add is a fitted term of the family.
+    """
     if call.flavour is Flavour.ANTHROPIC_MESSAGES:
-        base = _lookup(_FAMILIES, call.model, "claude")
-    else:
-        base = f"{call.flavour.value}/{_lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"
-    return f"{base}{'+tools' if call.tools else ''}"
+        return lookup(_FAMILIES, call.model, "claude")
+    return f"{call.flavour.value}/{lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"

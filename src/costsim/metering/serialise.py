@@ -1,10 +1,11 @@
 """Serialise a request the way the provider sees it and count it with an offline tokenizer.
 
-The result is a raw count and the structure features the calibration needs: tokens the API
-adds that no tokenizer sees (tool-use system prompt, per message, per tool round trip,
-thinking, output schema). OpenAI Chat follows OpenAI's cookbook recipe, which is exact for
-text chats. Counts per prefix position (tools, then system, then message blocks: the order
-providers cache in) are available for cache simulation.
+The result is a raw count, the tokens documented provider rules add (``fixed``: images, PDF
+pages, Anthropic's tool-use system prompt) and the structure features the calibration fits
+what remains on (per message, per tool round trip, thinking, output schema). OpenAI Chat and
+Responses follow OpenAI's cookbook recipe (3 tokens per message plus its role, reply
+priming), which is exact for text. Counts per prefix position (tools, then system, then
+message blocks: the order providers cache in) are available for cache simulation.
 
 Work is memoised twice: every distinct text is tokenised once (:class:`TokenCounter`), and
 every message object is counted once per :class:`Serialiser`, so metering a conversation grows
@@ -13,12 +14,23 @@ with its unique content, not with turns squared.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from costsim.metering.models import chat_reply_priming, encoding_for, keeps_thinking
+from costsim.metering.media import document_overhead, image_tokens
+from costsim.metering.models import (
+    chat_reply_priming,
+    encoding_for,
+    keeps_thinking,
+    tool_prompt_tokens,
+)
+from costsim.metering.signatures import (
+    OPENAI_FUNCTIONS_FRAME,
+    anthropic_tool_tokens,
+    compact_json,
+    openai_functions,
+    openai_tool_tokens,
+)
 from costsim.metering.tokenizers import TokenCounter, counter
 from costsim.model import (
     Block,
@@ -37,7 +49,7 @@ from costsim.model import (
     ToolUseBlock,
 )
 
-__all__ = ["Features", "Position", "Serialiser", "block_tokens", "serialise"]
+__all__ = ["Features", "Position", "Serialiser", "block_tokens", "forces_tool", "serialise"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +57,7 @@ class Features:
     """What the calibration regresses recorded prompt totals on."""
 
     raw: int
-    """Offline tokenizer count of the serialised request (OpenAI Chat: the cookbook count)."""
+    """Offline tokenizer count of the serialised request (OpenAI: the cookbook count)."""
     messages: int
     tool_round_trips: int
     tools: int
@@ -55,6 +67,9 @@ class Features:
     documents: int
     forced_tool: bool = False
     """tool_choice forces a tool (Anthropic any/tool, OpenAI required/a named function)."""
+    fixed: int = 0
+    """Provider tokens from documented rules, not scaled by any coefficient: image tokens,
+    PDF page images, Anthropic's tool-use system prompt."""
 
     @property
     def has_tools(self) -> bool:
@@ -63,7 +78,8 @@ class Features:
 
 @dataclass(frozen=True, slots=True)
 class Position:
-    """A block in prefix order: where it is and the raw tokens up to and including it."""
+    """A block in prefix order: where it is and the tokens up to and including it
+    (raw count plus rule tokens)."""
 
     section: str  # "tools" | "system" | "messages"
     message: int  # message index (-1 for tools and system)
@@ -79,6 +95,7 @@ class _Stats:
     tool_round_trips: int = 0
     images: int = 0
     documents: int = 0
+    fixed: int = 0
 
     def __add__(self, other: _Stats) -> _Stats:
         return _Stats(
@@ -86,58 +103,69 @@ class _Stats:
             self.tool_round_trips + other.tool_round_trips,
             self.images + other.images,
             self.documents + other.documents,
+            self.fixed + other.fixed,
         )
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+@dataclass(frozen=True, slots=True)
+class _Context:
+    count: TokenCounter
+    keep_thinking: bool
+    flavour: Flavour | None
+    model: str
 
 
-BlockCounter = Callable[[Block, TokenCounter, bool], _Stats]
+BlockCounter = Callable[[Block, _Context], _Stats]
 
 
-def _text(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _text(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, TextBlock)
-    return _Stats(count(block.text))
+    return _Stats(ctx.count(block.text))
 
 
-def _image(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
-    return _Stats(images=1)
+def _image(block: Block, ctx: _Context) -> _Stats:
+    assert isinstance(block, ImageBlock)
+    fixed = image_tokens(block, ctx.flavour, ctx.model) if ctx.flavour else 0
+    return _Stats(images=1, fixed=fixed)
 
 
-def _document(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _document(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, DocumentBlock)
-    return _Stats(count(block.text)) if block.text else _Stats(documents=1)
+    fixed = document_overhead(block, ctx.flavour, ctx.model) if ctx.flavour else 0
+    return _Stats(ctx.count(block.text), documents=0 if block.text else 1, fixed=fixed)
 
 
-def _tool_use(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _tool_use(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, ToolUseBlock)
-    return _Stats(count(block.name) + count(_json(block.input)))
+    arguments = block.input if isinstance(block.input, str) else compact_json(block.input)
+    # OpenAI frames a function call with 3 tokens (openai-chat-tokens' measurement).
+    frame = 3 if ctx.flavour not in (None, Flavour.ANTHROPIC_MESSAGES) else 0
+    return _Stats(ctx.count(block.name) + ctx.count(arguments) + frame)
 
 
-def _tool_result(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _tool_result(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, ToolResultBlock)
-    inner = sum((block_tokens(b, count, keep_thinking) for b in block.content), start=_Stats())
+    inner = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in block.content), start=_Stats())
     return inner + _Stats(tool_round_trips=1)
 
 
-def _thinking(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _thinking(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, ThinkingBlock)
-    return _Stats(count(block.text) if keep_thinking else 0)
+    return _Stats(ctx.count(block.text) if ctx.keep_thinking else 0)
 
 
-def _redacted(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _redacted(block: Block, ctx: _Context) -> _Stats:
     return _Stats()
 
 
-def _reasoning(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _reasoning(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, ReasoningBlock)
-    return _Stats(count(block.summary) if keep_thinking else 0)
+    return _Stats(ctx.count(block.summary) if ctx.keep_thinking else 0)
 
 
-def _other(block: Block, count: TokenCounter, keep_thinking: bool) -> _Stats:
+def _other(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, OtherBlock)
-    return _Stats(count(_json(block.raw)))
+    return _Stats(ctx.count(compact_json(block.raw)))
 
 
 _BLOCK_COUNTERS: dict[type, BlockCounter] = {
@@ -153,63 +181,24 @@ _BLOCK_COUNTERS: dict[type, BlockCounter] = {
 }
 
 
-def block_tokens(block: Block, count: TokenCounter, keep_thinking: bool = True) -> _Stats:
-    """Raw tokens of one block (and what in it no tokenizer can count)."""
-    return _BLOCK_COUNTERS[type(block)](block, count, keep_thinking)
+def block_tokens(
+    block: Block,
+    count: TokenCounter,
+    keep_thinking: bool = True,
+    *,
+    flavour: Flavour | None = None,
+    model: str = "",
+) -> _Stats:
+    """Raw tokens of one block (and what in it no tokenizer can count).
+
+    With ``flavour`` and ``model``, images and documents also carry their provider tokens
+    (``fixed``); without, they are only counted.
+    """
+    return _BLOCK_COUNTERS[type(block)](block, _Context(count, keep_thinking, flavour, model))
 
 
-def _tool_tokens(tool: ToolDef, count: TokenCounter) -> int:
-    return count(tool.name) + count(tool.description) + count(_json(tool.input_schema))
-
-
-def _chat_tool_tokens(tool: ToolDef, count: TokenCounter) -> int:
-    """A function as OpenAI renders it for the model: a TypeScript-like signature with its
-    descriptions as comments (the cookbook recipe's per-property counts approximate this,
-    but leave nested objects out)."""
-    lines = [f"// {tool.description}"] if tool.description else []
-    schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
-    lines.append(f"type {tool.name} = (_: {_ts_object(schema)}) => any;")
-    return count("\n".join(lines))
-
-
-def _ts_type(spec: Any) -> str:
-    if not isinstance(spec, dict):
-        return "any"
-    if isinstance(spec.get("enum"), list):
-        return " | ".join(json.dumps(item) for item in spec["enum"])
-    for combinator in ("anyOf", "oneOf"):
-        if isinstance(spec.get(combinator), list):
-            return " | ".join(_ts_type(option) for option in spec[combinator])
-    kind = spec.get("type")
-    if isinstance(kind, list):
-        return " | ".join(_ts_type({**spec, "type": k}) for k in kind)
-    if kind == "array":
-        return f"Array<{_ts_type(spec.get('items'))}>"
-    if kind == "object" or "properties" in spec:
-        return _ts_object(spec)
-    if kind in ("integer", "number"):
-        return "number"
-    return str(kind) if isinstance(kind, str) else "any"
-
-
-def _ts_object(schema: dict[str, Any]) -> str:
-    properties = schema.get("properties")
-    if not isinstance(properties, dict) or not properties:
-        return "{}"
-    listed = schema.get("required")
-    required: list[Any] = listed if isinstance(listed, list) else []
-    lines = ["{"]
-    for key, spec in properties.items():
-        description = spec.get("description") if isinstance(spec, dict) else None
-        if description:
-            lines.append(f"// {description}")
-        optional = "" if key in required else "?"
-        lines.append(f"{key}{optional}: {_ts_type(spec)},")
-    lines.append("}")
-    return "\n".join(lines)
-
-
-def _forces_tool(choice: Any) -> bool:
+def forces_tool(choice: object) -> bool:
+    """Whether a tool_choice forces a tool call (Anthropic any / tool, OpenAI required / named)."""
     if isinstance(choice, str):
         return choice == "required"
     if isinstance(choice, dict):
@@ -217,22 +206,69 @@ def _forces_tool(choice: Any) -> bool:
     return False
 
 
+def _anthropic_tools(tools: tuple[ToolDef, ...], count: TokenCounter, system: bool) -> int:
+    return sum(anthropic_tool_tokens(tool, count) for tool in tools)
+
+
+def _openai_tools(tools: tuple[ToolDef, ...], count: TokenCounter, system: bool) -> int:
+    """The functions namespace; it reuses the system message when there is one (4 tokens
+    less than the message it otherwise adds)."""
+    return count(openai_functions(tools)) + OPENAI_FUNCTIONS_FRAME - (4 if system else 0)
+
+
 @dataclass(frozen=True, slots=True)
 class _Style:
     """How a flavour frames messages and tools."""
 
     per_message: int
-    role_tokens: bool
     tool_tokens: Callable[[ToolDef, TokenCounter], int]
-    tools_end: int
+    tools_section: Callable[[tuple[ToolDef, ...], TokenCounter, bool], int]
     chat_priming: bool
+    system_message: bool
+    """System blocks (Responses ``instructions``) are framed as one message."""
 
 
 _STYLES: dict[Flavour, _Style] = {
-    Flavour.OPENAI_CHAT: _Style(3, True, _chat_tool_tokens, 12, True),
-    Flavour.ANTHROPIC_MESSAGES: _Style(0, True, _tool_tokens, 0, False),
-    Flavour.OPENAI_RESPONSES: _Style(0, True, _tool_tokens, 0, False),
+    Flavour.OPENAI_CHAT: _Style(3, openai_tool_tokens, _openai_tools, True, False),
+    Flavour.ANTHROPIC_MESSAGES: _Style(0, anthropic_tool_tokens, _anthropic_tools, False, False),
+    Flavour.OPENAI_RESPONSES: _Style(3, openai_tool_tokens, _openai_tools, True, True),
 }
+
+_SYSTEM_ROLES = frozenset({"system", "developer"})
+
+
+def _has_system(call: Call) -> bool:
+    return bool(call.system) or any(m.role in _SYSTEM_ROLES for m in call.messages)
+
+
+def _tool_choice_tokens(call: Call, count: TokenCounter) -> int:
+    """OpenAI: a named function costs its name and 4 tokens, ``none`` one token."""
+    choice = call.tool_choice
+    if call.flavour is Flavour.ANTHROPIC_MESSAGES or not call.tools:
+        return 0
+    if choice == "none":
+        return 1
+    if isinstance(choice, dict) and choice.get("type") == "function":
+        function = choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else choice.get("name")
+        return count(name if isinstance(name, str) else "") + 4
+    return 0
+
+
+def _schema(output: object) -> object:
+    """The JSON Schema of a structured-output request: OpenAI wraps it with a name and
+    ``strict`` (``response_format.json_schema`` / ``text.format``), and the model sees the
+    schema itself (measured on the corpus: the wrapper's keys are not billed)."""
+    if isinstance(output, dict) and isinstance(output.get("schema"), dict):
+        return output["schema"]
+    return output
+
+
+def _tool_prompt(call: Call) -> int:
+    """Anthropic's tool-use system prompt, present whenever a request carries tools."""
+    if call.flavour is not Flavour.ANTHROPIC_MESSAGES or not call.tools:
+        return 0
+    return tool_prompt_tokens(call.model, forced=forces_tool(call.tool_choice))
 
 
 class Serialiser:
@@ -245,66 +281,73 @@ class Serialiser:
     """Conversations remembered for prefix reuse (interleaved agents each have one)."""
 
     def __init__(self) -> None:
-        self._messages: dict[tuple[int, str, bool], tuple[Message, _Stats]] = {}
-        self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
-        self._recent: list[tuple[tuple[Message, ...], str, bool, _Stats]] = []
+        self._messages: dict[tuple[int, str, bool, str], tuple[Message, _Stats]] = {}
+        self._tools: dict[tuple[int, str, Flavour, bool], tuple[tuple[ToolDef, ...], int]] = {}
+        self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], _Stats]] = []
 
-    def _history(self, call: Call, count: TokenCounter, style: _Style, keep: bool) -> _Stats:
+    def _context(self, call: Call) -> tuple[_Context, _Style]:
+        style = _STYLES[call.flavour]
+        keep = keeps_thinking(call.model) and not style.chat_priming
+        return _Context(counter(encoding_for(call)), keep, call.flavour, call.model), style
+
+    def _history(self, call: Call, ctx: _Context, style: _Style) -> _Stats:
         """Stats of all messages, reusing the longest remembered prefix of this history."""
         messages = call.messages
+        key = (ctx.count.name, ctx.keep_thinking, ctx.model)
         start, stats = 0, _Stats()
-        for known, name, known_keep, known_stats in self._recent:
+        for known, known_key, known_stats in self._recent:
             n = len(known)
-            if (
-                n > start
-                and n <= len(messages)
-                and name == count.name
-                and known_keep == keep
-                and messages[:n] == known
-            ):
+            if n > start and n <= len(messages) and known_key == key and messages[:n] == known:
                 start, stats = n, known_stats
         for message in messages[start:]:
-            stats = stats + self._message(message, count, style, keep)
-        self._recent.insert(0, (messages, count.name, keep, stats))
+            stats = stats + self._message(message, ctx, style)
+        self._recent.insert(0, (messages, key, stats))
         del self._recent[self._RECENT :]
         return stats
 
-    def _message(self, message: Message, count: TokenCounter, style: _Style, keep: bool) -> _Stats:
-        key = (id(message), count.name, keep)
+    def _message(self, message: Message, ctx: _Context, style: _Style) -> _Stats:
+        key = (id(message), ctx.count.name, ctx.keep_thinking, ctx.model)
         hit = self._messages.get(key)
         if hit is not None and hit[0] is message:
             return hit[1]
-        stats = sum((block_tokens(b, count, keep) for b in message.content), start=_Stats())
-        frame = style.per_message + (count(message.role) if style.role_tokens else 0)
-        if message.name and style.chat_priming:
-            frame += count(message.name) + 1
-        stats = stats + _Stats(frame)
+        stats = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in message.content), start=_Stats())
+        stats = stats + _Stats(self._frame(message, ctx, style))
         self._messages[key] = (message, stats)
         return stats
+
+    @staticmethod
+    def _frame(message: Message, ctx: _Context, style: _Style) -> int:
+        frame = style.per_message + ctx.count(message.role)
+        if message.name and style.chat_priming:
+            frame += ctx.count(message.name) + 1
+        return frame
 
     def _tools_tokens(self, call: Call, count: TokenCounter, style: _Style) -> int:
         if not call.tools:
             return 0
-        key = (id(call.tools), count.name, call.flavour)
+        system = _has_system(call)
+        key = (id(call.tools), count.name, call.flavour, system)
         hit = self._tools.get(key)
         if hit is not None and hit[0] is call.tools:
-            return hit[1]
-        tokens = sum(style.tool_tokens(tool, count) for tool in call.tools) + style.tools_end
+            return hit[1] + _tool_choice_tokens(call, count)
+        tokens = style.tools_section(call.tools, count, system)
         self._tools[key] = (call.tools, tokens)
-        return tokens
+        return tokens + _tool_choice_tokens(call, count)
+
+    def _system(self, call: Call, ctx: _Context, style: _Style) -> _Stats:
+        stats = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in call.system), start=_Stats())
+        if call.system and style.system_message:
+            stats = stats + _Stats(style.per_message + ctx.count("system"))
+        return stats
 
     def features(self, call: Call) -> Features:
-        """Raw count and structure features of a call's request."""
-        count = counter(encoding_for(call))
-        style = _STYLES[call.flavour]
-        keep = keeps_thinking(call.model) and not style.chat_priming
-        stats = _Stats(self._tools_tokens(call, count, style))
-        for block in call.system:
-            stats = stats + block_tokens(block, count, keep)
-        stats = stats + self._history(call, count, style, keep)
+        """Raw count, rule tokens and structure features of a call's request."""
+        ctx, style = self._context(call)
+        stats = _Stats(self._tools_tokens(call, ctx.count, style), fixed=_tool_prompt(call))
+        stats = stats + self._system(call, ctx, style) + self._history(call, ctx, style)
         raw = stats.tokens
         if call.output_schema is not None:
-            raw += count(_json(call.output_schema))
+            raw += ctx.count(compact_json(_schema(call.output_schema)))
         if style.chat_priming:
             raw += chat_reply_priming(call.model)
         return Features(
@@ -316,28 +359,32 @@ class Serialiser:
             output_schema=call.output_schema is not None,
             images=stats.images,
             documents=stats.documents,
-            forced_tool=_forces_tool(call.tool_choice),
+            forced_tool=forces_tool(call.tool_choice),
+            fixed=stats.fixed,
         )
 
     def positions(self, call: Call) -> tuple[Position, ...]:
-        """Raw cumulative counts at every block in prefix order (tools, system, messages)."""
-        count = counter(encoding_for(call))
-        style = _STYLES[call.flavour]
-        keep = keeps_thinking(call.model) and not style.chat_priming
+        """Cumulative counts (raw plus rule tokens) at every block in prefix order."""
+        ctx, style = self._context(call)
         positions: list[Position] = []
-        total = 0
+        total = _tool_prompt(call)
+        section = self._tools_tokens(call, ctx.count, style)
         for index, tool in enumerate(call.tools):
-            total += style.tool_tokens(tool, count)
-            if index == len(call.tools) - 1:
-                total += style.tools_end
+            total += style.tool_tokens(tool, ctx.count)
+            if index == len(call.tools) - 1:  # the section's frame closes the last tool
+                total = _tool_prompt(call) + section
             positions.append(Position("tools", -1, index, total))
+        if call.system and style.system_message:
+            total += style.per_message + ctx.count("system")
         for index, block in enumerate(call.system):
-            total += block_tokens(block, count, keep).tokens
+            stats = _BLOCK_COUNTERS[type(block)](block, ctx)
+            total += stats.tokens + stats.fixed
             positions.append(Position("system", -1, index, total))
         for m_index, message in enumerate(call.messages):
-            total += style.per_message + (count(message.role) if style.role_tokens else 0)
+            total += self._frame(message, ctx, style)
             for b_index, block in enumerate(message.content):
-                total += block_tokens(block, count, keep).tokens
+                stats = _BLOCK_COUNTERS[type(block)](block, ctx)
+                total += stats.tokens + stats.fixed
                 positions.append(Position("messages", m_index, b_index, total))
         return tuple(positions)
 

@@ -1,4 +1,4 @@
-"""``costsim calibrate`` output: per family and pooled per API flavour."""
+"""``costsim calibrate`` output: per API flavour x content class, then per family."""
 
 from __future__ import annotations
 
@@ -8,12 +8,22 @@ from typing import Any
 
 from tabulate import tabulate
 
-from costsim.metering.calibration import median, percentile
-from costsim.metering.evaluate import FamilyReport
+from costsim.metering.evaluate import CalibrationReport, Cell, FamilyReport
 
-__all__ = ["CALIBRATION_FORMAT_VERSION", "calibration_json", "calibration_table", "pooled"]
+__all__ = ["CALIBRATION_FORMAT_VERSION", "calibration_json", "calibration_table", "cell_json"]
 
-CALIBRATION_FORMAT_VERSION = 1
+CALIBRATION_FORMAT_VERSION = 2
+
+_METHOD = {
+    "refit": (
+        "provider rules plus a remainder fitted by weighted least squares on relative error; "
+        "calibrated errors leave-one-source-out, loco errors leave-one-cassette-out"
+    ),
+    "shipped": (
+        "provider rules plus the coefficients shipped with costsim, not refitted; "
+        "loco errors of a refit leave-one-cassette-out, for comparison"
+    ),
+}
 
 
 def _round(value: float | None, digits: int = 2) -> float | None:
@@ -25,6 +35,7 @@ def _family_json(report: FamilyReport) -> dict[str, Any]:
         "family": report.family,
         "calls": report.calls,
         "cassettes": report.cassettes,
+        "sources": report.sources,
         "excluded": dict(sorted(report.excluded.items())),
         "source": report.coefficients.source,
         "coefficients": report.coefficients.as_dict(),
@@ -32,51 +43,45 @@ def _family_json(report: FamilyReport) -> dict[str, Any]:
         "raw_p90_ape": _round(report.raw_p90_ape),
         "calibrated_median_ape": _round(report.calibrated_median_ape),
         "calibrated_p90_ape": _round(report.calibrated_p90_ape),
+        "loco_median_ape": _round(report.loco_median_ape),
+        "loco_p90_ape": _round(report.loco_p90_ape),
         "increment_pairs": report.increment_pairs,
         "increment_median_error_pct": _round(report.increment_median_error_pct),
+        "increment_p90_error_pct": _round(report.increment_p90_error_pct),
         "raw_increment_median_error_pct": _round(report.raw_increment_median_error_pct),
         "text_only_calls": report.text_only_calls,
         "exact_match_rate": _round(report.exact_match_rate, 4),
     }
 
 
-def pooled(reports: list[FamilyReport]) -> list[dict[str, Any]]:
-    """Every family of an API flavour pooled (and its tool-using families on their own)."""
-    groups: dict[str, list[FamilyReport]] = {}
-    for report in reports:
-        flavour = report.family.split("/")[0]
-        flavour = "anthropic-messages" if flavour.startswith("claude") else flavour
-        groups.setdefault(flavour, []).append(report)
-        if report.family.endswith("+tools"):
-            groups.setdefault(f"{flavour}+tools", []).append(report)
-    result = []
-    for name, members in sorted(groups.items()):
-        errors = [e for r in members for e in r.errors]
-        increments = [e for r in members for e in r.increment_errors]
-        text_only = sum(r.text_only_calls for r in members)
-        exact = sum(r.text_only_exact for r in members)
-        result.append(
-            {
-                "flavour": name,
-                "calls": len(errors),
-                "calibrated_median_ape": _round(median(errors)),
-                "calibrated_p90_ape": _round(percentile(errors, 90)),
-                "increment_pairs": len(increments),
-                "increment_median_error_pct": _round(median(increments)),
-                "text_only_calls": text_only,
-                "exact_match_rate": _round(exact / text_only, 4) if text_only else None,
-            }
-        )
-    return result
+def cell_json(cell: Cell) -> dict[str, Any]:
+    return {
+        "flavour": cell.flavour,
+        "class": cell.klass,
+        "calls": cell.calls,
+        "calibrated_median_ape": _round(cell.median_ape),
+        "calibrated_p90_ape": _round(cell.p90_ape),
+        "loco_median_ape": _round(cell.loco_median_ape),
+        "loco_p90_ape": _round(cell.loco_p90_ape),
+        "increment_pairs": cell.increment_pairs,
+        "increment_median_error_pct": _round(cell.increment_median_error_pct),
+        "increment_p90_error_pct": _round(cell.increment_p90_error_pct),
+        "loco_increment_median_error_pct": _round(cell.loco_increment_median_error_pct),
+        "loco_increment_p90_error_pct": _round(cell.loco_increment_p90_error_pct),
+        "text_only_calls": cell.text_only_calls,
+        "exact_match_rate": _round(cell.exact_match_rate, 4),
+    }
 
 
-def calibration_json(reports: list[FamilyReport]) -> str:
+def calibration_json(report: CalibrationReport) -> str:
     document = {
         "format_version": CALIBRATION_FORMAT_VERSION,
         "kind": "costsim.calibration",
-        "method": "weighted least squares on relative error; errors leave-one-cassette-out",
-        "families": [_family_json(r) for r in reports],
-        "flavours": pooled(reports),
+        "mode": report.mode,
+        "method": _METHOD[report.mode],
+        "sources": report.sources,
+        "flavours": [cell_json(cell) for cell in report.cells],
+        "families": [_family_json(r) for r in report.families],
     }
     return json.dumps(document, indent=2) + "\n"
 
@@ -85,51 +90,87 @@ def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.1f}%"
 
 
-def calibration_table(reports: list[FamilyReport]) -> str:
-    rows = [
+def _headline(report: CalibrationReport) -> str:
+    held = "shipped coefficients" if report.mode == "shipped" else "leave-one-source-out"
+    if report.mode == "refit" and len(report.sources) < 2:
+        held = "leave-one-cassette-out: leave-one-source-out needs 2+ sources"
+    parts = []
+    for cell in report.cells:
+        if cell.klass != "no_media" or not cell.calls:
+            continue
+        parts.append(f"{cell.flavour} ±{_pct(cell.median_ape)} median, ±{_pct(cell.p90_ape)} p90")
+    sources = len(report.sources)
+    return f"Prompt-total error ({held}, {sources} source{'s' * (sources != 1)}): " + (
+        "; ".join(parts) or "no usable calls"
+    )
+
+
+def _cell_rows(report: CalibrationReport) -> list[list[Any]]:
+    return [
+        [
+            c.flavour,
+            c.klass,
+            c.calls,
+            _pct(c.median_ape),
+            _pct(c.p90_ape),
+            _pct(c.loco_median_ape),
+            _pct(c.loco_p90_ape),
+            c.increment_pairs,
+            _pct(c.increment_median_error_pct),
+            _pct(c.increment_p90_error_pct),
+            _pct(c.loco_increment_median_error_pct),
+            "-" if c.exact_match_rate is None else f"{c.exact_match_rate:.1%}",
+        ]
+        for c in report.cells
+    ]
+
+
+def calibration_table(report: CalibrationReport) -> str:
+    held = "shipped" if report.mode == "shipped" else "LOSO"
+    cell_headers = [
+        "flavour", "class", "calls", f"{held} med", f"{held} p90", "LOCO med", "LOCO p90",
+        "Δ pairs", f"Δ {held} med", f"Δ {held} p90", "Δ LOCO med", "exact",
+    ]  # fmt: skip
+    family_rows = [
         [
             r.family,
             r.calls,
             sum(r.excluded.values()),
+            r.sources,
+            r.coefficients.source,
             _pct(r.raw_median_ape),
             _pct(r.calibrated_median_ape),
             _pct(r.calibrated_p90_ape),
-            r.increment_pairs,
-            _pct(r.increment_median_error_pct),
-            "-" if r.exact_match_rate is None else f"{r.exact_match_rate:.1%}",
+            _pct(r.loco_median_ape),
+            f"{r.coefficients.values[0]:.3f}",
         ]
-        for r in reports
+        for r in report.families
     ]
-    headers = [
-        "family", "calls", "excluded", "raw med", "cal med", "cal p90",
-        "Δ pairs", "Δ med err", "exact",
+    family_headers = [
+        "family", "calls", "excluded", "sources", "coefficients", "rules med",
+        f"{held} med", f"{held} p90", "LOCO med", "raw slope",
     ]  # fmt: skip
-    pooled_rows = [
-        [
-            p["flavour"],
-            p["calls"],
-            _pct(p["calibrated_median_ape"]),
-            _pct(p["calibrated_p90_ape"]),
-            p["increment_pairs"],
-            _pct(p["increment_median_error_pct"]),
-            "-" if p["exact_match_rate"] is None else f"{p['exact_match_rate']:.1%}",
-        ]
-        for p in pooled(reports)
-    ]
     reasons: Counter[str] = Counter()
-    for r in reports:
+    for r in report.families:
         reasons.update(r.excluded)
     lines = [
-        tabulate(rows, headers=headers, tablefmt="simple"),
+        _headline(report),
         "",
-        tabulate(
-            pooled_rows,
-            headers=["pooled", "calls", "cal med", "cal p90", "Δ pairs", "Δ med err", "exact"],
-            tablefmt="simple",
+        tabulate(_cell_rows(report), headers=cell_headers, tablefmt="simple"),
+        "",
+        tabulate(family_rows, headers=family_headers, tablefmt="simple"),
+        "",
+        "Errors are absolute % of the recorded prompt total. "
+        + (
+            "shipped: costsim's shipped coefficients, not refitted here (in-sample where PATHS "
+            "are the corpus they were fitted on);"
+            if report.mode == "shipped"
+            else "LOSO: leave-one-source-out (each source predicted by a fit on the others);"
         ),
-        "",
-        "Errors are absolute % of the recorded prompt total, leave-one-cassette-out;",
-        "Δ: recorded prompt increase between consecutive calls of a conversation vs predicted.",
+        "LOCO: leave-one-cassette-out. Δ: recorded prompt increase between consecutive calls "
+        "of a conversation vs predicted.",
+        "no_media pools text, tools and reasoning requests; rules med: provider rules alone.",
+        f"Sources: {', '.join(report.sources) or '-'}",
     ]
     if reasons:
         lines.append(

@@ -24,6 +24,7 @@ from costsim.model import (
     Usage,
 )
 from costsim.providers._json import cache_control, digest, integer, items, obj, text
+from costsim.providers._media import PdfFacts, decode_base64, image_dimensions, pdf_facts
 from costsim.providers.base import ParsedRequest, ParsedResponse
 
 __all__ = ["AnthropicMessages", "parse_block", "usage_from"]
@@ -56,16 +57,34 @@ def _text(raw: Mapping[str, Any]) -> Block:
     )
 
 
+def _inline(raw: Mapping[str, Any]) -> bytes:
+    source = obj(raw.get("source"))
+    data = source.get("data")
+    return decode_base64(data) if source.get("type") == "base64" and isinstance(data, str) else b""
+
+
 def _image(raw: Mapping[str, Any]) -> Block:
     media_type, source, size = _source(raw)
-    return ImageBlock(media_type, source, size, cache_control(raw.get("cache_control")))
+    width, height = image_dimensions(_inline(raw))
+    return ImageBlock(
+        media_type, source, size, cache_control(raw.get("cache_control")), width, height
+    )
 
 
 def _document(raw: Mapping[str, Any]) -> Block:
     media_type, source, size = _source(raw)
     data = obj(raw.get("source")).get("data")
     plain = data if media_type == "text/plain" and isinstance(data, str) else ""
-    return DocumentBlock(media_type, source, plain, size, cache_control(raw.get("cache_control")))
+    pdf = pdf_facts(_inline(raw)) if media_type == "application/pdf" else PdfFacts()
+    return DocumentBlock(
+        media_type,
+        source,
+        plain or pdf.text,
+        size,
+        cache_control(raw.get("cache_control")),
+        pdf.pages,
+        pdf.page_points,
+    )
 
 
 def _tool_use(raw: Mapping[str, Any]) -> Block:

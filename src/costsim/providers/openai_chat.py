@@ -23,9 +23,10 @@ from costsim.model import (
     Usage,
 )
 from costsim.providers._json import digest, integer, items, obj, parse_arguments, text, timestamp
+from costsim.providers._media import PdfFacts, decode_base64, image_dimensions, pdf_facts
 from costsim.providers.base import ParsedRequest, ParsedResponse
 
-__all__ = ["OpenAIChat", "openai_usage"]
+__all__ = ["OpenAIChat", "inline_document", "inline_image", "openai_usage"]
 
 _TYPED_KEYS = frozenset(
     {"model", "messages", "tools", "functions", "tool_choice", "function_call", "stream",
@@ -51,6 +52,22 @@ def openai_usage(
     )
 
 
+def inline_image(url: str, detail: str) -> ImageBlock:
+    """An image sent as a ``data:`` URL, with its pixel size read from the header."""
+    width, height = image_dimensions(decode_base64(url))
+    media = url[5 : url.find(";")]
+    return ImageBlock(media, digest(url), len(url), width=width, height=height, detail=detail)
+
+
+def inline_document(filename: str, source: str, data: str) -> DocumentBlock:
+    """A file input; an inline PDF carries its pages and extracted text."""
+    pdf = pdf_facts(decode_base64(data)) if data else PdfFacts()
+    media = "application/pdf" if pdf.pages else filename
+    return DocumentBlock(
+        media, source, pdf.text, len(data), pages=pdf.pages, page_points=pdf.page_points
+    )
+
+
 def _chat_usage(raw: Mapping[str, Any]) -> Usage:
     return openai_usage(
         raw,
@@ -70,14 +87,15 @@ def _part(raw: Any) -> Block:
         return TextBlock(text(part.get("text")) or text(part.get("refusal")))
     if kind == "image_url":
         url = text(obj(part.get("image_url")).get("url")) or text(part.get("image_url"))
-        inline = url.startswith("data:")
-        media = url[5 : url.find(";")] if inline else "url"
-        return ImageBlock(media, digest(url) if inline else url, len(url) if inline else 0)
+        detail = text(obj(part.get("image_url")).get("detail"))
+        if url.startswith("data:"):
+            return inline_image(url, detail)
+        return ImageBlock("url", url, detail=detail)
     if kind == "file":
         file = obj(part.get("file"))
         data = file.get("file_data")
         source = digest(data) if data else "file:" + text(file.get("file_id"))
-        return DocumentBlock(text(file.get("filename")) or "file", source, "", len(text(data)))
+        return inline_document(text(file.get("filename")) or "file", source, text(data))
     return OtherBlock(kind or "unknown", raw)
 
 

@@ -9,7 +9,6 @@ from typing import Any
 from costsim.bodies import SseEvent
 from costsim.model import (
     Block,
-    DocumentBlock,
     Flavour,
     ImageBlock,
     Message,
@@ -24,7 +23,7 @@ from costsim.model import (
 )
 from costsim.providers._json import digest, items, obj, parse_arguments, text, timestamp
 from costsim.providers.base import ParsedRequest, ParsedResponse
-from costsim.providers.openai_chat import openai_usage
+from costsim.providers.openai_chat import inline_document, inline_image, openai_usage
 
 __all__ = ["OpenAIResponses"]
 
@@ -55,9 +54,10 @@ def _content_part(raw: Any) -> Block:
         return TextBlock(text(part.get("refusal")))
     if kind == "input_image":
         url = text(part.get("image_url"))
+        detail = text(part.get("detail"))
         if url.startswith("data:"):
-            return ImageBlock(url[5 : url.find(";")], digest(url), len(url))
-        return ImageBlock("url", url or "file:" + text(part.get("file_id")))
+            return inline_image(url, detail)
+        return ImageBlock("url", url or "file:" + text(part.get("file_id")), detail=detail)
     if kind == "input_file":
         data = part.get("file_data")
         source = (
@@ -65,7 +65,7 @@ def _content_part(raw: Any) -> Block:
             if data
             else text(part.get("file_url")) or "file:" + text(part.get("file_id"))
         )
-        return DocumentBlock(text(part.get("filename")) or "file", source, "", len(text(data)))
+        return inline_document(text(part.get("filename")) or "file", source, text(data))
     return OtherBlock(kind or "unknown", raw)
 
 

@@ -1,0 +1,53 @@
+"""Content classes: what a request carries, by how well its tokens can be estimated.
+
+A call has one class, the weakest part of its estimate winning: ``documents`` (PDF page
+rendering), then ``images`` (pixel rules, unknown sizes for URLs), ``reasoning`` (thinking
+enabled, or thinking / reasoning items passed back), ``tools`` (definitions, calls, results),
+and ``text``. Validation reports errors per flavour and class, and the meter's per-call error
+estimate is looked up by the same pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from costsim.model import Block, Call, Flavour, ToolResultBlock
+
+__all__ = ["CONTENT_CLASSES", "content_blocks", "content_class", "is_recipe"]
+
+CONTENT_CLASSES = ("text", "tools", "images", "documents", "reasoning")
+
+_REASONING_KINDS = frozenset({"thinking", "redacted_thinking", "reasoning"})
+
+
+def content_blocks(call: Call) -> Iterator[Block]:
+    """Every block of a request: system, messages, and what tool results carry."""
+    yield from call.system
+    for message in call.messages:
+        for block in message.content:
+            yield block
+            if isinstance(block, ToolResultBlock):
+                yield from block.content
+
+
+def content_class(call: Call) -> str:
+    """The class of a call's request (see the module docstring for the precedence)."""
+    kinds = {block.kind for block in content_blocks(call)}
+    if "document" in kinds:
+        return "documents"
+    if "image" in kinds:
+        return "images"
+    if (call.thinking and call.thinking.enabled) or kinds & _REASONING_KINDS:
+        return "reasoning"
+    if call.tools or kinds & {"tool_use", "tool_result"}:
+        return "tools"
+    return "text"
+
+
+def is_recipe(call: Call) -> bool:
+    """An OpenAI request the cookbook recipe and the media rules count on their own: no tools,
+    no tool calls, no output schema, no reasoning passed back."""
+    if call.flavour is Flavour.ANTHROPIC_MESSAGES or call.tools or call.output_schema is not None:
+        return False
+    kinds = {block.kind for block in content_blocks(call)}
+    return not kinds & (_REASONING_KINDS | {"tool_use", "tool_result"})
