@@ -9,6 +9,8 @@ import shutil
 import pytest
 import yaml
 
+from costsim.metering.meter import Meter
+from costsim.normalise import load_trace
 from tests.conftest import EXAMPLES
 from tests.test_pytest_plugin import GROWN_SYSTEM, REPLAY
 
@@ -56,7 +58,7 @@ def test_an_internal_error_keeps_the_test_results(project: pytest.Pytester) -> N
     project.makepyfile(
         test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n\ndef test_bad():\n    assert 0\n"
     )
-    result = project.runpytest("--costsim")
+    result = project.runpytest_subprocess("--costsim")  # the conftest patches costsim
     result.assert_outcomes(passed=1, failed=1)  # the user's results are all there
     output = result.stdout.str()
     assert "INTERNALERROR" not in output
@@ -144,9 +146,11 @@ def test_drift_can_fail_the_run_and_lists_each_call(
     found = sorted(
         (d["test"], d["interaction"], d["kind"], d["prompt_tokens_delta"]) for d in drift
     )
+    call = load_trace(project.path / "agent.yaml").calls[0]
+    grown = round(3000 * Meter().coefficients(call).as_dict()["raw"])  # " extra" is 1 token
     assert found == [
-        ("test_agent.py::test_grown", 0, "system", 2580),
-        ("test_agent.py::test_grown", 1, "system", 2580),
+        ("test_agent.py::test_grown", 0, "system", grown),
+        ("test_agent.py::test_grown", 1, "system", grown),
         ("test_agent.py::test_sampled", 0, "sampling parameters only", 0),
     ]
 
@@ -164,7 +168,7 @@ def test_a_failure_to_set_up_still_runs_the_tests(pytester: pytest.Pytester) -> 
         "s.CostsimSession.install = explode\n"
     )
     pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
-    result = pytester.runpytest("--costsim")
+    result = pytester.runpytest_subprocess("--costsim")  # the conftest patches costsim
     result.assert_outcomes(passed=1)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(

@@ -532,8 +532,8 @@ def test_a_grown_request_is_metered_as_sent(project: pytest.Pytester) -> None:
         [
             "*test_grown*2 (2 drifted)*",
             "drifted: 2 call(s) sent a request that differs from the recording; metered as*",
-            "  test_agent.py::test_grown (agent.yaml #0) prompt +2,580 tok: system changed*",
-            "  test_agent.py::test_grown (agent.yaml #1) prompt +2,580 tok: system changed*",
+            "  test_agent.py::test_grown (agent.yaml #0) prompt +* tok: system changed*",
+            "  test_agent.py::test_grown (agent.yaml #1) prompt +* tok: system changed*",
         ]
     )
     tests = _report(project)["tests"]
