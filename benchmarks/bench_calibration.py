@@ -15,9 +15,9 @@ import sys
 import time
 from pathlib import Path
 
+from costsim.analysis.report import load_traces
 from costsim.metering.evaluate import calibrate, first_folder
 from costsim.metering.summary import calibration_table
-from costsim.report import load_traces
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -3,7 +3,7 @@
 A :class:`Recorder` is one cassette being written: a seeded random generator, a clock that
 advances from a fixed date, and the interactions so far. :meth:`Recorder.anthropic` and
 :meth:`Recorder.chat` take a request body and the response content, build the ``Call`` the
-way ``costsim.normalise`` would, and fill in the usage: prompt total =
+way ``costsim.providers.normalise`` would, and fill in the usage: prompt total =
 ``round(Meter().estimate_prompt(call))``, output = ``Meter().estimate_output(call)``, all of it
 uncached on Anthropic (the recorded baseline has no caching; caching is what the strategies
 add). OpenAI caches automatically and costsim simulates that cache in every variant, so a Chat
@@ -153,7 +153,7 @@ class Recorder:
         return prompt, max(1, self.meter.estimate_output(call))
 
     def _call(self, uri: str, request: Json, response: Json) -> Call:
-        """The call as ``costsim.normalise`` builds it from the written interaction."""
+        """The call as ``costsim.providers.normalise`` builds it from the written interaction."""
         body = json.loads(_dump_json(request))
         adapter = adapter_for("POST", urlsplit(uri).path, body)
         if adapter is None:

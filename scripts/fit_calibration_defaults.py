@@ -17,10 +17,10 @@ import json
 import sys
 from pathlib import Path
 
+from costsim.analysis.report import load_traces
 from costsim.metering.evaluate import calibrate, first_folder
 from costsim.metering.summary import cell_json
-from costsim.render import write_atomic
-from costsim.report import load_traces
+from costsim.render.report import write_atomic
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "src" / "costsim" / "metering" / "calibration_defaults.json"

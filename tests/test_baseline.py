@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from costsim.baseline import (
+from costsim.analysis.baseline import (
     TestCost,
     compare_baselines,
     load_baseline,
@@ -52,8 +52,14 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     [
         ("{not json", "not valid JSON (line 1"),
         ('{"kind": "something else"}', "not a costsim baseline file"),
-        ('{"kind": "costsim.baseline", "format_version": 99, "tests": {}}', "format_version 99"),
-        ('{"kind": "costsim.baseline", "format_version": 1, "tests": []}', "no 'tests' mapping"),
+        (
+            '{"kind": "costsim.baseline", "format_version": 99, "tests": {}}',
+            "format_version 99",
+        ),
+        (
+            '{"kind": "costsim.baseline", "format_version": 1, "tests": []}',
+            "no 'tests' mapping",
+        ),
         (
             '{"kind": "costsim.baseline", "format_version": 1, "tests": {"t": {"cost_usd": "x"}}}',
             "malformed test entry",

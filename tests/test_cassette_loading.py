@@ -20,9 +20,9 @@ import brotli
 import pytest
 import yaml
 
-from costsim.cassette import load_cassette
-from costsim.model import Flavour, Usage
-from costsim.normalise import CassetteTrace, load_trace
+from costsim.io.cassette import load_cassette
+from costsim.model import CassetteTrace, Flavour, Usage
+from costsim.providers.normalise import load_trace
 from tests.conftest import EXAMPLES
 
 EXAMPLE = EXAMPLES / "anthropic_support_agent.yaml"
@@ -709,7 +709,7 @@ def test_loading_does_not_need_vcrpy(tmp_path: Path) -> None:
     """Cassettes are read by costsim's own safe loader, the same under any vcrpy version."""
     script = (
         "import sys; sys.modules['vcr'] = None\n"
-        "from costsim.normalise import load_trace\n"
+        "from costsim.providers.normalise import load_trace\n"
         f"print(len(load_trace(__import__('pathlib').Path({str(EXAMPLE)!r})).calls))\n"
     )
     result = subprocess.run(

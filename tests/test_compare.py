@@ -12,14 +12,14 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
+from costsim.analysis.comparison import compare_variants
+from costsim.analysis.report import load_traces
 from costsim.cli import cli
-from costsim.comparison import compare_variants
 from costsim.engine import Engine, Event, SimTrace, Variant, make_step
-from costsim.engine.registry import STRATEGIES, Context, Params, register
 from costsim.errors import ConfigError
 from costsim.model import TextBlock
-from costsim.report import load_traces
 from costsim.scenario import load_scenario
+from costsim.strategies.registry import STRATEGIES, Context, Params, register
 from tests.conftest import EXAMPLES, ROOT
 
 DATA = Path(__file__).parent / "data"

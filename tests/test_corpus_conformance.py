@@ -13,8 +13,9 @@ import pytest
 from click.testing import CliRunner
 
 from costsim.cli import cli
-from costsim.ledger import Totals, meter
-from costsim.normalise import CassetteTrace, load_trace
+from costsim.model import CassetteTrace
+from costsim.pricing.ledger import Totals, meter
+from costsim.providers.normalise import load_trace
 from tests.corpus_oracle import oracle, read_manifest
 
 

@@ -10,13 +10,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from costsim.analysis.report import load_traces
 from costsim.cli import cli
 from costsim.engine import Engine, Variant, make_step, parse_step
 from costsim.errors import ConfigError
-from costsim.ledger import meter
-from costsim.model import Usage
-from costsim.normalise import CassetteTrace, load_trace
-from costsim.report import load_traces
+from costsim.model import CassetteTrace, Usage
+from costsim.pricing.ledger import meter
+from costsim.providers.normalise import load_trace
 from tests.conftest import EXAMPLES
 
 CONVERSATION = "crewAIInc__crewAI/lib__crewai__tests__cassettes__utilities__TestAnthropicStructuredPlanning.test_anthropic_research_workflow_generates_steps.yaml"

@@ -12,7 +12,7 @@ from examples.generate import expected_calls, main
 
 from costsim.metering.meter import Meter
 from costsim.model import Flavour
-from costsim.normalise import load_trace
+from costsim.providers.normalise import load_trace
 from tests.conftest import ROOT
 
 COMMITTED = ROOT / "scenarios" / "cassettes"

@@ -12,7 +12,6 @@ import pytest
 import yaml
 from click.testing import CliRunner, Result
 
-from costsim.cassette import load_cassette
 from costsim.cli import cli
 from costsim.errors import (
     CassetteError,
@@ -20,8 +19,9 @@ from costsim.errors import (
     InteractionError,
     UnsafeCassetteError,
 )
+from costsim.io.cassette import load_cassette
 from costsim.model import Usage
-from costsim.normalise import load_trace
+from costsim.providers.normalise import load_trace
 
 ANTHROPIC_URI = "https://api.anthropic.com/v1/messages"
 OPENAI_URI = "https://api.openai.com/v1/chat/completions"

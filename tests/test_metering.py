@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from costsim.analysis.report import build_report, load_traces
 from costsim.cli import cli
 from costsim.errors import DataError
 from costsim.metering import tokenizers
@@ -28,7 +29,6 @@ from costsim.model import (
     Usage,
     UsageSource,
 )
-from costsim.report import build_report, load_traces
 from tests.conftest import EXAMPLES
 
 HERE = Provenance(Path("x.yaml"), 0)

@@ -27,6 +27,7 @@ from costsim.metering.models import tool_prompt_tokens
 from costsim.metering.serialise import serialise
 from costsim.model import (
     Call,
+    CassetteTrace,
     DocumentBlock,
     Flavour,
     ImageBlock,
@@ -36,7 +37,6 @@ from costsim.model import (
     ToolDef,
     Usage,
 )
-from costsim.normalise import CassetteTrace
 from costsim.providers import adapter_for
 from costsim.providers._media import decode_base64, image_dimensions, pdf_facts
 from tests.conftest import EXAMPLES
@@ -303,8 +303,8 @@ def _single_media_errors(traces: list[CassetteTrace], group: Any) -> list[float]
 
 
 def test_leave_one_source_out_acceptance_on_corpus(corpus: Path) -> None:
+    from costsim.analysis.report import load_traces
     from costsim.metering.calibration import median
-    from costsim.report import load_traces
 
     traces, _ = load_traces([corpus])
     report = calibrate(traces, group=first_folder(corpus), defaults=False)

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from costsim.analysis.drift import differences, summary
 from costsim.model import Call, Provenance
-from costsim.plugin.drift import differences, summary
 from costsim.providers import Adapter
 from costsim.providers.anthropic import AnthropicMessages
 from costsim.providers.openai_responses import OpenAIResponses

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from costsim.metering.meter import Meter
-from costsim.normalise import load_trace
+from costsim.providers.normalise import load_trace
 from tests.conftest import EXAMPLES
 from tests.test_pytest_plugin import GROWN_SYSTEM, REPLAY
 

@@ -6,9 +6,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from costsim.ledger import Totals, meter
 from costsim.model import Call, Flavour, Provenance, Usage
-from costsim.pricing import price
+from costsim.pricing.ledger import Totals, meter
+from costsim.pricing.prices import price
 
 WHEN = datetime(2025, 11, 1, tzinfo=UTC)
 

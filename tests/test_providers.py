@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 
 from costsim.model import (
+    CassetteTrace,
     Flavour,
     ImageBlock,
     ReasoningBlock,
@@ -18,7 +19,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace, load_trace
+from costsim.providers.normalise import load_trace
 
 
 def _sse(events: list[tuple[str | None, Any]]) -> str:

@@ -14,7 +14,7 @@ import yaml
 
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
-from costsim.normalise import load_trace
+from costsim.providers.normalise import load_trace
 from tests.conftest import EXAMPLES
 
 pytest_plugins = ["pytester"]
@@ -205,7 +205,7 @@ def test_xdist_totals_equal_a_serial_run(project: pytest.Pytester) -> None:
 
 HEAVY_CHECK = """
 import sys
-HEAVY = ("costsim.ledger", "costsim.pricing", "genai_prices", "tiktoken", "tabulate")
+HEAVY = ("costsim.pricing.ledger", "costsim.pricing.prices", "genai_prices", "tiktoken", "tabulate")
 
 def pytest_unconfigure(config):
     print("HEAVY:" + ",".join(m for m in HEAVY if m in sys.modules))

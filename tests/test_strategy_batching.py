@@ -11,6 +11,7 @@ from costsim.engine import Engine, Variant, make_step
 from costsim.metering.serialise import serialise
 from costsim.model import (
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -19,8 +20,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
 TASK = Message("user", (TextBlock("Open the three pages and report their titles."),))
@@ -124,7 +124,7 @@ def test_dependent_input_is_a_divergence_and_non_batchable_tools_stay() -> None:
 
 
 def test_batching_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)

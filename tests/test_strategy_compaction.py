@@ -10,6 +10,7 @@ from costsim.engine import Engine, Variant, make_step
 from costsim.metering.serialise import serialise
 from costsim.model import (
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -18,8 +19,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
 from costsim.strategies.compaction import SUMMARY_PROMPT
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
@@ -152,7 +152,7 @@ def test_unpriced_summary_model_skips_and_says_so() -> None:
 
 
 def test_compaction_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     result = Engine(traces).run(

@@ -19,6 +19,7 @@ from costsim.metering.serialise import serialise
 from costsim.metering.tokenizers import counter
 from costsim.model import (
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -27,8 +28,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
 from costsim.strategies.expectations import (
     DEFAULT_TOOLS,
     Expectation,
@@ -335,7 +335,7 @@ def test_savings_bounded_by_the_baseline(
 
 
 def test_expectations_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)

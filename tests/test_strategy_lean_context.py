@@ -17,6 +17,7 @@ from costsim.metering.serialise import serialise
 from costsim.metering.tokenizers import counter
 from costsim.model import (
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -25,8 +26,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
 SYSTEM = Message("system", (TextBlock("You are a helpful assistant."),))
@@ -92,7 +92,7 @@ def test_ordinary_calls_are_untouched() -> None:
 
 
 def test_lean_context_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)
@@ -280,7 +280,7 @@ def test_savings_bounded_by_the_baseline(
 
 
 def test_lean_context_corpus_savings_are_bounded(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from costsim.engine import Engine, Variant, make_step
-from costsim.engine.registry import AgentSpec
 from costsim.errors import ConfigError
 from costsim.model import (
     CacheControl,
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -22,8 +22,8 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
+from costsim.strategies.registry import AgentSpec
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
 SYSTEM = "You are the orchestrator of a build pipeline. " + "Follow the runbook exactly. " * 900
@@ -144,7 +144,7 @@ def test_no_cross_provider_routing_and_validation() -> None:
 
 
 def test_routing_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)

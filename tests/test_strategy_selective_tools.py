@@ -19,6 +19,7 @@ from costsim.metering.serialise import serialise
 from costsim.metering.tokenizers import counter
 from costsim.model import (
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -28,8 +29,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
 PATH_SCHEMA = {
@@ -329,7 +329,7 @@ def test_a_changed_tool_set_misses_the_cached_prefix() -> None:
 
 
 def test_selective_tools_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)

@@ -21,6 +21,7 @@ from costsim.metering.serialise import serialise
 from costsim.metering.tokenizers import counter
 from costsim.model import (
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -29,8 +30,7 @@ from costsim.model import (
     ThinkingConfig,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
 THOUGHT = ThinkingBlock("Let me weigh each option carefully. " * 300, signature="sig")
@@ -234,7 +234,7 @@ def test_invalid_parameters_are_config_errors_naming_them(
 
 
 def test_thinking_budget_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)

@@ -14,6 +14,7 @@ from costsim.metering.serialise import serialise
 from costsim.metering.tokenizers import counter
 from costsim.model import (
     Call,
+    CassetteTrace,
     Flavour,
     Message,
     Provenance,
@@ -22,8 +23,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
-from costsim.normalise import CassetteTrace
-from costsim.pricing import price
+from costsim.pricing.prices import price
 from costsim.strategies.truncation import truncate_text
 
 WHEN = datetime(2025, 11, 3, 10, 0, tzinfo=UTC)
@@ -119,7 +119,7 @@ def test_parameters_validated() -> None:
 
 
 def test_truncation_over_the_corpus(corpus: Path) -> None:
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, _ = load_traces([corpus])
     engine = Engine(traces)

@@ -1,8 +1,6 @@
 """costsim: what recorded LLM traffic cost, and what each optimisation would save.
 
-The package root stays cheap to import (the pytest plugin imports it in every test run);
-import the submodules for the library: :mod:`costsim.normalise` (load cassettes into calls),
-:mod:`costsim.report` (meter and sum them), :mod:`costsim.render` (tables, JSON, Markdown).
+The package root stays cheap to import (the pytest plugin imports it in every test run).
 """
 
 from __future__ import annotations

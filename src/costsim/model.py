@@ -17,6 +17,7 @@ __all__ = [
     "Block",
     "CacheControl",
     "Call",
+    "CassetteTrace",
     "DocumentBlock",
     "Flavour",
     "ImageBlock",
@@ -304,3 +305,20 @@ class Call:
     def priced_model(self) -> str:
         """The model to price: the dated name the response reports, else the requested one."""
         return self.response_model or self.model
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteTrace:
+    """The LLM calls of one cassette, in recorded order, and a count of everything else."""
+
+    path: Path
+    calls: tuple[Call, ...]
+    other_interactions: int
+    size_bytes: int
+    foreign_calls: tuple[Call, ...] = ()
+    """Calls in an Anthropic or OpenAI API shape to another provider's host (Azure, Mistral,
+    ...): recognised and kept, but not metered as Anthropic or OpenAI traffic."""
+
+    @property
+    def interactions(self) -> int:
+        return len(self.calls) + len(self.foreign_calls) + self.other_interactions

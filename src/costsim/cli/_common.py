@@ -14,7 +14,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from costsim.errors import CostsimError, DataError, InputError
-from costsim.normalise import CassetteTrace
+from costsim.model import CassetteTrace
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -93,7 +93,7 @@ output_option = click.option(
 
 def load(paths: tuple[Path, ...], *, lenient: bool) -> list[CassetteTrace]:
     """Load the cassettes under ``paths``; in lenient mode warn about each skipped file."""
-    from costsim.report import load_traces
+    from costsim.analysis.report import load_traces
 
     traces, skipped = load_traces(paths, lenient=lenient)
     for item in skipped:
@@ -103,7 +103,7 @@ def load(paths: tuple[Path, ...], *, lenient: bool) -> list[CassetteTrace]:
 
 def emit(text: str, output: Path | None) -> None:
     """Print ``text``, or write it atomically to ``output``."""
-    from costsim.render import write_atomic
+    from costsim.render.report import write_atomic
 
     if output is not None:
         write_atomic(output, text)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from costsim.baseline import compare_baselines, load_baseline, parse_tolerances
+from costsim.analysis.baseline import compare_baselines, load_baseline, parse_tolerances
 from costsim.cli._common import Findings, handle_errors
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import click
 from tabulate import tabulate
 
-from costsim.cassette import iter_cassette_paths, load_cassette
+from costsim.analysis.secrets import find_secrets
 from costsim.cli._common import Findings, handle_errors, paths_argument
 from costsim.errors import CostsimError
-from costsim.normalise import normalise
-from costsim.render import display_path
-from costsim.secrets import find_secrets
+from costsim.io.cassette import iter_cassette_paths, load_cassette
+from costsim.providers.normalise import normalise
+from costsim.render.report import display_path
 
 
 @click.group()

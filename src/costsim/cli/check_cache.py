@@ -9,7 +9,7 @@ from typing import Any
 import click
 from tabulate import tabulate
 
-from costsim.cache.fidelity import FidelityReport, check_cache
+from costsim.analysis.cache_fidelity import FidelityReport, check_cache
 from costsim.cli._common import (
     emit,
     handle_errors,
@@ -18,7 +18,7 @@ from costsim.cli._common import (
     output_option,
     paths_argument,
 )
-from costsim.render import display_path
+from costsim.render.report import display_path
 
 FORMAT_VERSION = 1
 

@@ -13,7 +13,9 @@ from typing import Any
 
 import click
 
-from costsim.breakdown import BREAKDOWNS, AgentMatcher, render_breakdown
+from costsim.analysis.breakdown import BREAKDOWNS, AgentMatcher, render_breakdown
+from costsim.analysis.comparison import Comparison, compare_variants
+from costsim.analysis.report import load_traces
 from costsim.cache.rules import default_rules
 from costsim.cli._common import (
     Findings,
@@ -22,14 +24,12 @@ from costsim.cli._common import (
     lenient_option,
     output_option,
 )
-from costsim.comparison import Comparison, compare_variants
-from costsim.comparison_render import comparison_json, render_comparison
 from costsim.engine import Engine
-from costsim.engine.registry import AgentSpec
 from costsim.errors import ConfigError
-from costsim.render import FORMAT_VERSION, display_path, write_atomic
-from costsim.report import load_traces
+from costsim.render.comparison import comparison_json, render_comparison
+from costsim.render.report import FORMAT_VERSION, display_path, write_atomic
 from costsim.scenario import LoadedScenario, find_scenarios, gate, load_scenario
+from costsim.strategies.registry import AgentSpec
 
 
 @contextmanager

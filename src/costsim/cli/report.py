@@ -6,6 +6,7 @@ from pathlib import Path
 
 import click
 
+from costsim.analysis.report import GROUPINGS, build_report, load_traces
 from costsim.cli._common import (
     as_of_option,
     format_option,
@@ -15,8 +16,7 @@ from costsim.cli._common import (
     parse_as_of,
     paths_argument,
 )
-from costsim.render import render, write_atomic
-from costsim.report import GROUPINGS, build_report, load_traces
+from costsim.render.report import render, write_atomic
 
 
 @click.command()

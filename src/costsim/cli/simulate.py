@@ -8,6 +8,7 @@ from pathlib import Path
 
 import click
 
+from costsim.analysis.comparison import compare_variants
 from costsim.cache.rules import default_rules
 from costsim.cli._common import (
     as_of_option,
@@ -20,9 +21,8 @@ from costsim.cli._common import (
     parse_as_of,
     paths_argument,
 )
-from costsim.comparison import compare_variants
-from costsim.comparison_render import comparison_json, render_comparison
 from costsim.engine import Engine, Variant, parse_step
+from costsim.render.comparison import comparison_json, render_comparison
 
 
 @click.command()

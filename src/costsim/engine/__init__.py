@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from costsim.engine.registry import (
+from costsim.engine.simulate import Engine, SimulatedCall, TraceResult, VariantResult
+from costsim.strategies.registry import (
     STRATEGIES,
     Context,
     Step,
@@ -11,8 +12,7 @@ from costsim.engine.registry import (
     make_step,
     parse_step,
 )
-from costsim.engine.simulate import Engine, SimulatedCall, TraceResult, VariantResult
-from costsim.engine.trace import Event, SimCall, SimTrace
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = [
     "STRATEGIES",

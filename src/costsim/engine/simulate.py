@@ -19,12 +19,11 @@ from pathlib import Path
 from costsim.cache.prefix import Prefix, PrefixBuilder
 from costsim.cache.rules import CacheRules, default_rules
 from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
-from costsim.engine.registry import AgentSpec, Context, Variant, get_strategy
-from costsim.engine.trace import Event, SimCall, SimTrace
-from costsim.ledger import MeteredCall, Totals, meter
 from costsim.metering.meter import Meter
-from costsim.model import Call, Usage, UsageSource
-from costsim.normalise import CassetteTrace
+from costsim.model import Call, CassetteTrace, Usage, UsageSource
+from costsim.pricing.ledger import MeteredCall, Totals, meter
+from costsim.strategies.registry import AgentSpec, Context, Variant, get_strategy
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Engine", "SimulatedCall", "TraceResult", "VariantResult", "WarmStart"]
 

@@ -34,8 +34,7 @@ from costsim.metering.calibration import (
 from costsim.metering.classes import content_class, is_recipe
 from costsim.metering.models import family
 from costsim.metering.serialise import Features, Serialiser
-from costsim.model import Call, Flavour, TextBlock
-from costsim.normalise import CassetteTrace
+from costsim.model import Call, CassetteTrace, Flavour, TextBlock
 
 __all__ = [
     "MIN_CALLS",

@@ -29,8 +29,7 @@ from costsim.metering.evaluate import (
 from costsim.metering.models import encoding_for, family
 from costsim.metering.serialise import Features, Serialiser, block_tokens
 from costsim.metering.tokenizers import counter
-from costsim.model import Call, Usage, UsageSource
-from costsim.normalise import CassetteTrace
+from costsim.model import Call, CassetteTrace, Usage, UsageSource
 
 __all__ = ["ErrorBand", "Meter", "RelativeError", "TokenBand"]
 

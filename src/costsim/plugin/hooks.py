@@ -157,7 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _configure(config: pytest.Config, state: CostsimSession) -> None:
-    from costsim.baseline import load_baseline, parse_tolerances
+    from costsim.analysis.baseline import load_baseline, parse_tolerances
     from costsim.plugin.settings import read_settings
 
     settings = read_settings(_project_file(config))
@@ -223,8 +223,8 @@ def _marker_values(item: pytest.Item, name: str) -> dict[str, Any] | None:
 
 
 def _collect_marks(state: CostsimSession, item: pytest.Item) -> None:
-    from costsim.baseline import parse_tolerances
-    from costsim.plugin.budgets import Budget
+    from costsim.analysis.baseline import parse_tolerances
+    from costsim.analysis.budgets import Budget
 
     budget = _marker_values(item, "costsim_budget")
     if budget is not None:
@@ -334,7 +334,7 @@ def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str
     name = config.getoption("costsim_compare")
     if not name:
         return []
-    from costsim.baseline import compare_baselines, load_baseline, parse_tolerances
+    from costsim.analysis.baseline import compare_baselines, load_baseline, parse_tolerances
 
     settings = config.stash.get(SETTINGS, None)
     result = compare_baselines(
@@ -356,13 +356,13 @@ def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str
 
 
 def _write_outputs(config: pytest.Config, state: CostsimSession, failures: list[str]) -> None:
-    from costsim.baseline import save_baseline
+    from costsim.analysis.baseline import save_baseline
 
     name = config.getoption("costsim_save")
     if name:
         path = _baseline_path(config, name)
         save_baseline(path, state.costs())
-        from costsim.render import display_path
+        from costsim.render.report import display_path
 
         state.notes.append(
             f"baseline saved: {display_path(path)} (compare with --costsim-compare {name})"

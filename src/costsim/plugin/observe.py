@@ -12,12 +12,12 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from costsim.bodies import decode_body
-from costsim.cassette import Body, Headers, Interaction
+from costsim.analysis.drift import Difference, differences
 from costsim.errors import CostsimError
+from costsim.io.bodies import decode_body
+from costsim.io.cassette import Body, Headers, Interaction
 from costsim.model import Call
-from costsim.normalise import call_from_interaction
-from costsim.plugin.drift import Difference, differences
+from costsim.providers.normalise import call_from_interaction
 
 __all__ = ["Observed", "VcrPatch", "read_call", "sent_call"]
 

@@ -13,10 +13,17 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from costsim.baseline import TestCost
+from costsim.analysis.baseline import TestCost
 from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.plugin.what_if import parse_strategies
-from costsim.render import FORMAT_VERSION, fit_table, money, partial_money, percent, write_atomic
+from costsim.render.report import (
+    FORMAT_VERSION,
+    fit_table,
+    money,
+    partial_money,
+    percent,
+    write_atomic,
+)
 
 __all__ = ["SummaryOptions", "summary_lines", "write_report"]
 

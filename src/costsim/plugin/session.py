@@ -16,17 +16,16 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any, ClassVar
 
-from costsim.baseline import TestCost
+from costsim.analysis.baseline import TestCost
+from costsim.analysis.budgets import Budget, budget_failures
+from costsim.analysis.drift import Difference, summary
 from costsim.errors import CostsimError
-from costsim.ledger import MeteredCall, Totals, meter
 from costsim.metering.meter import Meter
-from costsim.model import Call
-from costsim.normalise import CassetteTrace
-from costsim.plugin.budgets import Budget, budget_failures
-from costsim.plugin.drift import Difference, summary
+from costsim.model import Call, CassetteTrace
 from costsim.plugin.observe import Observed, VcrPatch, read_call, sent_call
 from costsim.plugin.settings import DriftMode
-from costsim.render import display_path
+from costsim.pricing.ledger import MeteredCall, Totals, meter
+from costsim.render.report import display_path
 
 __all__ = ["CostsimSession", "DriftEntry", "TestLedger"]
 

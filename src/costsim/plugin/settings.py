@@ -12,9 +12,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from costsim.baseline import parse_tolerances
+from costsim.analysis.baseline import parse_tolerances
+from costsim.analysis.budgets import Budget
 from costsim.errors import ConfigError
-from costsim.plugin.budgets import Budget
 
 __all__ = ["DriftMode", "PluginSettings", "read_settings"]
 

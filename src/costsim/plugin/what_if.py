@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from costsim.engine.registry import Variant, parse_step
 from costsim.plugin.session import CostsimSession
+from costsim.strategies.registry import Variant, parse_step
 
 __all__ = ["parse_strategies", "what_if_costs"]
 

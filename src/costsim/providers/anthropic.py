@@ -6,7 +6,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from costsim.bodies import SseEvent
+from costsim.io.bodies import SseEvent
 from costsim.model import (
     Block,
     DocumentBlock,

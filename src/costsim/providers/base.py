@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Protocol
 
-from costsim.bodies import SseEvent
+from costsim.io.bodies import SseEvent
 from costsim.model import (
     Block,
     CacheControl,

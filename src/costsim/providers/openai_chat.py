@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
 
-from costsim.bodies import SseEvent
+from costsim.io.bodies import SseEvent
 from costsim.model import (
     Block,
     DocumentBlock,

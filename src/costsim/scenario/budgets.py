@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from costsim.comparison import Comparison, VariantSummary, delta_pct
-from costsim.render import money
+from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
+from costsim.render.report import money
 from costsim.scenario.model import Budget
 
 __all__ = ["gate"]

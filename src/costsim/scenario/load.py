@@ -10,9 +10,9 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from costsim.engine.registry import Step, Variant, make_step
 from costsim.errors import ConfigError
 from costsim.scenario.model import Scenario, StrategyEntry
+from costsim.strategies.registry import Step, Variant, make_step
 
 __all__ = ["LoadedScenario", "find_scenarios", "load_scenario"]
 

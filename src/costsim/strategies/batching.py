@@ -19,8 +19,6 @@ from collections.abc import Sequence
 
 from pydantic import Field
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.model import (
     Block,
     Call,
@@ -30,6 +28,8 @@ from costsim.model import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Batching", "BatchingParams"]
 

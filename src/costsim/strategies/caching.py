@@ -17,9 +17,9 @@ import dataclasses
 from collections import defaultdict
 from typing import Literal
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Caching", "CachingParams"]
 

@@ -21,10 +21,10 @@ from typing import Literal
 
 from pydantic import Field
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from costsim.pricing import context_window, price
+from costsim.pricing.prices import context_window, price
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Compaction", "CompactionParams"]
 

@@ -37,9 +37,9 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = [
     "DEFAULT_MARKERS",

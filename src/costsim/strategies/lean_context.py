@@ -22,9 +22,9 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["LeanContext", "LeanContextParams"]
 

@@ -20,11 +20,11 @@ from typing import Literal
 
 from pydantic import Field
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.metering.models import provider_of
 from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from costsim.pricing import price
+from costsim.pricing.prices import price
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Routing", "RoutingParams"]
 

@@ -29,11 +29,11 @@ from dataclasses import dataclass
 
 from pydantic import Field
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.metering.models import encoding_for, keeps_thinking
 from costsim.metering.tokenizers import counter
 from costsim.model import Block, Call, Flavour, Message, ThinkingBlock, ThinkingConfig
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["ThinkingBudget", "ThinkingBudgetParams"]
 

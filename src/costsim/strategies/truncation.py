@@ -16,9 +16,9 @@ import dataclasses
 
 from pydantic import Field, model_validator
 
-from costsim.engine.registry import Context, Params, register
-from costsim.engine.trace import Event, SimCall, SimTrace
 from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock
+from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Truncation", "TruncationParams", "truncate_text"]
 

@@ -15,8 +15,7 @@ from dataclasses import dataclass, field
 from costsim.cache.simulators import CacheResult
 from costsim.engine.simulate import Engine
 from costsim.metering.meter import Meter
-from costsim.model import Call, Provenance
-from costsim.normalise import CassetteTrace
+from costsim.model import Call, CassetteTrace, Provenance
 
 __all__ = ["FidelityReport", "Mismatch", "check_cache"]
 

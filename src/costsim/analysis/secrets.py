@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from costsim.cassette import Cassette, Interaction
+from costsim.io.cassette import Cassette, Interaction
 
 __all__ = ["SecretFinding", "find_secrets"]
 

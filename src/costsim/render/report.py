@@ -16,10 +16,10 @@ from typing import Any
 
 from tabulate import tabulate
 
+from costsim.analysis.report import CassetteReport, Report
 from costsim.errors import ConfigError
-from costsim.ledger import Totals
 from costsim.metering.meter import ErrorBand
-from costsim.report import CassetteReport, Report
+from costsim.pricing.ledger import Totals
 
 __all__ = [
     "FORMAT_VERSION",

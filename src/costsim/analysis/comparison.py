@@ -1,7 +1,7 @@
 """Baseline vs variants: totals, deltas, divergence counts and the estimate's error band.
 
 One model serves ``costsim simulate`` (one variant) and ``costsim compare`` (a scenario's
-variants); renderers for table, JSON and Markdown live in :mod:`costsim.comparison_render`.
+variants); renderers for table, JSON and Markdown live in :mod:`costsim.render.comparison`.
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
-from costsim.engine.registry import Variant
 from costsim.engine.simulate import Engine, VariantResult
-from costsim.engine.trace import Event
-from costsim.ledger import MeteredCall, Totals
 from costsim.metering.calibration import default_p90_ape, percentile
 from costsim.metering.models import family
+from costsim.pricing.ledger import MeteredCall, Totals
+from costsim.strategies.registry import Variant
+from costsim.strategies.trace import Event
 
 __all__ = ["Comparison", "VariantSummary", "compare_variants", "delta_pct"]
 

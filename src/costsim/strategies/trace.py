@@ -7,8 +7,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Literal
 
-from costsim.model import Call, Provenance
-from costsim.normalise import CassetteTrace
+from costsim.model import Call, CassetteTrace, Provenance
 
 __all__ = ["Event", "SimCall", "SimTrace"]
 

@@ -1,6 +1,6 @@
 """Read vcrpy cassettes (YAML or JSON, any vcrpy version, any HTTP client) into interactions.
 
-YAML goes through costsim's own safe loader (:mod:`costsim.safe_yaml`, whatever vcrpy version is
+YAML goes through costsim's own safe loader (:mod:`costsim.io.safe_yaml`, whatever vcrpy version is
 installed), which refuses every Python tag that would construct or call an object. Bodies come
 out as bytes (decompressed per ``content-encoding``) or, for recorders that store them parsed
 (``parsed_body``), as the stored mapping.
@@ -21,14 +21,14 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from costsim.bodies import decode_body
 from costsim.errors import (
     CassetteError,
     CassetteNotFoundError,
     InteractionError,
     UnsafeCassetteError,
 )
-from costsim.safe_yaml import load_yaml
+from costsim.io.bodies import decode_body
+from costsim.io.safe_yaml import load_yaml
 
 __all__ = ["Body", "Cassette", "Headers", "Interaction", "iter_cassette_paths", "load_cassette"]
 

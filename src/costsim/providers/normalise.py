@@ -4,34 +4,16 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from costsim.bodies import looks_like_sse, parse_json, parse_sse
-from costsim.cassette import Cassette, Interaction, load_cassette
-from costsim.model import Call, Provenance
-from costsim.pricing import host_provider
+from costsim.io.bodies import looks_like_sse, parse_json, parse_sse
+from costsim.io.cassette import Cassette, Interaction, load_cassette
+from costsim.model import Call, CassetteTrace, Provenance
+from costsim.pricing.prices import host_provider
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 
 __all__ = ["CassetteTrace", "call_from_interaction", "load_trace", "normalise"]
-
-
-@dataclass(frozen=True, slots=True)
-class CassetteTrace:
-    """The LLM calls of one cassette, in recorded order, and a count of everything else."""
-
-    path: Path
-    calls: tuple[Call, ...]
-    other_interactions: int
-    size_bytes: int
-    foreign_calls: tuple[Call, ...] = ()
-    """Calls in an Anthropic or OpenAI API shape to another provider's host (Azure, Mistral,
-    ...): recognised and kept, but not metered as Anthropic or OpenAI traffic."""
-
-    @property
-    def interactions(self) -> int:
-        return len(self.calls) + len(self.foreign_calls) + self.other_interactions
 
 
 def load_trace(path: Path) -> CassetteTrace:

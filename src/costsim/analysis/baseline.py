@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from costsim.errors import ConfigError, InputError
-from costsim.ledger import MeteredCall, Totals
+from costsim.pricing.ledger import MeteredCall, Totals
 
 __all__ = [
     "BASELINE_FORMAT_VERSION",
@@ -152,7 +152,7 @@ def _money(name: str, value: Any) -> Decimal | None:
 
 
 def save_baseline(path: Path, tests: Mapping[str, TestCost]) -> None:
-    from costsim.render import write_atomic
+    from costsim.render.report import write_atomic
 
     document = {
         "format_version": BASELINE_FORMAT_VERSION,

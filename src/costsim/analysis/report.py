@@ -8,13 +8,13 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
-from costsim.cassette import iter_cassette_paths
 from costsim.errors import ConfigError, CostsimError
-from costsim.ledger import MeteredCall, Totals, meter
+from costsim.io.cassette import iter_cassette_paths
 from costsim.metering.meter import ErrorBand, Meter
 from costsim.metering.models import family
-from costsim.model import Call
-from costsim.normalise import CassetteTrace, load_trace
+from costsim.model import Call, CassetteTrace
+from costsim.pricing.ledger import MeteredCall, Totals, meter
+from costsim.providers.normalise import load_trace
 
 __all__ = ["GROUPINGS", "CassetteReport", "Report", "Skipped", "build_report", "load_traces"]
 

@@ -13,13 +13,13 @@ from pathlib import Path
 
 from tabulate import tabulate
 
-from costsim.comparison import Comparison
-from costsim.ledger import MeteredCall, Totals
+from costsim.analysis.comparison import Comparison
 from costsim.metering.models import encoding_for
 from costsim.metering.serialise import block_tokens
 from costsim.metering.tokenizers import counter
 from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock
-from costsim.render import money
+from costsim.pricing.ledger import MeteredCall, Totals
+from costsim.render.report import money
 
 __all__ = ["BREAKDOWNS", "AgentMatcher", "render_breakdown"]
 

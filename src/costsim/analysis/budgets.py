@@ -9,9 +9,9 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationError
 
-from costsim.baseline import TestCost
+from costsim.analysis.baseline import TestCost
 from costsim.errors import ConfigError
-from costsim.render import money
+from costsim.render.report import money
 
 __all__ = ["Budget", "budget_failures"]
 

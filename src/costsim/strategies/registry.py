@@ -15,9 +15,9 @@ from typing import Any, Protocol
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from costsim.cache.rules import CacheRules
-from costsim.engine.trace import Event, SimTrace
 from costsim.errors import ConfigError
 from costsim.metering.meter import Meter
+from costsim.strategies.trace import Event, SimTrace
 
 __all__ = [
     "STRATEGIES",

@@ -10,9 +10,9 @@ from typing import Any
 
 from tabulate import tabulate
 
-from costsim.comparison import Comparison, VariantSummary, delta_pct
-from costsim.ledger import Totals
-from costsim.render import FORMAT_VERSION, display_path, money, percent, totals_json
+from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
+from costsim.pricing.ledger import Totals
+from costsim.render.report import FORMAT_VERSION, display_path, money, percent, totals_json
 
 __all__ = ["COMPARISON_RENDERERS", "comparison_json", "render_comparison"]
 

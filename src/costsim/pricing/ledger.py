@@ -14,7 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from costsim.model import Call, Provenance, Usage
-from costsim.pricing import Price, price
+from costsim.pricing.prices import Price, price
 
 __all__ = ["MeteredCall", "Totals", "UnpricedCall", "meter"]
 
