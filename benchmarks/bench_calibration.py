@@ -17,7 +17,7 @@ from pathlib import Path
 
 from costsim.analysis.report import load_traces
 from costsim.metering.evaluate import calibrate, first_folder
-from costsim.metering.summary import calibration_table
+from costsim.render.calibration import calibration_table
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -18,9 +18,9 @@ import sys
 from pathlib import Path
 
 from costsim.analysis.report import load_traces
+from costsim.io.files import write_atomic
 from costsim.metering.evaluate import calibrate, first_folder
-from costsim.metering.summary import cell_json
-from costsim.render.report import write_atomic
+from costsim.render.calibration import cell_json
 
 ROOT = Path(__file__).resolve().parents[1]
 TARGET = ROOT / "src" / "costsim" / "metering" / "calibration_defaults.json"

@@ -136,14 +136,14 @@ def test_cassettes_check_finds_secrets_and_missing_usage(tmp_path: Path) -> None
     )
     (tmp_path / "nousage.yaml").write_text(chat)
     (tmp_path / "empty.yaml").write_text("interactions: []\nversion: 1\n")
-    code, out, err = _run("cassettes", "check", str(tmp_path))
+    code, out, _ = _run("cassettes", "check", str(tmp_path))
     assert code == 1
     assert "leaky.yaml: secret: interaction 0: credential in request header 'x-api-key'" in out
     assert "OpenAI API key in request body" in out
     assert "nousage.yaml: interaction 0: openai-chat call without usage" in out
     assert "empty.yaml: no LLM calls" in out
     assert key not in out  # never print the secret itself
-    assert "finding(s)" in err
+    assert out.startswith("4 finding(s) in 3 cassette(s)")  # the answer first
 
 
 def test_placeholders_are_not_secrets(tmp_path: Path) -> None:

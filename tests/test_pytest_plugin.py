@@ -689,4 +689,4 @@ def test_what_if_costs_from_workers_add_up() -> None:
     state = CostsimSession()
     state.merge_what_if("<session fixtures>", {"caching": "0.10", "routing": "0.20"})
     state.merge_what_if("<session fixtures>", {"caching": "0.05", "routing": None})
-    assert state.what_if["<session fixtures>"] == {"caching": "0.15", "routing": None}
+    assert state.what_if_costs["<session fixtures>"] == {"caching": "0.15", "routing": None}

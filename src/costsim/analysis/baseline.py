@@ -37,8 +37,9 @@ TOKEN_METRICS = ("prompt_tokens", "output_tokens")
 
 
 _COUNTS = (
-    "calls", "estimated_calls", "drifted_calls", "prompt_tokens", "uncached_input_tokens",
-    "cache_read_tokens", "cache_write_tokens", "output_tokens", "unpriced_calls",
+    "calls", "estimated_calls", "unrecorded_calls", "drifted_calls", "prompt_tokens",
+    "uncached_input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
+    "unpriced_calls",
 )  # fmt: skip
 
 
@@ -54,7 +55,9 @@ class TestCost:
 
     calls: int = 0
     estimated_calls: int = 0
-    """Calls recorded without usage, whose tokens are costsim's calibrated estimate."""
+    """Calls whose tokens are costsim's calibrated estimate (unrecorded or drifted)."""
+    unrecorded_calls: int = 0
+    """Calls recorded without usage (estimated)."""
     drifted_calls: int = 0
     """Replayed calls whose request, as the code sent it, differs from the recorded one."""
     prompt_tokens: int = 0
@@ -152,7 +155,7 @@ def _money(name: str, value: Any) -> Decimal | None:
 
 
 def save_baseline(path: Path, tests: Mapping[str, TestCost]) -> None:
-    from costsim.render.report import write_atomic
+    from costsim.io.files import write_atomic
 
     document = {
         "format_version": BASELINE_FORMAT_VERSION,

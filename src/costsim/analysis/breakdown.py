@@ -1,6 +1,8 @@
 """Breakdowns of a comparison: cost per model, per agent role, tokens per tool.
 
-Each grouping is one entry in ``BREAKDOWNS``; all return rows of (key, baseline, variants...).
+Each grouping is one entry in ``BREAKDOWNS``; each gives one row per key with one cell per
+column (the baseline, then every variant). Tables and JSON are made in
+:mod:`costsim.render.breakdown`.
 """
 
 from __future__ import annotations
@@ -11,17 +13,14 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from tabulate import tabulate
-
 from costsim.analysis.comparison import Comparison
 from costsim.metering.models import encoding_for
 from costsim.metering.serialise import block_tokens
 from costsim.metering.tokenizers import counter
 from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock
 from costsim.pricing.ledger import MeteredCall, Totals
-from costsim.render.report import money
 
-__all__ = ["BREAKDOWNS", "AgentMatcher", "render_breakdown"]
+__all__ = ["BREAKDOWNS", "AgentMatcher", "Breakdown", "ToolUse", "breakdown"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +49,24 @@ def system_text(call: Call) -> str:
     return "".join(b.text for b in blocks if isinstance(b, TextBlock))
 
 
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """One tool in the calls of a column: requests sending it, and offline token counts."""
+
+    sent: int = 0
+    definition_tokens: int = 0
+    result_tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown:
+    """Rows keyed by model, agent or tool; one cell per column (None: not in that column)."""
+
+    by: str
+    columns: tuple[str, ...]
+    rows: dict[str, tuple[Totals | ToolUse | None, ...]]
+
+
 def _group_cost(
     calls: Iterable[MeteredCall], key: Callable[[MeteredCall], str]
 ) -> dict[str, Totals]:
@@ -59,35 +76,29 @@ def _group_cost(
     return groups
 
 
-def _cost_table(comparison: Comparison, key: Callable[[MeteredCall], str], title: str) -> str:
-    columns = [("baseline", _group_cost(comparison.baseline_calls, key))]
-    columns += [(v.variant.name, _group_cost(v.calls, key)) for v in comparison.variants]
+def _columns(comparison: Comparison) -> list[tuple[str, list[MeteredCall]]]:
+    return [("baseline", comparison.baseline_calls)] + [
+        (v.variant.name, v.calls) for v in comparison.variants
+    ]
+
+
+def _cost_rows(by: str, comparison: Comparison, key: Callable[[MeteredCall], str]) -> Breakdown:
+    columns = [(name, _group_cost(calls, key)) for name, calls in _columns(comparison)]
     keys = sorted({k for _, groups in columns for k in groups})
-    rows = []
-    for name in keys:
-        row = [name]
-        for _, groups in columns:
-            totals = groups.get(name)
-            row.append("-" if totals is None else f"{totals.llm_calls} / {_money(totals)}")
-        rows.append(row)
-    headers = [title, *(f"{name} (calls / cost)" for name, _ in columns)]
-    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True)
+    rows = {name: tuple(groups.get(name) for _, groups in columns) for name in keys}
+    return Breakdown(by, tuple(name for name, _ in columns), dict(rows))
 
 
-def _money(totals: Totals) -> str:
-    return money(totals.cost_usd) if totals.cost_usd is not None else "unknown"
+def by_model(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _cost_rows("model", comparison, lambda m: m.call.priced_model or "(no model)")
 
 
-def by_model(comparison: Comparison, agents: AgentMatcher) -> str:
-    return _cost_table(comparison, lambda m: m.call.priced_model or "(no model)", "model")
+def by_agent(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _cost_rows("agent", comparison, lambda m: agents.role(m.call))
 
 
-def by_agent(comparison: Comparison, agents: AgentMatcher) -> str:
-    return _cost_table(comparison, lambda m: agents.role(m.call), "agent")
-
-
-def _tool_tokens(calls: Iterable[MeteredCall]) -> dict[str, list[int]]:
-    """Per tool: [calls sending it, definition tokens, result tokens] (offline counts)."""
+def _tool_tokens(calls: Iterable[MeteredCall]) -> dict[str, ToolUse]:
+    """Per tool: requests sending it, definition tokens, result tokens (offline counts)."""
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for item in calls:
         call = item.call
@@ -104,31 +115,22 @@ def _tool_tokens(calls: Iterable[MeteredCall]) -> dict[str, list[int]]:
                 if isinstance(block, ToolResultBlock):
                     name = names.get(block.tool_use_id, "(unknown tool)")
                     table[name][2] += block_tokens(block, count).tokens
-    return table
+    return {name: ToolUse(*values) for name, values in table.items()}
 
 
-def by_tool(comparison: Comparison, agents: AgentMatcher) -> str:
-    columns = [("baseline", _tool_tokens(comparison.baseline_calls))]
-    columns += [(v.variant.name, _tool_tokens(v.calls)) for v in comparison.variants]
+def by_tool(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    columns = [(name, _tool_tokens(calls)) for name, calls in _columns(comparison)]
     names = sorted({n for _, table in columns for n in table})
-    rows = []
-    for name in names:
-        row = [name]
-        for _, table in columns:
-            sent, definition, results = table.get(name, [0, 0, 0])
-            row.append(f"{sent} / {definition:,} / {results:,}")
-        rows.append(row)
-    headers = ["tool", *(f"{n} (sent / def tok / result tok)" for n, _ in columns)]
-    note = "Token counts are offline tokenizer counts of the requests (not calibrated)."
-    return tabulate(rows, headers=headers, tablefmt="simple", disable_numparse=True) + "\n" + note
+    rows = {name: tuple(table.get(name, ToolUse()) for _, table in columns) for name in names}
+    return Breakdown("tool", tuple(name for name, _ in columns), dict(rows))
 
 
-BREAKDOWNS: dict[str, Callable[[Comparison, AgentMatcher], str]] = {
+BREAKDOWNS: dict[str, Callable[[Comparison, AgentMatcher], Breakdown]] = {
     "model": by_model,
     "agent": by_agent,
     "tool": by_tool,
 }
 
 
-def render_breakdown(by: str, comparison: Comparison, agents: AgentMatcher) -> str:
-    return BREAKDOWNS[by](comparison, agents) + "\n"
+def breakdown(by: str, comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return BREAKDOWNS[by](comparison, agents)

@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationErr
 
 from costsim.analysis.baseline import TestCost
 from costsim.errors import ConfigError
-from costsim.render.report import money
+from costsim.pricing.money import money
 
 __all__ = ["Budget", "budget_failures"]
 

@@ -9,12 +9,14 @@ import functools
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
 from costsim.errors import CostsimError, DataError, InputError
-from costsim.model import CassetteTrace
+
+if TYPE_CHECKING:
+    from costsim.api import Result
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -91,19 +93,15 @@ output_option = click.option(
 )
 
 
-def load(paths: tuple[Path, ...], *, lenient: bool) -> list[CassetteTrace]:
-    """Load the cassettes under ``paths``; in lenient mode warn about each skipped file."""
-    from costsim.analysis.report import load_traces
-
-    traces, skipped = load_traces(paths, lenient=lenient)
-    for item in skipped:
-        click.echo(f"warning: skipped {item.error}", err=True)
-    return traces
+def warn_skipped(result: Result, where: str = "") -> None:
+    """In lenient mode: one warning on stderr per skipped cassette."""
+    for item in result.skipped:
+        click.echo(f"warning: {where}skipped {item.error}", err=True)
 
 
 def emit(text: str, output: Path | None) -> None:
     """Print ``text``, or write it atomically to ``output``."""
-    from costsim.render.report import write_atomic
+    from costsim.render.formats import write_atomic
 
     if output is not None:
         write_atomic(output, text)

@@ -6,8 +6,7 @@ from pathlib import Path
 
 import click
 
-from costsim.analysis.baseline import compare_baselines, load_baseline, parse_tolerances
-from costsim.cli._common import Findings, handle_errors
+from costsim.cli._common import handle_errors
 
 
 @click.group()
@@ -22,13 +21,9 @@ def baseline() -> None:
 @handle_errors
 def compare_command(old: Path, new: Path, fail: str) -> None:
     """Compare baseline NEW with OLD; exit 1 on a regression beyond tolerance."""
-    result = compare_baselines(load_baseline(old), load_baseline(new), parse_tolerances(fail))
-    for line in result.improvements:
-        click.echo(f"improved: {line}")
-    for test in result.new_tests:
-        click.echo(f"new test (not in {old}): {test}")
-    for test in result.missing_tests:
-        click.echo(f"gone (only in {old}): {test}")
+    from costsim import api
+
+    result = api.compare_baselines(old, new, fail=fail)
+    click.echo(result.render("table"), nl=False)
     if result.regressions:
-        raise Findings("\n".join(result.regressions))
-    click.echo("no regression beyond tolerance")
+        raise click.exceptions.Exit(1)

@@ -6,24 +6,26 @@ from pathlib import Path
 
 import click
 
-from costsim.analysis.report import GROUPINGS, build_report, load_traces
 from costsim.cli._common import (
     as_of_option,
+    emit,
     format_option,
     handle_errors,
     lenient_option,
     output_option,
     parse_as_of,
     paths_argument,
+    warn_skipped,
 )
-from costsim.render.report import render, write_atomic
+
+GROUPINGS = ("cassette", "model", "provider", "flavour")
 
 
 @click.command()
 @paths_argument
 @click.option(
     "--by",
-    type=click.Choice(list(GROUPINGS)),
+    type=click.Choice(GROUPINGS),
     default="cassette",
     show_default=True,
     help="One row per cassette, model, provider or API flavour.",
@@ -42,12 +44,8 @@ def report(
     output: Path | None,
 ) -> None:
     """Report tokens and cost of the LLM calls recorded in PATHS (files or folders)."""
-    traces, skipped = load_traces(paths, lenient=lenient)
-    for item in skipped:
-        click.echo(f"warning: skipped {item.error}", err=True)
-    result = build_report(traces, by=by, as_of=parse_as_of(as_of), skipped=skipped)
-    text = render(result, fmt)
-    if output is not None:
-        write_atomic(output, text)
-    else:
-        click.echo(text, nl=False)
+    from costsim import api
+
+    result = api.report(paths, by=by, as_of=parse_as_of(as_of), lenient=lenient)
+    warn_skipped(result)
+    emit(result.render(fmt), output)

@@ -157,7 +157,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def _configure(config: pytest.Config, state: CostsimSession) -> None:
-    from costsim.analysis.baseline import load_baseline, parse_tolerances
+    from costsim.api.testing import load_baseline, parse_strategies, parse_tolerances
     from costsim.plugin.settings import read_settings
 
     settings = read_settings(_project_file(config))
@@ -170,8 +170,6 @@ def _configure(config: pytest.Config, state: CostsimSession) -> None:
             "[tool.pytest.ini_options] (or pass --costsim)"
         )
     if config.getoption("costsim_strategies"):
-        from costsim.plugin.what_if import parse_strategies
-
         parse_strategies(config.getoption("costsim_strategies"))
     parse_tolerances(config.getoption("costsim_fail"))
     top = config.getoption("costsim_top")
@@ -223,8 +221,7 @@ def _marker_values(item: pytest.Item, name: str) -> dict[str, Any] | None:
 
 
 def _collect_marks(state: CostsimSession, item: pytest.Item) -> None:
-    from costsim.analysis.baseline import parse_tolerances
-    from costsim.analysis.budgets import Budget
+    from costsim.api.testing import Budget, parse_tolerances
 
     budget = _marker_values(item, "costsim_budget")
     if budget is not None:
@@ -292,9 +289,7 @@ def _finish(session: pytest.Session, state: CostsimSession) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
     config = session.config
     if config.getoption("costsim_strategies"):
-        from costsim.plugin.what_if import what_if_costs
-
-        state.what_if.update(what_if_costs(state, config.getoption("costsim_strategies")))
+        state.what_if(config.getoption("costsim_strategies"))
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: hand the figures to the controller
         workeroutput["costsim"] = state.worker_output()
@@ -334,7 +329,7 @@ def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str
     name = config.getoption("costsim_compare")
     if not name:
         return []
-    from costsim.analysis.baseline import compare_baselines, load_baseline, parse_tolerances
+    from costsim.api.testing import compare_baselines, load_baseline, parse_tolerances
 
     settings = config.stash.get(SETTINGS, None)
     result = compare_baselines(
@@ -356,13 +351,13 @@ def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str
 
 
 def _write_outputs(config: pytest.Config, state: CostsimSession, failures: list[str]) -> None:
-    from costsim.analysis.baseline import save_baseline
+    from costsim.api.testing import save_baseline
 
     name = config.getoption("costsim_save")
     if name:
         path = _baseline_path(config, name)
         save_baseline(path, state.costs())
-        from costsim.render.report import display_path
+        from costsim.render.text import display_path
 
         state.notes.append(
             f"baseline saved: {display_path(path)} (compare with --costsim-compare {name})"

@@ -9,17 +9,13 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-from costsim.analysis.drift import Difference, differences
+from costsim.api.testing import Difference, differences, read_vcr_call
 from costsim.errors import CostsimError
-from costsim.io.bodies import decode_body
-from costsim.io.cassette import Body, Headers, Interaction
 from costsim.model import Call
-from costsim.providers.normalise import call_from_interaction
 
-__all__ = ["Observed", "VcrPatch", "read_call", "sent_call"]
+__all__ = ["Observed", "VcrPatch", "sent_call"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,36 +30,6 @@ class Observed:
     recorded: Call
     sent: Call | None = None
     differences: tuple[Difference, ...] = ()
-
-
-def _interaction(
-    cassette_path: str, index: int, request: Any, response: Mapping[str, Any]
-) -> Interaction:
-    request_headers = Headers(getattr(request, "headers", {}))
-    response_headers = Headers(response.get("headers", {}))
-    body = response.get("body")
-    stored = body.get("string") if isinstance(body, Mapping) else body
-    raw_request = request.body if isinstance(request.body, bytes | str) else None
-    status = response.get("status")
-    code = status.get("code") if isinstance(status, Mapping) else status
-    return Interaction(
-        path=Path(cassette_path),
-        index=index,
-        method=str(request.method).upper(),
-        uri=str(request.uri),
-        request_headers=request_headers,
-        request_body=Body(raw=decode_body(raw_request, request_headers) if raw_request else None),
-        status=int(code or 0),
-        response_headers=response_headers,
-        response_body=Body(raw=decode_body(stored, response_headers) if stored else None),
-    )
-
-
-def read_call(
-    cassette_path: str, index: int, request: Any, response: Mapping[str, Any]
-) -> Call | None:
-    """The LLM call of one vcrpy request/response pair (None: not an LLM call)."""
-    return call_from_interaction(_interaction(cassette_path, index, request, response))
 
 
 def _body(request: Any) -> bytes | str | None:
@@ -83,7 +49,7 @@ def sent_call(
     if _body(request) == _body(stored):
         return Observed(recorded)
     try:
-        sent = read_call(cassette_path, index, request, response)
+        sent = read_vcr_call(cassette_path, index, request, response)
     except CostsimError:
         return Observed(recorded)  # what was sent is not a readable LLM request
     if sent is None:

@@ -13,17 +13,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.baseline import TestCost
+from costsim.api.testing import TestCost, parse_strategies
 from costsim.plugin.session import CostsimSession, DriftEntry
-from costsim.plugin.what_if import parse_strategies
-from costsim.render.report import (
-    FORMAT_VERSION,
-    fit_table,
-    money,
-    partial_money,
-    percent,
-    write_atomic,
-)
+from costsim.render.formats import write_atomic
+from costsim.render.report import FORMAT_VERSION
+from costsim.render.text import fit_table, money, partial_money, percent
 
 __all__ = ["SummaryOptions", "summary_lines", "write_report"]
 
@@ -58,16 +52,11 @@ def cost_text(cost: TestCost) -> str:
     return partial_money(cost.priced_cost_usd, cost.unpriced_calls)
 
 
-def _unrecorded(cost: TestCost) -> int:
-    """Calls estimated because their recording has no usage (drifted ones are estimated too)."""
-    return max(cost.estimated_calls - cost.drifted_calls, 0)
-
-
 def _calls(cost: TestCost) -> str:
     """Calls, with how many were estimated (no usage) or drifted (a changed request)."""
     flags = [
         f"{count} {label}"
-        for count, label in ((_unrecorded(cost), "est."), (cost.drifted_calls, "drifted"))
+        for count, label in ((cost.unrecorded_calls, "est."), (cost.drifted_calls, "drifted"))
         if count
     ]
     return f"{cost.calls} ({', '.join(flags)})" if flags else str(cost.calls)
@@ -94,8 +83,8 @@ def _what_if_cell(costs: dict[str, str | None], column: str) -> str:
 
 
 def _what_if_total(state: CostsimSession, costs: dict[str, TestCost], column: str) -> str:
-    values = [item.get(column, "missing") for item in state.what_if.values()]
-    if "missing" in values or len(state.what_if) < len(costs):
+    values = [item.get(column, "missing") for item in state.what_if_costs.values()]
+    if "missing" in values or len(state.what_if_costs) < len(costs):
         return "-"
     if None in values:
         return "unpriced"
@@ -121,7 +110,7 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
     rows = []
     for name, cost in shown:
         cells = _cells(cost)
-        extra = [_what_if_cell(state.what_if.get(name, {}), column) for column in what_if]
+        extra = [_what_if_cell(state.what_if_costs.get(name, {}), column) for column in what_if]
         rows.append([label(name), *(cells[c] for c in columns), *extra])
     cells = _cells(total(costs))
     extra = [_what_if_total(state, costs, column) for column in what_if]
@@ -160,9 +149,9 @@ def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
 def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
     whole = total(state.costs())
     lines = []
-    if _unrecorded(whole):
+    if whole.unrecorded_calls:
         lines.append(
-            f"est.: {_unrecorded(whole)} calls were recorded without usage; their tokens are "
+            f"est.: {whole.unrecorded_calls} calls were recorded without usage; their tokens are "
             "costsim's calibrated estimate (see costsim calibrate for its error)"
         )
     lines += drift_lines(state, options)
@@ -213,7 +202,7 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
         "tests": {
             name: {
                 **cost.to_json(),
-                **({"what_if": state.what_if[name]} if name in state.what_if else {}),
+                **({"what_if": state.what_if_costs[name]} if name in state.what_if_costs else {}),
             }
             for name, cost in _sorted(costs)
         },

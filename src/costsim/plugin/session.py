@@ -13,19 +13,23 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
-from pathlib import Path
 from typing import Any, ClassVar
 
-from costsim.analysis.baseline import TestCost
-from costsim.analysis.budgets import Budget, budget_failures
-from costsim.analysis.drift import Difference, summary
+from costsim.api.testing import (
+    Budget,
+    Difference,
+    MeteredCall,
+    TestCost,
+    TestMeter,
+    Totals,
+    budget_failures,
+    drift_summary,
+    read_vcr_call,
+)
 from costsim.errors import CostsimError
-from costsim.metering.meter import Meter
-from costsim.model import Call, CassetteTrace
-from costsim.plugin.observe import Observed, VcrPatch, read_call, sent_call
+from costsim.plugin.observe import Observed, VcrPatch, sent_call
 from costsim.plugin.settings import DriftMode
-from costsim.pricing.ledger import MeteredCall, Totals, meter
-from costsim.render.report import display_path
+from costsim.render.text import display_path
 
 __all__ = ["CostsimSession", "DriftEntry", "TestLedger"]
 
@@ -44,7 +48,7 @@ class DriftEntry:
 
     @property
     def kind(self) -> str:
-        return summary(list(self.differences))
+        return drift_summary(list(self.differences))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -89,9 +93,9 @@ class CostsimSession:
     internal_errors: list[str] = field(default_factory=list)
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
-    what_if: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    what_if_costs: dict[str, dict[str, str | None]] = field(default_factory=dict)
     """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
-    _meter: Meter | None = None
+    meter: TestMeter = field(default_factory=TestMeter)
     _metered: dict[str, tuple[int, list[MeteredCall]]] = field(default_factory=dict)
     _patch: VcrPatch | None = None
 
@@ -111,7 +115,8 @@ class CostsimSession:
         because of costsim. The run fails on it afterwards unless lenient.
         """
         try:
-            recorded = read_call(cassette_path, index, stored or request, response)
+            source = stored if stored is not None else request
+            recorded = read_vcr_call(cassette_path, index, source, response)
             if recorded is None:
                 return
             observed = Observed(recorded)
@@ -147,47 +152,23 @@ class CostsimSession:
 
     # --- metering --------------------------------------------------------------------------
 
-    @property
-    def meter(self) -> Meter:
-        """Shipped calibration, for calls without usage and for drifted requests."""
-        if self._meter is None:
-            self._meter = Meter()
-        return self._meter
-
     def calls(self, test: str) -> list[MeteredCall]:
         """``test``'s calls, metered (memoised until the test makes another call)."""
         observed = self.observed.get(test, [])
         cached = self._metered.get(test)
         if cached is None or cached[0] != len(observed):
-            cached = self._metered[test] = (len(observed), self._meter_calls(test, observed))
+            recorded = [item.recorded for item in observed]
+            sent = [item.sent or item.recorded for item in observed]
+            cached = self._metered[test] = (len(observed), self.meter.as_sent(recorded, sent))
         return cached[1]
 
-    def _meter_calls(self, test: str, observed: list[Observed]) -> list[MeteredCall]:
-        if not any(item.sent is not None for item in observed):
-            return [self._meter_recorded(item.recorded) for item in observed]
-        from costsim.engine import Engine, Variant
-
-        trace = self.trace(test)
-        engine = Engine([trace], meter=self.meter)
-        result = engine.run(Variant("as sent"), requests={trace.path: self.sent(test)})
-        return result.metered()
-
-    def _meter_recorded(self, call: Call) -> MeteredCall:
-        if call.usage is None and not call.errored:
-            return meter(call, usage=self.meter.estimated_usage(call))
-        return meter(call)
-
-    def trace(self, test: str) -> CassetteTrace:
-        """``test``'s recorded calls as one trace, in the order it made them.
-
-        The trace's path is the test's position in the run (test ids are not paths).
-        """
-        calls = tuple(item.recorded for item in self.observed.get(test, []))
-        return CassetteTrace(Path(str(list(self.observed).index(test))), calls, 0, 0)
-
-    def sent(self, test: str) -> list[Call]:
-        """The requests ``test`` sent, one per recorded call."""
-        return [item.sent or item.recorded for item in self.observed.get(test, [])]
+    def what_if(self, strategies: str) -> None:
+        """Each test's cost under each ``--costsim-strategies`` variant, as the code sent it."""
+        tests = {
+            test: ([i.recorded for i in items], [i.sent or i.recorded for i in items])
+            for test, items in self.observed.items()
+        }
+        self.what_if_costs.update(self.meter.what_if(tests, strategies))
 
     # --- results -------------------------------------------------------------------------
 
@@ -202,7 +183,7 @@ class CostsimSession:
         return entries
 
     def _drift_entry(self, test: str, item: Observed, sent: MeteredCall) -> DriftEntry:
-        recorded = self._meter_recorded(item.recorded)
+        recorded = self.meter.recorded(item.recorded)
         prompt = (
             sent.usage.prompt_total - recorded.usage.prompt_total
             if sent.usage is not None and recorded.usage is not None
@@ -227,6 +208,9 @@ class CostsimSession:
         for name, observed in self.observed.items():
             costs[name] = TestCost.of(self.calls(name))
             costs[name].drifted_calls = sum(bool(item.differences) for item in observed)
+            costs[name].unrecorded_calls = sum(
+                item.recorded.usage is None and not item.recorded.errored for item in observed
+            )
         for name, cost in self.merged.items():
             if name in costs:
                 costs[name].merge(cost)
@@ -236,7 +220,7 @@ class CostsimSession:
 
     def merge_what_if(self, test: str, columns: Mapping[str, str | None]) -> None:
         """Add a worker's what-if costs for ``test`` (a fixture scope may run on several)."""
-        mine = self.what_if.setdefault(test, {})
+        mine = self.what_if_costs.setdefault(test, {})
         for name, value in columns.items():
             if name not in mine:
                 mine[name] = value
@@ -266,7 +250,7 @@ class CostsimSession:
         return json.dumps(
             {
                 "tests": {name: cost.to_json() for name, cost in self.costs().items()},
-                "what_if": self.what_if,
+                "what_if": self.what_if_costs,
                 "errors": self.errors,
                 "internal_errors": self.internal_errors,
                 "drift": [entry.to_json() for entry in self.drifted()],

@@ -12,8 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from costsim.analysis.baseline import parse_tolerances
-from costsim.analysis.budgets import Budget
+from costsim.api.testing import Budget, parse_tolerances
 from costsim.errors import ConfigError
 
 __all__ = ["DriftMode", "PluginSettings", "read_settings"]

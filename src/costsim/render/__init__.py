@@ -1,0 +1,2 @@
+"""Output: tables, JSON and Markdown for every kind of result, through one registry
+(:mod:`costsim.render.formats`)."""

@@ -12,7 +12,9 @@ from tabulate import tabulate
 
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals
-from costsim.render.report import FORMAT_VERSION, display_path, money, percent, totals_json
+from costsim.pricing.money import money
+from costsim.render.report import FORMAT_VERSION, totals_json
+from costsim.render.text import display_path, percent
 
 __all__ = ["COMPARISON_RENDERERS", "comparison_json", "render_comparison"]
 

@@ -7,90 +7,21 @@ when it changes incompatibly.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from collections.abc import Callable
-from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from tabulate import tabulate
 
 from costsim.analysis.report import CassetteReport, Report
-from costsim.errors import ConfigError
 from costsim.metering.meter import ErrorBand
 from costsim.pricing.ledger import Totals
+from costsim.pricing.money import money
+from costsim.render.text import display_path, percent
 
-__all__ = [
-    "FORMAT_VERSION",
-    "RENDERERS",
-    "fit_table",
-    "money",
-    "partial_money",
-    "render",
-    "shorten_left",
-    "totals_json",
-]
+__all__ = ["FORMAT_VERSION", "RENDERERS", "render", "report_json", "totals_json"]
 
 FORMAT_VERSION = 1
-
-
-def display_path(path: Path) -> str:
-    """A path relative to the working directory when it lies below it."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
-
-
-def money(amount: Decimal | None) -> str:
-    if amount is None:
-        return "unknown"
-    return f"${amount:,.6f}" if abs(amount) < 1 else f"${amount:,.4f}"
-
-
-def partial_money(priced: Decimal, unpriced_calls: int) -> str:
-    """A cost that may be partial: ``$0.0312``, or ``>= $0.0312 (+2 unpriced)``."""
-    if not unpriced_calls:
-        return money(priced)
-    return f">= {money(priced)} (+{unpriced_calls} unpriced)"
-
-
-def shorten_left(text: str, width: int) -> str:
-    """``text`` cut from the left to ``width`` characters (``...`` marks the cut)."""
-    if len(text) <= width:
-        return text
-    return "..." + text[len(text) - max(width - 3, 1) :]
-
-
-def fit_table(
-    headers: list[str], rows: list[list[str]], *, width: int, tablefmt: str = "simple"
-) -> list[str]:
-    """A table whose lines fit ``width``, shortening the first column from the left.
-
-    The first column is left-aligned, the figures right-aligned.
-    """
-    align = ("left", *("right",) * (len(headers) - 1))
-    lines = tabulate(
-        rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=align
-    ).splitlines()
-    widest = max((len(line) for line in lines), default=0)
-    if widest <= width or not rows:
-        return lines
-    first = max(len(row[0]) for row in [headers, *rows])
-    room = max(first - (widest - width), 12)
-    shortened = [[shorten_left(row[0], room), *row[1:]] for row in rows]
-    return tabulate(
-        shortened,
-        headers=[shorten_left(headers[0], room), *headers[1:]],
-        tablefmt=tablefmt,
-        disable_numparse=True,
-        colalign=align,
-    ).splitlines()
-
-
-def percent(rate: float | None) -> str:
-    return "-" if rate is None else f"{rate:.1%}"
 
 
 def totals_json(totals: Totals) -> dict[str, Any]:
@@ -278,16 +209,3 @@ RENDERERS: dict[str, Callable[[Report], str]] = {
 
 def render(report: Report, fmt: str) -> str:
     return RENDERERS[fmt](report)
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` so readers never see a half-written file."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(text, encoding="utf-8")
-        os.replace(tmp, path)
-    except OSError as exc:
-        if tmp.parent.is_dir():
-            tmp.unlink(missing_ok=True)
-        raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from None

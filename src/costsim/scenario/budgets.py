@@ -5,7 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
-from costsim.render.report import money
+from costsim.pricing.money import money
 from costsim.scenario.model import Budget
 
 __all__ = ["gate"]

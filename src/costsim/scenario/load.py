@@ -14,7 +14,7 @@ from costsim.errors import ConfigError
 from costsim.scenario.model import Scenario, StrategyEntry
 from costsim.strategies.registry import Step, Variant, make_step
 
-__all__ = ["LoadedScenario", "find_scenarios", "load_scenario"]
+__all__ = ["LoadedScenario", "find_scenarios", "load_scenario", "prepare_scenario"]
 
 SCENARIO_SUFFIXES = (".yaml", ".yml")
 
@@ -22,6 +22,8 @@ SCENARIO_SUFFIXES = (".yaml", ".yml")
 @dataclass(frozen=True, slots=True)
 class LoadedScenario:
     path: Path
+    """The scenario file; for a scenario built in Python, ``<cwd>/(scenario)``: patterns are
+    relative to its folder."""
     scenario: Scenario
     cassettes: tuple[Path, ...]
     variants: tuple[Variant, ...]
@@ -113,6 +115,12 @@ def load_scenario(path: Path) -> LoadedScenario:
         raise ConfigError(
             f"{path}: {_location(error['loc'])}: {error['msg']} (got {shown})"
         ) from None
+    return prepare_scenario(scenario, path)
+
+
+def prepare_scenario(scenario: Scenario, path: Path) -> LoadedScenario:
+    """Expand a validated scenario's cassette patterns (relative to ``path``'s folder) and
+    build its variants; ``path`` names it in errors."""
     cassettes = tuple(dict.fromkeys(_expand(path, scenario.cassettes, "cassettes")))
     variants = tuple(
         Variant(name, _steps(path, name, entries)) for name, entries in scenario.variants.items()

@@ -1,27 +1,6 @@
-"""The built-in strategies; importing this package registers them."""
+"""Strategies: pure transforms of a recorded trace (:mod:`costsim.strategies.base`), found
+through the ``costsim.strategies`` entry-point group (:mod:`costsim.strategies.registry`).
 
-from __future__ import annotations
-
-from costsim.strategies import (
-    batching,
-    caching,
-    compaction,
-    expectations,
-    lean_context,
-    routing,
-    selective_tools,
-    thinking_budget,
-    truncation,
-)
-
-__all__ = [
-    "batching",
-    "caching",
-    "compaction",
-    "expectations",
-    "lean_context",
-    "routing",
-    "selective_tools",
-    "thinking_budget",
-    "truncation",
-]
+The built-in ones, one module each: batching, caching, compaction, expectations, lean_context,
+routing, selective_tools, thinking_budget, truncation.
+"""

@@ -28,7 +28,7 @@ from costsim.model import (
     ToolResultBlock,
     ToolUseBlock,
 )
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Batching", "BatchingParams"]
@@ -186,6 +186,3 @@ class Batching:
 def _recorded_output(item: SimCall) -> int | None:
     usage = item.origin.usage if item.origin is not None else None
     return usage.output if usage is not None else None
-
-
-register(Batching())

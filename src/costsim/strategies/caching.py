@@ -18,7 +18,7 @@ from collections import defaultdict
 from typing import Literal
 
 from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Caching", "CachingParams"]
@@ -179,6 +179,3 @@ class Caching:
                 call = placed
             calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)
         return SimTrace(trace.path, tuple(calls)), events
-
-
-register(Caching())

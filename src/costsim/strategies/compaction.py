@@ -23,7 +23,7 @@ from pydantic import Field
 
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from costsim.pricing.prices import context_window, price
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Compaction", "CompactionParams"]
@@ -247,6 +247,3 @@ class Compaction:
                     )
                 )
                 return
-
-
-register(Compaction())

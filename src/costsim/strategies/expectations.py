@@ -38,7 +38,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator
 
 from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = [
@@ -536,6 +536,3 @@ class Expectations:
             f"a tool call uses reference(s) only in removed content: {named}",
             call.provenance,
         )
-
-
-register(Expectations())

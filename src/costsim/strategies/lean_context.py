@@ -23,7 +23,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["LeanContext", "LeanContextParams"]
@@ -170,6 +170,3 @@ class LeanContext:
             if token in dropped_text and token not in kept_text:
                 return token[:60]
         return None
-
-
-register(LeanContext())

@@ -1,25 +1,33 @@
-"""Strategies and variants.
+"""The strategy registry, and variants: ordered lists of (strategy, parameters) steps.
 
-A strategy is one registry entry: a name, a pydantic model of its parameters, and a pure
-``apply(trace, params, context) -> (trace, events)``. It never prices, prints or reads files.
-A variant is an ordered list of (strategy, parameters) steps.
+Strategies are found through the ``costsim.strategies`` entry-point group, the way pytest finds
+plugins through ``pytest11``: costsim's own built-ins are entries of its package metadata, and a
+team's strategy in its own package is one more entry::
+
+    [project.entry-points."costsim.strategies"]
+    redact_pii = "my_package.costsim_strategies:RedactPii"
+
+An entry names a :class:`~costsim.strategies.base.Strategy` (an instance, or a class called with
+no arguments). Entries are loaded on first use; one that fails to load is reported when its
+name is asked for, and never hides the others.
 """
 
 from __future__ import annotations
 
 import difflib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from functools import cache
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import ValidationError
 
-from costsim.cache.rules import CacheRules
 from costsim.errors import ConfigError
-from costsim.metering.meter import Meter
-from costsim.strategies.trace import Event, SimTrace
+from costsim.strategies.base import AgentSpec, Context, Params, Strategy
 
 __all__ = [
+    "GROUP",
     "STRATEGIES",
     "AgentSpec",
     "Context",
@@ -31,70 +39,68 @@ __all__ = [
     "make_step",
     "parse_step",
     "register",
+    "strategies",
 ]
-
-
-class Params(BaseModel):
-    """Base of every strategy's parameters: unknown keys are errors."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-
-@dataclass(frozen=True, slots=True)
-class AgentSpec:
-    """An agent role from the scenario: how its calls are recognised, its cost tier."""
-
-    pattern: str | None = None
-    tier: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class Context:
-    """Read-only helpers a strategy may use (token estimates, cache rules, agent roles)."""
-
-    meter: Meter
-    rules: CacheRules
-    tags: Mapping[str, str] = field(default_factory=dict)
-    """Agent role per cassette path pattern, from the scenario."""
-    agents: Mapping[str, AgentSpec] = field(default_factory=dict)
-
-
-class Strategy(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def summary(self) -> str: ...
-
-    @property
-    def params(self) -> type[Params]: ...
-
-    def apply(
-        self, trace: SimTrace, params: Any, context: Context
-    ) -> tuple[SimTrace, list[Event]]: ...
 
 
 STRATEGIES: dict[str, Strategy] = {}
 
 
+GROUP = "costsim.strategies"
+_BROKEN: dict[str, str] = {}
+"""Entry points that failed to load: name -> why."""
+
+
 def register(strategy: Strategy) -> Strategy:
+    """Add a strategy by hand (entry points are the way for installed packages)."""
     STRATEGIES[strategy.name] = strategy
     return strategy
 
 
-def _load_builtins() -> None:
-    import costsim.strategies  # noqa: F401  (registers the built-in strategies)
+def _load(entry: EntryPoint) -> Strategy:
+    loaded = entry.load()
+    strategy: Strategy = loaded() if isinstance(loaded, type) else loaded
+    for attribute in ("name", "summary", "params", "apply"):
+        if not hasattr(strategy, attribute):
+            raise TypeError(f"{entry.value} has no {attribute!r}: not a costsim strategy")
+    if strategy.name != entry.name:
+        raise TypeError(f"{entry.value} is named {strategy.name!r}, not {entry.name!r}")
+    return strategy
+
+
+def _costsim_first(entry: EntryPoint) -> tuple[bool, str]:
+    return not entry.module.startswith("costsim."), entry.name
+
+
+@cache
+def _discover() -> None:
+    """Load every ``costsim.strategies`` entry point once; a broken one is kept aside."""
+    for entry in sorted(entry_points(group=GROUP), key=_costsim_first):
+        if entry.name in STRATEGIES:
+            continue  # the first (costsim's own, then by name) wins
+        try:
+            STRATEGIES[entry.name] = _load(entry)
+        except Exception as exc:  # a third party's import error must not hide the rest
+            _BROKEN[entry.name] = f"{entry.value}: {type(exc).__name__}: {exc}"
+
+
+def strategies() -> dict[str, Strategy]:
+    """Every registered strategy, by name."""
+    _discover()
+    return dict(sorted(STRATEGIES.items()))
 
 
 def get_strategy(name: str) -> Strategy:
-    _load_builtins()
+    _discover()
     strategy = STRATEGIES.get(name)
-    if strategy is None:
-        valid = sorted(STRATEGIES)
-        close = difflib.get_close_matches(name, valid, n=1)
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ConfigError(f"{name!r} is not a strategy.{hint} Valid: {', '.join(valid)}")
-    return strategy
+    if strategy is not None:
+        return strategy
+    if name in _BROKEN:
+        raise ConfigError(f"strategy {name!r} could not be loaded ({_BROKEN[name]})")
+    valid = sorted(STRATEGIES)
+    close = difflib.get_close_matches(name, valid, n=1)
+    hint = f" Did you mean {close[0]!r}?" if close else ""
+    raise ConfigError(f"{name!r} is not a strategy.{hint} Valid: {', '.join(valid)}")
 
 
 def _text(value: Any) -> str:

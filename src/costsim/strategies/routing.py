@@ -23,7 +23,7 @@ from pydantic import Field
 from costsim.metering.models import provider_of
 from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from costsim.pricing.prices import price
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Routing", "RoutingParams"]
@@ -184,6 +184,3 @@ class Routing:
                     )
             calls.append(dataclasses.replace(item, call=routed))
         return SimTrace(trace.path, tuple(calls)), events
-
-
-register(Routing())

@@ -28,7 +28,7 @@ from typing import Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from costsim.model import Call, Flavour, TextBlock, ToolDef, ToolResultBlock, ToolUseBlock
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["DEFAULT_CATEGORIES", "DEFAULT_KEYWORDS", "SelectiveTools", "SelectiveToolsParams"]
@@ -218,6 +218,3 @@ class SelectiveTools:
                 names = history
                 note = "the history calls tools and Anthropic requires their definitions: kept"
         return tuple(t for t in call.tools if t.name in names), note
-
-
-register(SelectiveTools())

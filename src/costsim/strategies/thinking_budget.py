@@ -32,7 +32,7 @@ from pydantic import Field
 from costsim.metering.models import encoding_for, keeps_thinking
 from costsim.metering.tokenizers import counter
 from costsim.model import Block, Call, Flavour, Message, ThinkingBlock, ThinkingConfig
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["ThinkingBudget", "ThinkingBudgetParams"]
@@ -263,6 +263,3 @@ def _describe(thinking: ThinkingConfig | None) -> str:
     if thinking is None or thinking.budget_tokens is None:
         return "(none)"
     return f"{thinking.budget_tokens:,}"
-
-
-register(ThinkingBudget())

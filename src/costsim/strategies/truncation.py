@@ -17,7 +17,7 @@ import dataclasses
 from pydantic import Field, model_validator
 
 from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock
-from costsim.strategies.registry import Context, Params, register
+from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Truncation", "TruncationParams", "truncate_text"]
@@ -168,6 +168,3 @@ class Truncation:
                 call = dataclasses.replace(call, messages=tuple(messages))
             calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)
         return SimTrace(trace.path, tuple(calls)), events
-
-
-register(Truncation())

@@ -10,7 +10,13 @@ from tabulate import tabulate
 
 from costsim.metering.evaluate import CalibrationReport, Cell, FamilyReport
 
-__all__ = ["CALIBRATION_FORMAT_VERSION", "calibration_json", "calibration_table", "cell_json"]
+__all__ = [
+    "CALIBRATION_FORMAT_VERSION",
+    "calibration_document",
+    "calibration_json",
+    "calibration_table",
+    "cell_json",
+]
 
 CALIBRATION_FORMAT_VERSION = 2
 
@@ -73,8 +79,8 @@ def cell_json(cell: Cell) -> dict[str, Any]:
     }
 
 
-def calibration_json(report: CalibrationReport) -> str:
-    document = {
+def calibration_document(report: CalibrationReport) -> dict[str, Any]:
+    return {
         "format_version": CALIBRATION_FORMAT_VERSION,
         "kind": "costsim.calibration",
         "mode": report.mode,
@@ -83,7 +89,10 @@ def calibration_json(report: CalibrationReport) -> str:
         "flavours": [cell_json(cell) for cell in report.cells],
         "families": [_family_json(r) for r in report.families],
     }
-    return json.dumps(document, indent=2) + "\n"
+
+
+def calibration_json(report: CalibrationReport) -> str:
+    return json.dumps(calibration_document(report), indent=2) + "\n"
 
 
 def _pct(value: float | None) -> str:

@@ -1,0 +1,205 @@
+"""What the public API returns: each result renders itself through the format registry.
+
+``to_json()`` is the document the CLI writes with ``--format json``; ``render(fmt)`` is its
+text in one of the formats the result has (``table``, ``markdown``, ``json``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any, ClassVar, overload
+
+from costsim.analysis import baseline, cache_fidelity, cassettes, comparison, report
+from costsim.analysis.breakdown import AgentMatcher, breakdown
+from costsim.analysis.report import Skipped
+from costsim.metering.evaluate import CalibrationReport
+from costsim.model import CassetteTrace
+from costsim.pricing.ledger import Totals
+from costsim.render.formats import RenderOptions, document, formats, render
+from costsim.scenario import gate
+from costsim.scenario.result import ScenarioComparison
+
+__all__ = [
+    "BaselineComparison",
+    "Breakdown",
+    "CacheCheck",
+    "Calibration",
+    "CassetteCheck",
+    "CassetteList",
+    "Comparison",
+    "Report",
+    "Result",
+    "Simulation",
+    "Traces",
+]
+
+
+@dataclass(frozen=True, slots=True)
+class Traces(Sequence[CassetteTrace]):
+    """Loaded cassettes, one trace each, and the files skipped in lenient mode."""
+
+    traces: tuple[CassetteTrace, ...]
+    skipped: tuple[Skipped, ...] = ()
+
+    @overload
+    def __getitem__(self, index: int) -> CassetteTrace: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> Sequence[CassetteTrace]: ...
+
+    def __getitem__(self, index: int | slice) -> CassetteTrace | Sequence[CassetteTrace]:
+        return self.traces[index]
+
+    def __len__(self) -> int:
+        return len(self.traces)
+
+    def __iter__(self) -> Iterator[CassetteTrace]:
+        return iter(self.traces)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A result of the public API: its data, its JSON document, its text formats."""
+
+    kind: ClassVar[str] = ""
+    data: Any
+    skipped: tuple[Skipped, ...] = field(default=(), kw_only=True)
+    """Cassettes left out in lenient mode, and why."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON document (the one the CLI writes with ``--format json``)."""
+        return document(self.kind, self.data)
+
+    def render(self, fmt: str = "table", *, width: int = 100, verbose: bool = False) -> str:
+        """The result as text: ``table``, ``markdown`` or ``json`` (see :meth:`formats`)."""
+        return render(self.kind, self.data, fmt, RenderOptions(width=width, verbose=verbose))
+
+    @classmethod
+    def formats(cls) -> list[str]:
+        return formats(cls.kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Report(Result):
+    """What recorded traffic was billed, per cassette or grouped."""
+
+    kind: ClassVar[str] = "report"
+    data: report.Report
+
+    @property
+    def totals(self) -> Totals:
+        return self.data.totals
+
+
+@dataclass(frozen=True, slots=True)
+class Simulation(Result):
+    """One variant (a list of strategies) against the recorded baseline."""
+
+    kind: ClassVar[str] = "simulation"
+    data: comparison.Comparison
+
+    @property
+    def baseline(self) -> Totals:
+        return self.data.baseline
+
+    @property
+    def totals(self) -> Totals:
+        return self.data.variants[0].totals
+
+    @property
+    def saving(self) -> Decimal | None:
+        """Recorded cost minus the variant's (None when either is not fully priced)."""
+        before, after = self.data.baseline.cost_usd, self.totals.cost_usd
+        return None if before is None or after is None else before - after
+
+
+@dataclass(frozen=True, slots=True)
+class Breakdown(Result):
+    kind: ClassVar[str] = "breakdown"
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison(Result):
+    """A scenario's variants against its recorded baseline, and the gates they break."""
+
+    kind: ClassVar[str] = "comparison"
+    data: ScenarioComparison
+
+    @property
+    def name(self) -> str:
+        return self.data.loaded.scenario.name
+
+    @property
+    def variants(self) -> list[comparison.VariantSummary]:
+        return self.data.comparison.variants
+
+    @property
+    def gate_failures(self) -> tuple[str, ...]:
+        return self.data.gate_failures
+
+    def gate(self, *, fail_over: float | None = None) -> list[str]:
+        """The scenario's budgets a variant breaks, and variants over ``fail_over`` percent."""
+        return gate(self.data.comparison, self.data.loaded.scenario.budgets, fail_over)
+
+    def breakdown(self, by: str) -> Breakdown:
+        """Cost per ``model`` or ``agent`` role, or tokens per ``tool``, in every variant."""
+        return Breakdown(breakdown(by, self.data.comparison, _agents(self.data)))
+
+
+def _agents(result: ScenarioComparison) -> AgentMatcher:
+    import re
+
+    rules = result.loaded.scenario.agents
+    return AgentMatcher(
+        patterns=tuple(
+            (name, re.compile(rule.match)) for name, rule in rules.items() if rule.match
+        ),
+        files=tuple(
+            (name, frozenset(p.resolve() for p in files))
+            for name, files in result.loaded.agent_files().items()
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class CacheCheck(Result):
+    """How faithfully the cache simulator reproduces recordings that used caching."""
+
+    kind: ClassVar[str] = "check-cache"
+    data: cache_fidelity.FidelityReport
+
+
+@dataclass(frozen=True, slots=True)
+class Calibration(Result):
+    """How well the offline token estimator does on recordings it was not fitted on."""
+
+    kind: ClassVar[str] = "calibration"
+    data: CalibrationReport
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteList(Result):
+    kind: ClassVar[str] = "cassette-list"
+    data: list[cassettes.CassetteListing]
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteCheck(Result):
+    kind: ClassVar[str] = "cassette-check"
+    data: cassettes.CassetteCheck
+
+    @property
+    def findings(self) -> tuple[cassettes.Finding, ...]:
+        return self.data.findings
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineComparison(Result):
+    kind: ClassVar[str] = "baseline-comparison"
+    data: baseline.Comparison
+
+    @property
+    def regressions(self) -> list[str]:
+        return self.data.regressions

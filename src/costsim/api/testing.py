@@ -1,0 +1,133 @@
+"""The public API for test-runner integrations (costsim's own pytest plugin uses only this):
+read the calls a test replays through vcrpy, meter them as recorded or as sent, and keep
+per-test figures, budgets and baselines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from costsim.analysis.baseline import (
+    TOKEN_METRICS,
+    TestCost,
+    compare_baselines,
+    load_baseline,
+    parse_tolerances,
+    save_baseline,
+)
+from costsim.analysis.budgets import Budget, budget_failures
+from costsim.analysis.drift import Difference, differences, summary
+from costsim.engine import Engine
+from costsim.io.vcr import interaction_from_vcr
+from costsim.metering.meter import Meter
+from costsim.model import Call, CassetteTrace
+from costsim.pricing.ledger import MeteredCall, Totals, meter
+from costsim.providers.normalise import call_from_interaction
+from costsim.strategies.registry import Variant, parse_step
+
+__all__ = [
+    "TOKEN_METRICS",
+    "Budget",
+    "Difference",
+    "MeteredCall",
+    "TestCost",
+    "TestMeter",
+    "Totals",
+    "Variant",
+    "budget_failures",
+    "compare_baselines",
+    "differences",
+    "drift_summary",
+    "load_baseline",
+    "parse_strategies",
+    "parse_tolerances",
+    "read_vcr_call",
+    "save_baseline",
+]
+
+drift_summary = summary
+
+
+def read_vcr_call(
+    cassette_path: str, index: int, request: Any, response: Mapping[str, Any]
+) -> Call | None:
+    """The LLM call of one vcrpy request/response pair (None: not an LLM call costsim reads).
+
+    Raises :class:`~costsim.errors.CostsimError` naming the cassette and interaction when
+    the pair looks like an LLM call but cannot be read.
+    """
+    return call_from_interaction(interaction_from_vcr(cassette_path, index, request, response))
+
+
+def parse_strategies(text: str) -> list[Variant]:
+    """``caching:ttl=1h,truncation&caching`` -> one what-if variant per comma-separated entry.
+
+    A ``key=value`` part with no strategy name continues the previous entry's options, and
+    ``a&b`` stacks strategies in one variant. Unknown names and bad options raise ConfigError.
+    """
+    entries: list[str] = []
+    for part in filter(None, (p.strip() for p in text.split(","))):
+        if "=" in part and ":" not in part and entries:
+            entries[-1] += "," + part
+        else:
+            entries.append(part)
+    return [
+        Variant(entry, tuple(parse_step(step.strip()) for step in entry.split("&")))
+        for entry in entries
+    ]
+
+
+def _trace(position: int, calls: Sequence[Call]) -> CassetteTrace:
+    """A test's calls as one trace, in the order it made them (tests are not files: the
+    trace's path is the test's position)."""
+    return CassetteTrace(Path(str(position)), tuple(calls), 0, 0)
+
+
+class TestMeter:
+    """Meters the calls of a test run with the shipped calibration (one per run)."""
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self) -> None:
+        self._meter: Meter | None = None
+
+    @property
+    def estimator(self) -> Meter:
+        if self._meter is None:
+            self._meter = Meter()
+        return self._meter
+
+    def recorded(self, call: Call) -> MeteredCall:
+        """A call as recorded (estimated and flagged when it recorded no usage)."""
+        if call.usage is None and not call.errored:
+            return meter(call, usage=self.estimator.estimated_usage(call))
+        return meter(call)
+
+    def as_sent(self, recorded: Sequence[Call], sent: Sequence[Call]) -> list[MeteredCall]:
+        """A test's calls metered for the requests the code sent: recorded prompt plus the
+        calibrated difference, through the cache simulator (output stays as recorded)."""
+        if all(new is old for new, old in zip(sent, recorded, strict=True)):
+            return [self.recorded(call) for call in recorded]
+        trace = _trace(0, recorded)
+        engine = Engine([trace], meter=self.estimator)
+        return engine.run(Variant("as sent"), requests={trace.path: list(sent)}).metered()
+
+    def what_if(
+        self, tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]], strategies: str
+    ) -> dict[str, dict[str, str | None]]:
+        """Per test (recorded calls, sent calls), each variant's simulated cost (a Decimal
+        string; None when unpriced)."""
+        names = list(tests)
+        traces = [_trace(position, tests[name][0]) for position, name in enumerate(names)]
+        engine = Engine(traces, meter=self.estimator)
+        pairs = list(zip(traces, names, strict=True))
+        requests = {trace.path: list(tests[name][1]) for trace, name in pairs}
+        costs: dict[str, dict[str, str | None]] = {name: {} for name in names}
+        for variant in parse_strategies(strategies):
+            by_trace = engine.run(variant, requests=requests).totals_by_trace()
+            for trace, name in pairs:
+                cost = by_trace[trace.path].cost_usd
+                costs[name][variant.name] = None if cost is None else str(cost)
+        return costs

@@ -1,0 +1,60 @@
+"""What a strategy is: a name, a pydantic model of its parameters, and a pure transform.
+
+``apply(trace, params, context) -> (trace, events)`` never prices, prints or reads files. Third
+parties implement :class:`Strategy` in their own package and register it through the
+``costsim.strategies`` entry-point group (see :mod:`costsim.strategies.registry`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from pydantic import BaseModel, ConfigDict
+
+from costsim.cache.rules import CacheRules
+from costsim.metering.meter import Meter
+from costsim.strategies.trace import Event, SimTrace
+
+__all__ = ["AgentSpec", "Context", "Params", "Strategy"]
+
+
+class Params(BaseModel):
+    """Base of every strategy's parameters: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSpec:
+    """An agent role from the scenario: how its calls are recognised, its cost tier."""
+
+    pattern: str | None = None
+    tier: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """Read-only helpers a strategy may use (token estimates, cache rules, agent roles)."""
+
+    meter: Meter
+    rules: CacheRules
+    tags: Mapping[str, str] = field(default_factory=dict)
+    """Agent role per cassette path pattern, from the scenario."""
+    agents: Mapping[str, AgentSpec] = field(default_factory=dict)
+
+
+class Strategy(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def summary(self) -> str: ...
+
+    @property
+    def params(self) -> type[Params]: ...
+
+    def apply(
+        self, trace: SimTrace, params: Any, context: Context
+    ) -> tuple[SimTrace, list[Event]]: ...
