@@ -38,3 +38,9 @@ def test_ruff_format() -> None:
 def test_mypy_strict() -> None:
     result = _run(sys.executable, "-m", "mypy")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_import_contracts() -> None:
+    """Layers, doors and no cycles (``[tool.importlinter]`` in pyproject.toml)."""
+    result = _run(_tool("lint-imports"), "--no-cache")
+    assert result.returncode == 0, result.stdout + result.stderr
