@@ -23,7 +23,7 @@ from costsim.metering.calibration import (
 )
 from costsim.metering.models import family
 from costsim.metering.serialise import Features, Serialiser
-from costsim.model import Call, Flavour, TextBlock
+from costsim.model import Call, Flavour, NoteKind, TextBlock
 from costsim.normalise import CassetteTrace
 
 __all__ = ["FamilyReport", "calibrate", "exclusion_reason", "is_text_only_chat"]
@@ -80,6 +80,10 @@ def exclusion_reason(call: Call, features: Features) -> str | None:
         return "estimated usage"
     if call.usage.prompt_total <= 0:
         return "zero prompt tokens recorded"
+    if call.flavour is not call.flavour.shape or call.extra.get("prompt") is not None:
+        return "prompt not sent as messages (legacy completions, stored prompt)"
+    if any(note.kind is NoteKind.USAGE_ONLY for note in call.notes):
+        return "request body not modelled (metered from its usage only)"
     server_side = _SERVER_SIDE_PARAMETERS.intersection(call.extra)
     if server_side:
         return f"server-side additions to the prompt ({', '.join(sorted(server_side))})"

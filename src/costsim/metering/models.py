@@ -5,17 +5,28 @@ Longest matching prefix wins. Rules that changed over time belong here, not in c
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
-from costsim.model import Call, Flavour
+from costsim.model import Call
 
 T = TypeVar("T")
 
 __all__ = ["chat_reply_priming", "encoding_for", "family", "keeps_thinking", "provider_of"]
 
 
+_PLATFORM_PREFIX = re.compile(r"^(?:.*/)?(?:(?:global|us|eu|apac|jp|au|regional)\.)?anthropic\.")
+
+
+def base_model_name(model: str) -> str:
+    """A model id without a platform's decoration: Bedrock's ``us.anthropic.`` prefix, a
+    gateway's ``vendor/`` prefix (OpenRouter)."""
+    name = _PLATFORM_PREFIX.sub("", model.lower())
+    return name.rsplit("/", 1)[-1]
+
+
 def _lookup(table: dict[str, T], model: str, default: T) -> T:
-    name = model.lower()
+    name = base_model_name(model)
     best = ""
     for prefix in table:
         if name.startswith(prefix) and len(prefix) > len(best):
@@ -98,7 +109,7 @@ def provider_of(model: str) -> str | None:
 
 def encoding_for(call: Call) -> str:
     """The offline encoding used to count a call's request."""
-    if call.flavour is Flavour.ANTHROPIC_MESSAGES:
+    if call.provider == "anthropic":
         return "cl100k_base"  # Claude's tokenizer is not public; calibration scales from this
     return _lookup(_OPENAI_ENCODING, call.model, "o200k_base")
 
@@ -130,8 +141,8 @@ _OPENAI_GENERATIONS: dict[str, str] = {
 
 def family(call: Call) -> str:
     """The calibration family of a call: API flavour, model generation, tools or not."""
-    if call.flavour is Flavour.ANTHROPIC_MESSAGES:
+    if call.provider == "anthropic":
         base = _lookup(_FAMILIES, call.model, "claude")
     else:
-        base = f"{call.flavour.value}/{_lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"
+        base = f"{call.flavour.shape.value}/{_lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"
     return f"{base}{'+tools' if call.tools else ''}"

@@ -296,7 +296,7 @@ class Serialiser:
     def features(self, call: Call) -> Features:
         """Raw count and structure features of a call's request."""
         count = counter(encoding_for(call))
-        style = _STYLES[call.flavour]
+        style = _STYLES[call.flavour.shape]
         keep = keeps_thinking(call.model) and not style.chat_priming
         stats = _Stats(self._tools_tokens(call, count, style))
         for block in call.system:
@@ -322,7 +322,7 @@ class Serialiser:
     def positions(self, call: Call) -> tuple[Position, ...]:
         """Raw cumulative counts at every block in prefix order (tools, system, messages)."""
         count = counter(encoding_for(call))
-        style = _STYLES[call.flavour]
+        style = _STYLES[call.flavour.shape]
         keep = keeps_thinking(call.model) and not style.chat_priming
         positions: list[Position] = []
         total = 0
