@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -11,11 +12,13 @@ import click
 from tabulate import tabulate
 
 from costsim.cassette import iter_cassette_paths, load_cassette
+from costsim.checks import Finding, check_cassette, validate_rules
 from costsim.cli._common import Findings, handle_errors, paths_argument
+from costsim.config import secrets_ignore, tool_config
 from costsim.errors import CostsimError
 from costsim.normalise import normalise
 from costsim.render import display_path
-from costsim.secrets import find_secrets
+from costsim.secret_rules import Severity
 
 
 @click.group()
@@ -93,35 +96,85 @@ def list_cassettes(paths: tuple[Path, ...], sort: str) -> None:
     click.echo(tabulate(rows, headers=headers, tablefmt="simple"))
 
 
-def _problems(path: Path) -> Iterator[str]:
-    try:
-        cassette = load_cassette(path)
-        trace = normalise(cassette)
-    except CostsimError as exc:
-        yield f"unreadable: {exc.args[0].removeprefix(f'{path}: ')}"
-        return
-    if not trace.calls:
-        yield "no LLM calls"
-    for call in trace.calls:
-        if call.usage is None and not call.errored:
-            yield f"interaction {call.provenance.index}: {call.flavour} call without usage"
-    for finding in find_secrets(cassette):
-        yield f"secret: {finding}"
+def _check_format(findings: list[Finding], checked: int, hidden: dict[str, int]) -> str:
+    document = {
+        "format_version": 1,
+        "kind": "costsim.cassettes-check",
+        "checked": checked,
+        "findings": [
+            {
+                "path": display_path(f.path),
+                "interaction": f.interaction,
+                "rule": f.rule,
+                "severity": f.severity.value,
+                "message": f.message,
+            }
+            for f in findings
+        ],
+        "hidden": hidden,
+    }
+    return json.dumps(document, indent=2) + "\n"
 
 
 @cassettes.command("check")
 @paths_argument
+@click.option(
+    "--ignore",
+    "ignored",
+    multiple=True,
+    metavar="RULE",
+    help="Do not report this rule (repeatable); also [tool.costsim] secrets.ignore.",
+)
+@click.option("--show-info", is_flag=True, help="Also list informational findings (cookies).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="Output format.",
+)
 @handle_errors
-def check_cassettes(paths: tuple[Path, ...]) -> None:
-    """Report unreadable cassettes, cassettes without LLM calls, calls without usage and
-    credentials left in recordings. Exit status 1 when anything is found."""
-    found = 0
+def check_cassettes(
+    paths: tuple[Path, ...], ignored: tuple[str, ...], show_info: bool, fmt: str
+) -> None:
+    """Report unreadable cassettes, calls without (valid) usage, LLM calls costsim cannot meter
+    and credentials left in recordings, one line per finding with its rule and severity.
+
+    Exit status 1 when an error or warning is found; informational findings (bot-management
+    cookies) are hidden unless --show-info, and never fail the check."""
+    config_path, _ = tool_config()
+    skip = validate_rules(ignored, "--ignore") | validate_rules(
+        secrets_ignore(), f"{config_path} [tool.costsim] secrets.ignore"
+    )
+    shown: list[Finding] = []
+    hidden = {"info": 0, "ignored": 0}
     checked = 0
     for path in iter_cassette_paths(list(paths)):
         checked += 1
-        for problem in _problems(path):
-            found += 1
-            click.echo(f"{display_path(path)}: {problem}")
-    if found:
-        raise Findings(f"{found} finding(s) in {checked} cassette(s)")
-    click.echo(f"{checked} cassette(s) checked, nothing found")
+        for finding in check_cassette(path):
+            if finding.rule in skip:
+                hidden["ignored"] += 1
+            elif finding.severity is Severity.INFO and not show_info:
+                hidden["info"] += 1
+            else:
+                shown.append(finding)
+    failing = sum(f.severity is not Severity.INFO for f in shown)
+    if fmt == "json":
+        click.echo(_check_format(shown, checked, hidden), nl=False)
+    else:
+        for finding in shown:
+            click.echo(f"{display_path(finding.path)}: {finding.line()}")
+    if failing:
+        raise Findings(f"{failing} finding(s) in {checked} cassette(s){_hidden_text(hidden)}")
+    if fmt != "json":
+        click.echo(f"{checked} cassette(s) checked, nothing found{_hidden_text(hidden)}")
+
+
+def _hidden_text(hidden: dict[str, int]) -> str:
+    parts = []
+    if hidden["info"]:
+        parts.append(f"{hidden['info']} informational hidden (--show-info)")
+    if hidden["ignored"]:
+        parts.append(f"{hidden['ignored']} ignored")
+    return f" ({'; '.join(parts)})" if parts else ""
