@@ -203,6 +203,8 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
     method, uri = request.get("method"), _uri(request)
     if not isinstance(method, str) or not method.strip():
         raise InteractionError(path, index, f"request has no method ({_short(method)})")
+    if method.strip().upper() not in _METHODS:
+        raise InteractionError(path, index, f"request method {_short(method)} is not HTTP's")
     if not uri:
         raise InteractionError(path, index, "request has no URI")
 
@@ -223,6 +225,11 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
         response_headers=response_headers,
         response_body=body(response, response_headers, "response"),
     )
+
+
+_METHODS = frozenset(
+    {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE"}
+)
 
 
 def _status(code: object) -> int | None:

@@ -175,6 +175,14 @@ def _build(
         extra_notes.append(
             Note(NoteKind.NO_USAGE, "the response body was not recorded (empty): estimated")
         )
+    if response.unpriced_fees and usage is not None:
+        extra_notes.append(
+            Note(
+                NoteKind.UNPRICED_FEE,
+                f"{', '.join(response.unpriced_fees)} recorded: costsim knows no per-use price "
+                "for them, so the cost leaves them out",
+            )
+        )
     return Call(
         flavour=flavour,
         provenance=Provenance(interaction.path, interaction.index),
@@ -199,8 +207,11 @@ def _unrecognised(
 ) -> Call | InteractionNote | None:
     """A POST whose request no adapter reads: metered from its response when that shows a
     usage block, noted when it only looks like an LLM call, else an "other" interaction."""
-    if interaction.method != "POST" or interaction.status >= 400:
+    if interaction.status >= 400:
         return _llm_looking(interaction, None)
+    if interaction.method != "POST":  # a GET of a stored response bills nothing
+        looks = looks_like_llm_path(interaction.url_path) and request is not None
+        return _llm_looking(interaction, _recognise_response(interaction)) if looks else None
     found = _recognise_response(interaction)
     if found is None or not found.meterable or found.flavour is None or found.parsed is None:
         return _llm_looking(interaction, found)
@@ -225,19 +236,17 @@ def _unrecognised(
 
 
 def _llm_looking(interaction: Interaction, found: Recognised | None) -> InteractionNote | None:
-    if interaction.method != "POST":
-        return None
     if found is None and not looks_like_llm_path(interaction.url_path):
         return None
     if found is None and interaction.status >= 400:
         return None  # a failed call to an LLM-looking path bills nothing
-    why = f"its response is {found.what}" if found else "by its path"
+    why = f"its response has {found.what}" if found else "by its path"
     return InteractionNote(
         Provenance(interaction.path, interaction.index),
         Note(
             NoteKind.UNRECOGNISED_CALL,
-            f"POST {interaction.host}{interaction.url_path} looks like an LLM call ({why}) "
-            "but costsim cannot meter it: not in the totals",
+            f"{interaction.method} {interaction.host}{interaction.url_path} looks like an LLM "
+            f"call ({why}) but costsim cannot meter it: not in the totals",
         ),
     )
 

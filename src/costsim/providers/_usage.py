@@ -9,6 +9,7 @@ its value; the caller then estimates the call and flags it instead of reading th
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -19,7 +20,14 @@ from costsim.limits import MAX_FEE_UNITS, MAX_TOKENS
 from costsim.model import Usage
 from costsim.providers._json import obj
 
-__all__ = ["UsageRead", "UsageReader", "anthropic_usage", "gateway_cost", "openai_usage"]
+__all__ = [
+    "SERVER_TOOL_FEES",
+    "UsageRead",
+    "UsageReader",
+    "anthropic_usage",
+    "gateway_cost",
+    "openai_usage",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +36,17 @@ class UsageRead:
 
     usage: Usage | None
     problems: tuple[str, ...] = ()
+    unpriced_fees: tuple[str, ...] = ()
+    """Per-use server tool counts with no known price (not in the cost)."""
+
+
+SERVER_TOOL_FEES: dict[str, str | None] = {
+    "web_search_requests": "web_searches",
+    "web_fetch_requests": None,
+}
+"""Anthropic ``usage.server_tool_use`` counts: the genai-prices unit each is billed in, or None
+for tools with no per-use fee (web fetch costs only its tokens, per Anthropic's web fetch
+tool documentation). A count not listed here is reported as a fee costsim cannot price."""
 
 
 def _show(value: Any) -> str:
@@ -135,7 +154,12 @@ def anthropic_usage(raw: Mapping[str, Any]) -> UsageRead:
         f"thinking tokens ({thinking}) exceed output_tokens ({output})",
     )
     searches = read.count("web_search_requests", within="server_tool_use", limit=MAX_FEE_UNITS)
-    return read.result(
+    unpriced = tuple(
+        f"{count} {name.replace('_', ' ')}"
+        for name, count in obj(raw.get("server_tool_use")).items()
+        if name not in SERVER_TOOL_FEES and isinstance(count, int) and count > 0
+    )
+    result = read.result(
         Usage(
             uncached_input=uncached,
             cache_read=cache_read,
@@ -146,6 +170,7 @@ def anthropic_usage(raw: Mapping[str, Any]) -> UsageRead:
             web_searches=searches,
         )
     )
+    return dataclasses.replace(result, unpriced_fees=unpriced) if unpriced else result
 
 
 def openai_usage(

@@ -210,6 +210,7 @@ class AnthropicMessages:
             blocks=content_blocks(response.get("content")),
             usage=read.usage,
             usage_problems=read.problems,
+            unpriced_fees=read.unpriced_fees,
         )
 
     def parse_stream(self, events: list[SseEvent]) -> ParsedResponse:
@@ -252,6 +253,7 @@ class _StreamState:
             usage=read.usage,
             error=self.error,
             usage_problems=(*self.problems, *read.problems),
+            unpriced_fees=read.unpriced_fees,
             incomplete=self.started and not self.final_usage and self.error is None,
         )
 

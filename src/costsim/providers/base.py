@@ -50,6 +50,8 @@ class ParsedResponse:
     """A stream that ends before its final usage event; ``usage`` is what it had so far."""
     recorded_cost: Decimal | None = None
     """A gateway's recorded cost of the call (OpenRouter ``usage.cost``)."""
+    unpriced_fees: tuple[str, ...] = ()
+    """Per-use fees recorded with no known price ("2 code execution requests")."""
 
 
 class Adapter(Protocol):

@@ -33,7 +33,7 @@ class Recognised:
     """What a response shows: a flavour and its parsed response, or only what it looks like."""
 
     what: str
-    """The shape, as a reader would name it ("an Anthropic Messages response")."""
+    """The shape, as a reader would name it ("an Anthropic Messages body")."""
     flavour: Flavour | None = None
     parsed: ParsedResponse | None = None
 
@@ -84,11 +84,11 @@ def _anthropic_bare(document: Mapping[str, Any]) -> bool:
 
 Shape = tuple[str, Callable[[Mapping[str, Any]], bool], Adapter]
 SHAPES: list[Shape] = [
-    ("an Anthropic Messages response", _anthropic, AnthropicMessages()),
-    ("an OpenAI Responses response", _responses, OpenAIResponses()),
-    ("an OpenAI Completions response", _completion, OpenAICompletions()),
-    ("an OpenAI Chat Completions response", _chat, OpenAIChat()),
-    ("a Bedrock Converse response", _converse, BedrockConverse()),
+    ("an Anthropic Messages body", _anthropic, AnthropicMessages()),
+    ("an OpenAI Responses body", _responses, OpenAIResponses()),
+    ("an OpenAI Completions body", _completion, OpenAICompletions()),
+    ("an OpenAI Chat Completions body", _chat, OpenAIChat()),
+    ("a Bedrock Converse body", _converse, BedrockConverse()),
     ("an Anthropic-style usage block", _anthropic_bare, AnthropicMessages()),
 ]
 """Response shapes, tried in order: (name, test on the decoded JSON, adapter reading it)."""
@@ -147,7 +147,7 @@ def _foreign(documents: list[Mapping[str, Any]]) -> Recognised | None:
         if found is None and isinstance(usage, Mapping) and "completion_tokens" not in usage:
             found = next((k for k in usage if _FOREIGN_USAGE.search(str(k))), None)
         if found is not None:
-            return Recognised(f"a response with a usage block costsim does not read ({found!r})")
+            return Recognised(f"a usage block costsim does not read ({found!r})")
     return None
 
 
