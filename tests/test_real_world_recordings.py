@@ -589,3 +589,40 @@ def test_report_json_with_notes_matches_the_schema(tmp_path: Path) -> None:
 
     jsonschema.validate(document, _schema())
     assert document["notes"] and document["totals"]["web_searches"] == 1
+
+
+def test_bedrock_converse_stream(tmp_path: Path) -> None:
+    events = [
+        ("messageStart", {"role": "assistant"}),
+        ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Hello!"}}),
+        ("messageStop", {"stopReason": "end_turn"}),
+        ("metadata", {"usage": {"inputTokens": 9, "outputTokens": 3, "totalTokens": 12}}),
+    ]
+    body = b"".join(_frame(json.dumps(data).encode(), name) for name, data in events)
+    request = {"messages": [{"role": "user", "content": [{"text": "Hi"}]}]}
+    path = write_yaml(
+        tmp_path / "converse-stream.yaml",
+        [interaction(f"{BEDROCK}{BEDROCK_MODEL}/converse-stream", request, body)],
+    )
+
+    (call,) = load_trace(path).calls
+
+    assert call.stream
+    assert call.usage is not None and (call.usage.prompt_total, call.usage.output) == (9, 3)
+    assert call.response[0].kind == "text"
+
+
+def test_openai_web_search_calls_are_counted_and_priced(tmp_path: Path) -> None:
+    reply = _responses_reply(500, 40)
+    reply["output"] = [
+        {"type": "web_search_call", "id": "ws_1", "status": "completed"},
+        {"type": "web_search_call", "id": "ws_2", "status": "completed"},
+        *reply["output"],
+    ]
+    request = {"model": "gpt-4.1", "input": "News?", "tools": [{"type": "web_search"}]}
+    path = write_yaml(tmp_path / "ws.yaml", [interaction(RESPONSES_URI, request, reply)])
+
+    document = _report(path)
+
+    assert document["totals"]["web_searches"] == 2
+    assert document["totals"]["cost_usd"] is not None
