@@ -19,9 +19,11 @@ Definitions (see the corpus README / MANIFEST.tsv):
 from __future__ import annotations
 
 import csv
+import functools
 import gzip
 import json
 import pathlib
+import re
 import zlib
 from dataclasses import dataclass
 from typing import Any
@@ -34,7 +36,15 @@ try:  # optional: brotli-encoded bodies
 except ImportError:  # pragma: no cover
     brotli = None
 
-__all__ = ["ENDPOINTS", "OracleFile", "load_cassette", "oracle", "read_manifest"]
+__all__ = [
+    "ENDPOINTS",
+    "EXTRA_ENDPOINTS",
+    "OracleFile",
+    "extra_oracle",
+    "load_cassette",
+    "oracle",
+    "read_manifest",
+]
 
 # (host, path) -> API kind
 ENDPOINTS: dict[tuple[str, str], str] = {
@@ -42,6 +52,14 @@ ENDPOINTS: dict[tuple[str, str], str] = {
     ("api.openai.com", "/v1/chat/completions"): "chat",
     ("api.openai.com", "/v1/responses"): "responses",
 }
+
+
+# Billed calls outside the MANIFEST's definition of an LLM call (it counts only the three
+# endpoints above): Responses compaction, and Claude through Bedrock's Converse API.
+EXTRA_ENDPOINTS: dict[tuple[str, str], str] = {
+    ("api.openai.com", "/v1/responses/compact"): "responses",
+}
+_BEDROCK_CONVERSE = re.compile(r"/model/[^/]*anthropic[^/]*/converse$")
 
 
 @dataclass(frozen=True)
@@ -219,6 +237,9 @@ def _chat_usage(body: Any) -> tuple[int, int] | None:
     return _int(usage, "prompt_tokens"), _int(usage, "completion_tokens")
 
 
+_FINAL_RESPONSE_EVENTS = ("response.completed", "response.incomplete")
+
+
 def _responses_usage(body: Any) -> tuple[int, int] | None:
     usage: Any = None
     if isinstance(body, dict):
@@ -226,7 +247,7 @@ def _responses_usage(body: Any) -> tuple[int, int] | None:
     elif isinstance(body, str):
         for ev in _sse_events(body):
             resp = ev.get("response")
-            done = ev.get("type") in ("response.completed", "response.incomplete")
+            done = ev.get("type") in _FINAL_RESPONSE_EVENTS
             if done and isinstance(resp, dict):
                 usage = resp.get("usage")
     if not isinstance(usage, dict):
@@ -234,7 +255,22 @@ def _responses_usage(body: Any) -> tuple[int, int] | None:
     return _int(usage, "input_tokens"), _int(usage, "output_tokens")
 
 
-_USAGE = {"anthropic": _anthropic_usage, "chat": _chat_usage, "responses": _responses_usage}
+def _converse_usage(body: Any) -> tuple[int, int] | None:
+    usage = body.get("usage") if isinstance(body, dict) else None
+    if not isinstance(usage, dict):
+        return None
+    prompt = sum(
+        _int(usage, k) for k in ("inputTokens", "cacheReadInputTokens", "cacheWriteInputTokens")
+    )
+    return prompt, _int(usage, "outputTokens")
+
+
+_USAGE = {
+    "anthropic": _anthropic_usage,
+    "chat": _chat_usage,
+    "responses": _responses_usage,
+    "converse": _converse_usage,
+}
 
 
 def _kind(request: dict[str, Any]) -> str | None:
@@ -243,7 +279,22 @@ def _kind(request: dict[str, Any]) -> str | None:
     return ENDPOINTS.get((host, url.path.rstrip("/")))
 
 
+def _extra_kind(request: dict[str, Any]) -> str | None:
+    url = urlsplit(str(request.get("uri", "")))
+    host, path = (url.hostname or "").lower(), url.path.rstrip("/")
+    if request.get("method") != "POST":
+        return None
+    if host.startswith("bedrock-runtime.") and _BEDROCK_CONVERSE.search(path.replace("%3A", ":")):
+        return "converse"
+    return EXTRA_ENDPOINTS.get((host, path))
+
+
 # --------------------------------------------------------------------------- public API
+
+
+@functools.lru_cache(maxsize=2)
+def _interactions(path: pathlib.Path) -> tuple[dict[str, Any], ...]:
+    return tuple(load_cassette(path))
 
 
 def load_cassette(path: pathlib.Path) -> list[dict[str, Any]]:
@@ -253,10 +304,12 @@ def load_cassette(path: pathlib.Path) -> list[dict[str, Any]]:
     return list(data or [])
 
 
-def oracle(path: pathlib.Path) -> OracleFile:
+def oracle(path: pathlib.Path, *, extra: bool = False) -> OracleFile:
+    """The manifest's LLM calls of a file (with ``extra``: the billed calls beyond them)."""
+    kind_of = _extra_kind if extra else _kind
     calls = with_usage = prompt = output = 0
-    for interaction in load_cassette(path):
-        kind = _kind(interaction.get("request") or {})
+    for interaction in _interactions(path):
+        kind = kind_of(interaction.get("request") or {})
         if kind is None:
             continue
         calls += 1
@@ -268,6 +321,10 @@ def oracle(path: pathlib.Path) -> OracleFile:
         prompt += usage[0]
         output += usage[1]
     return OracleFile(calls, with_usage, prompt, output)
+
+
+def extra_oracle(path: pathlib.Path) -> OracleFile:
+    return oracle(path, extra=True)
 
 
 def read_manifest(corpus: pathlib.Path) -> dict[str, dict[str, str]]:

@@ -127,7 +127,7 @@ def test_cassettes_check_finds_secrets_and_missing_usage(tmp_path: Path) -> None
     source["interactions"][0]["request"]["headers"]["x-api-key"] = [key]
     source["interactions"][1]["request"]["body"] = source["interactions"][1]["request"][
         "body"
-    ].replace("Rebuild", f"Rebuild (token sk-proj-{'Zz9' * 20})")
+    ].replace("Rebuild", f"Rebuild (token sk-proj-{'Zz9Yy8Xx7Ww6Vv5Uu4Tt3Ss2' * 2})")
     (tmp_path / "leaky.yaml").write_text(yaml.safe_dump(source))
     chat = (
         (EXAMPLES / "openai_chat_streaming.yaml")
@@ -138,10 +138,13 @@ def test_cassettes_check_finds_secrets_and_missing_usage(tmp_path: Path) -> None
     (tmp_path / "empty.yaml").write_text("interactions: []\nversion: 1\n")
     code, out, _ = _run("cassettes", "check", str(tmp_path))
     assert code == 1
-    assert "leaky.yaml: secret: interaction 0: credential in request header 'x-api-key'" in out
-    assert "OpenAI API key in request body" in out
-    assert "nousage.yaml: interaction 0: openai-chat call without usage" in out
-    assert "empty.yaml: no LLM calls" in out
+    assert (
+        "leaky.yaml: interaction 0: [error] anthropic-api-key: Anthropic API key in request "
+        "header 'x-api-key'"
+    ) in out
+    assert "[error] openai-api-key: OpenAI API key in request body" in out
+    assert "nousage.yaml: interaction 0: [warning] no-usage: openai-chat call without usage" in out
+    assert "empty.yaml: [warning] no-llm-calls: no LLM calls" in out
     assert key not in out  # never print the secret itself
     assert out.startswith("4 finding(s) in 3 cassette(s)")  # the answer first
 

@@ -229,7 +229,7 @@ def test_cli_refuses_unsafe_cassette(tmp_path: Path, kind: str) -> None:
 
     assert "python/" in line
     assert checked.exit_code == 1
-    assert "evil.yaml: unreadable" in checked.stdout
+    assert "evil.yaml: [error] unreadable" in checked.stdout
     assert listed.exit_code == 0
     assert "unreadable" in listed.stdout
     assert not pwned.exists()
@@ -638,11 +638,11 @@ def test_cli_cassettes_check_names_the_unreadable_file(tmp_path: Path) -> None:
 
     assert result.exit_code == 1, result.output
     assert "Traceback" not in result.output
-    unreadable = [line for line in result.stdout.splitlines() if "unreadable" in line]
+    unreadable = [line for line in result.stdout.splitlines() if "] unreadable" in line]
     assert len(unreadable) == 1
     assert "bad.yaml" in unreadable[0]
     assert "interaction 1" in unreadable[0]
-    assert "good.yaml: unreadable" not in result.stdout
+    assert "good.yaml: [error] unreadable" not in result.stdout
     assert result.stdout.startswith("1 finding(s) in 2 cassette(s)")  # the answer first
 
 

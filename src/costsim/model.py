@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 from typing import Any, Literal
@@ -21,8 +22,12 @@ __all__ = [
     "DocumentBlock",
     "Flavour",
     "ImageBlock",
+    "InteractionNote",
     "Message",
+    "Note",
+    "NoteKind",
     "OtherBlock",
+    "Platform",
     "Provenance",
     "ReasoningBlock",
     "RedactedThinkingBlock",
@@ -41,15 +46,46 @@ JSON = Any
 
 
 class Flavour(StrEnum):
-    """The API a call was made to."""
+    """The API a call was made to (its request and response shapes)."""
 
     ANTHROPIC_MESSAGES = "anthropic-messages"
+    ANTHROPIC_TEXT = "anthropic-text-completions"
+    """The legacy Text Completions API (``/v1/complete``): a prompt string, no usage."""
     OPENAI_CHAT = "openai-chat"
     OPENAI_RESPONSES = "openai-responses"
+    OPENAI_COMPLETIONS = "openai-completions"
+    """The legacy Completions API (``/v1/completions``): a prompt string."""
+    BEDROCK_CONVERSE = "bedrock-converse"
+    """Amazon Bedrock's Converse API; costsim meters it for Anthropic models."""
 
     @property
     def provider(self) -> str:
-        return "anthropic" if self is Flavour.ANTHROPIC_MESSAGES else "openai"
+        """Whose models the calls go to: anthropic or openai."""
+        return "openai" if self.value.startswith("openai") else "anthropic"
+
+    @property
+    def shape(self) -> Flavour:
+        """The conversational flavour whose framing this one shares (for token counting)."""
+        return _SHAPES.get(self, self)
+
+
+_SHAPES = {
+    Flavour.ANTHROPIC_TEXT: Flavour.ANTHROPIC_MESSAGES,
+    Flavour.BEDROCK_CONVERSE: Flavour.ANTHROPIC_MESSAGES,
+    Flavour.OPENAI_COMPLETIONS: Flavour.OPENAI_CHAT,
+}
+
+
+class Platform(StrEnum):
+    """Where a call was served when not by the provider's own API (or a gateway)."""
+
+    BEDROCK = "aws-bedrock"
+    VERTEX = "google-vertex"
+
+    @property
+    def price_provider(self) -> str:
+        """The genai-prices provider whose price list bills calls served here."""
+        return "aws" if self is Platform.BEDROCK else "google"
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,6 +275,8 @@ class Usage:
     output: int = 0
     reasoning: int | None = None
     source: UsageSource = UsageSource.RECORDED
+    web_searches: int = 0
+    """Server-side web search requests, billed per use on top of tokens."""
 
     @property
     def cache_write(self) -> int:
@@ -251,6 +289,32 @@ class Usage:
     @property
     def estimated(self) -> bool:
         return self.source is UsageSource.ESTIMATED
+
+
+# --- notes -----------------------------------------------------------------------------------
+
+
+class NoteKind(StrEnum):
+    """Something a reader of the numbers must know about a call or an interaction."""
+
+    INVALID_USAGE = "invalid-usage"
+    """The recorded usage has impossible values: the call is estimated instead."""
+    INCOMPLETE_STREAM = "incomplete-stream"
+    """The stream ends before its final usage event: the call is estimated."""
+    NO_USAGE = "no-usage"
+    """The API records no usage at all (legacy Text Completions): the call is estimated."""
+    USAGE_ONLY = "usage-only"
+    """The request body is not one costsim models: metered from the recorded usage alone."""
+    UNRECOGNISED_CALL = "unrecognised-llm-call"
+    """Looks like an LLM call but costsim cannot meter it: not in the totals."""
+    UNPRICED_FEE = "unpriced-fee"
+    """A per-use fee (a server tool) was recorded that has no known price."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    kind: NoteKind
+    message: str
 
 
 # --- the call -------------------------------------------------------------------------------
@@ -292,10 +356,25 @@ class Call:
     recorded_at: datetime | None = None
     extra: dict[str, JSON] = field(default_factory=dict, hash=False, compare=False)
     """Request parameters the model does not type (temperature, max_tokens, ...)."""
+    platform: Platform | None = None
+    """Amazon Bedrock or Google Vertex AI when the call was served there."""
+    endpoint: str = ""
+    """The URL path the request was sent to."""
+    notes: tuple[Note, ...] = ()
+    """What the reader must know: invalid usage, a cut stream, a request read from usage only."""
+    usage_hint: Usage | None = None
+    """Usage a cut stream recorded before it ended (input counts): estimates start from it."""
+    recorded_cost: Decimal | None = None
+    """The cost a gateway recorded in the response (OpenRouter ``usage.cost``), in USD."""
 
     @property
     def provider(self) -> str:
         return self.flavour.provider
+
+    @property
+    def price_provider(self) -> str:
+        """The genai-prices provider to price this call with."""
+        return self.platform.price_provider if self.platform else self.provider
 
     @property
     def errored(self) -> bool:
@@ -303,8 +382,21 @@ class Call:
 
     @property
     def priced_model(self) -> str:
-        """The model to price: the dated name the response reports, else the requested one."""
+        """The model to price: the dated name the response reports, else the requested one.
+
+        On a platform the requested id is the one its price list knows
+        (``us.anthropic.claude-sonnet-4-20250514-v1:0``, ``claude-sonnet-4@20250514``)."""
+        if self.platform is not None and self.model:
+            return self.model
         return self.response_model or self.model
+
+
+@dataclass(frozen=True, slots=True)
+class InteractionNote:
+    """A note about an interaction that is not a metered call (an unrecognised LLM call)."""
+
+    provenance: Provenance
+    note: Note
 
 
 @dataclass(frozen=True, slots=True)
@@ -318,6 +410,8 @@ class CassetteTrace:
     foreign_calls: tuple[Call, ...] = ()
     """Calls in an Anthropic or OpenAI API shape to another provider's host (Azure, Mistral,
     ...): recognised and kept, but not metered as Anthropic or OpenAI traffic."""
+    notes: tuple[InteractionNote, ...] = ()
+    """LLM-looking interactions costsim could not meter (they are among ``other``)."""
 
     @property
     def interactions(self) -> int:

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from costsim.analysis.secrets import find_secrets
+from costsim.analysis.checks import Finding, check_cassette, validate_rules
+from costsim.analysis.secret_rules import Severity
 from costsim.errors import ConfigError, CostsimError
 from costsim.io.cassette import iter_cassette_paths, load_cassette
 from costsim.providers.normalise import normalise
@@ -72,46 +73,37 @@ def list_cassettes(paths: Iterable[Path], *, sort: str = "name") -> list[Cassett
 
 
 @dataclass(frozen=True, slots=True)
-class Finding:
-    """One thing wrong in a cassette."""
-
-    path: Path
-    kind: str
-    """unreadable, no-calls, no-usage or secret."""
-    message: str
-    interaction: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
 class CassetteCheck:
+    """What ``cassettes check`` found: the findings shown, and how many were hidden."""
+
     checked: int
     findings: tuple[Finding, ...]
+    hidden_info: int = 0
+    """Informational findings left out (bot-management cookies, usage-only calls)."""
+    ignored: int = 0
+    """Findings of rules the user silenced."""
+
+    @property
+    def failing(self) -> int:
+        """Findings that fail the check (errors and warnings)."""
+        return sum(f.severity is not Severity.INFO for f in self.findings)
 
 
-def _problems(path: Path) -> Iterator[Finding]:
-    try:
-        cassette = load_cassette(path)
-        trace = normalise(cassette)
-    except CostsimError as exc:
-        yield Finding(path, "unreadable", "unreadable: " + exc.args[0].removeprefix(f"{path}: "))
-        return
-    if not trace.calls:
-        yield Finding(path, "no-calls", "no LLM calls")
-    for call in trace.calls:
-        if call.usage is None and not call.errored:
-            index = call.provenance.index
-            yield Finding(
-                path, "no-usage", f"interaction {index}: {call.flavour} call without usage", index
-            )
-    for secret in find_secrets(cassette):
-        yield Finding(path, "secret", f"secret: {secret}")
-
-
-def check_cassettes(paths: Iterable[Path]) -> CassetteCheck:
-    """Unreadable cassettes, cassettes without LLM calls, calls without usage, credentials."""
-    checked = 0
-    findings: list[Finding] = []
+def check_cassettes(
+    paths: Iterable[Path], *, ignore: Iterable[str] = (), show_info: bool = False
+) -> CassetteCheck:
+    """Unreadable cassettes, calls without (valid) usage, calls costsim cannot meter and
+    credentials left in recordings; ``ignore`` silences rules by id."""
+    skip = validate_rules(ignore, "--ignore")
+    shown: list[Finding] = []
+    hidden = ignored = checked = 0
     for path in iter_cassette_paths(list(paths)):
         checked += 1
-        findings.extend(_problems(path))
-    return CassetteCheck(checked, tuple(findings))
+        for finding in check_cassette(path):
+            if finding.rule in skip:
+                ignored += 1
+            elif finding.severity is Severity.INFO and not show_info:
+                hidden += 1
+            else:
+                shown.append(finding)
+    return CassetteCheck(checked, tuple(shown), hidden, ignored)

@@ -12,11 +12,19 @@ from costsim.errors import ConfigError, CostsimError
 from costsim.io.cassette import iter_cassette_paths
 from costsim.metering.meter import ErrorBand, Meter
 from costsim.metering.models import family
-from costsim.model import Call, CassetteTrace
+from costsim.model import Call, CassetteTrace, NoteKind, Provenance
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.providers.normalise import load_trace
 
-__all__ = ["GROUPINGS", "CassetteReport", "Report", "Skipped", "build_report", "load_traces"]
+__all__ = [
+    "GROUPINGS",
+    "CassetteReport",
+    "Report",
+    "ReportNote",
+    "Skipped",
+    "build_report",
+    "load_traces",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +52,26 @@ def load_traces(
     return traces, skipped
 
 
+@dataclass(frozen=True, slots=True)
+class ReportNote:
+    """Something about one interaction the numbers depend on (see :class:`NoteKind`)."""
+
+    provenance: Provenance
+    kind: NoteKind
+    message: str
+
+
+def trace_notes(trace: CassetteTrace) -> list[ReportNote]:
+    """Every note of a trace, calls' and other interactions', in recorded order."""
+    notes = [
+        ReportNote(call.provenance, note.kind, note.message)
+        for call in (*trace.calls, *trace.foreign_calls)
+        for note in call.notes
+    ]
+    notes += [ReportNote(n.provenance, n.note.kind, n.note.message) for n in trace.notes]
+    return sorted(notes, key=lambda note: note.provenance.index)
+
+
 @dataclass(slots=True)
 class CassetteReport:
     path: Path
@@ -65,6 +93,8 @@ class Report:
     as_of: datetime | None = None
     estimator: list[ErrorBand] = field(default_factory=list)
     """Error bands of the families whose calls had to be estimated (no recorded usage)."""
+    notes: list[ReportNote] = field(default_factory=list)
+    """Invalid usage, cut streams, calls read from usage only, LLM calls not metered."""
 
 
 def _by_model(metered: MeteredCall) -> str:
@@ -117,7 +147,9 @@ def build_report(
     cassettes: list[CassetteReport] = []
     groups: dict[str, Totals] = {}
     total = Totals()
+    notes: list[ReportNote] = []
     for trace in traces:
+        notes.extend(trace_notes(trace))
         metered = list(_metered(trace, as_of, estimator))
         totals = Totals.of(metered)
         total.merge(totals)
@@ -147,4 +179,5 @@ def build_report(
             {estimator.band(family(call)) for call in unmetered} if estimator else set(),
             key=lambda band: band.family,
         ),
+        notes=notes,
     )

@@ -1,8 +1,9 @@
-"""Find credentials left in recordings: API keys in headers, URLs and bodies.
+"""Find credentials left in recordings: keys in headers, URL queries, cookies and bodies.
 
-Recorders usually filter them (``filter_headers``); a placeholder such as ``REDACTED`` or
-``AUTHORIZATION-XXX`` is not a finding. Key patterns are anchored so that a base64 blob that
-happens to contain ``sk-`` is not mistaken for a key.
+Recorders usually filter them (``filter_headers``, ``filter_query_parameters``); a placeholder
+left in their place is not a finding (:func:`costsim.secret_rules.is_placeholder`). Every
+finding names its rule (see :data:`costsim.secret_rules.RULES`) and severity, and shows only a
+preview of the value, never the value itself.
 """
 
 from __future__ import annotations
@@ -10,40 +11,43 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from urllib.parse import parse_qsl, urlsplit
 
+from costsim.analysis.secret_rules import (
+    KEY_RULES,
+    RULES,
+    Severity,
+    is_placeholder,
+    looks_random,
+    preview,
+)
 from costsim.io.cassette import Cassette, Interaction
 
 __all__ = ["SecretFinding", "find_secrets"]
 
-_CREDENTIAL_HEADERS = (
-    "authorization",
-    "proxy-authorization",
-    "x-api-key",
-    "api-key",
-    "x-goog-api-key",
-    "openai-api-key",
-    "anthropic-api-key",
-    "cookie",
+_API_KEY_HEADERS = (
+    "x-api-key", "api-key", "x-goog-api-key", "openai-api-key", "anthropic-api-key",
+    "x-functions-key", "ocp-apim-subscription-key", "x-auth-token", "private-token",
+)  # fmt: skip
+_AUTH_HEADERS = ("authorization", "proxy-authorization")
+_QUERY_NAMES = re.compile(
+    r"(?i)(?:api[-_]?key|key|access[-_]?token|auth[-_]?token|token|secret|client[-_]?secret|"
+    r"password|sig|signature|x-amz-signature|x-amz-security-token|x-goog-signature|code)"
 )
-
-_EDGE = r"(?<![A-Za-z0-9_+/=-])"
-_END = r"(?![A-Za-z0-9_-])"
-KEY_PATTERNS: dict[str, re.Pattern[str]] = {
-    "Anthropic API key": re.compile(_EDGE + r"sk-ant-[a-z]+\d\d-[A-Za-z0-9_-]{80,120}" + _END),
-    "OpenAI API key": re.compile(
-        _EDGE + r"sk-(?:proj|svcacct|admin|None)-[A-Za-z0-9_-]{40,200}" + _END
-        + r"|" + _EDGE + r"sk-[A-Za-z0-9]{20}T3BlbkFJ[A-Za-z0-9]{20}" + _END
-    ),
-    "Google API key": re.compile(_EDGE + r"AIza[0-9A-Za-z_-]{35}" + _END),
-    "Groq API key": re.compile(_EDGE + r"gsk_[A-Za-z0-9]{48,}" + _END),
-    "xAI API key": re.compile(_EDGE + r"xai-[A-Za-z0-9]{60,}" + _END),
-}  # fmt: skip
-
-_PLACEHOLDER = re.compile(
-    r"redact|x{3,}|\*{3,}|fake|dummy|test|placeholder|mock|your|filtered|hidden|removed|"
-    r"example|<[^>]*>|\{\{|\$\{|none|null|secret",
-    re.IGNORECASE,
+_JSON_FIELDS = re.compile(
+    r'"(api[_-]?key|apiKey|access[_-]?token|accessToken|refresh[_-]?token|refreshToken|'
+    r"auth[_-]?token|authToken|client[_-]?secret|clientSecret|secret[_-]?key|secretKey|"
+    r'password|private[_-]?key|privateKey|x-api-key)"\s*:\s*"([^"\\]{8,512})"'
 )
+_AWS_SECRET = re.compile(
+    r"(?i)(?:aws_?secret_?access_?key|secret_?access_?key)[\"']?\s*[:=]\s*[\"']?"
+    r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+)
+_BOT_COOKIES = re.compile(
+    r"__cf_bm|_cfuvid|cf_clearance|__cflb|__cfruid|__cfseq.*|_abck|ak_bmsc|bm_s[vz]|bm_mi|"
+    r"datadome|incap_ses_.*|visid_incap_.*|nlbi_.*|AWSALB.*|AWSELB.*|_dd_s"
+)
+_SESSION_COOKIES = re.compile(r"(?i).*(?:session|sess|auth|token|jwt|sid|login).*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,46 +56,131 @@ class SecretFinding:
     where: str
     kind: str
     preview: str
+    rule: str = ""
+    severity: Severity = Severity.ERROR
 
     def __str__(self) -> str:
         return f"interaction {self.index}: {self.kind} in {self.where} ({self.preview})"
 
 
-def _preview(value: str) -> str:
-    return value[:6] + "…" + value[-4:] if len(value) > 14 else value[:3] + "…"
+def _finding(index: int, rule_id: str, where: str, value: str) -> SecretFinding:
+    rule = RULES[rule_id]
+    return SecretFinding(index, where, rule.title, preview(value), rule.id, rule.severity)
+
+
+def _keys_in(index: int, where: str, text: str) -> Iterator[SecretFinding]:
+    for rule in KEY_RULES:
+        for match in rule.pattern.finditer(text):
+            if not is_placeholder(match.group(0), prefix=_prefix(match.group(0))):
+                yield _finding(index, rule.id, where, match.group(0))
+    for match in _AWS_SECRET.finditer(text):
+        if not is_placeholder(match.group(1)) and looks_random(match.group(1)):
+            yield _finding(index, "aws-secret-access-key", where, match.group(1))
+
+
+_KEY_PREFIX = re.compile(
+    r"sk-ant-[a-z]+\d\d-|sk-[A-Za-z]+-|sk-|AIza|AKIA|ASIA|ABIA|ACCA|ya29\.|gh[pousr]_|"
+    r"github_pat_|hf_|gsk_|xai-|xox[abprs]-"
+)
+
+
+def _prefix(key: str) -> str:
+    """The fixed part of a key format (``sk-ant-api03-``, ``ghp_``): what is not random."""
+    match = _KEY_PREFIX.match(key)
+    return match.group(0) if match else ""
+
+
+def _known_key(text: str) -> bool:
+    return any(rule.pattern.search(text) for rule in KEY_RULES)
 
 
 def _header_findings(interaction: Interaction) -> Iterator[SecretFinding]:
-    for name in _CREDENTIAL_HEADERS:
-        value = interaction.request_headers.get(name)
-        if not value:
+    index = interaction.index
+    for name, value in interaction.request_headers.items():
+        where = f"request header {name!r}"
+        yield from _keys_in(index, where, value)
+        if _known_key(value):
             continue
-        credential = re.sub(r"^(Bearer|Basic|Token)\s+", "", value.strip(), flags=re.IGNORECASE)
-        if len(credential) < 16 or _PLACEHOLDER.search(credential):
-            continue
-        yield SecretFinding(
-            interaction.index, f"request header {name!r}", "credential", _preview(credential)
-        )
+        if name in _AUTH_HEADERS:
+            yield from _authorization(index, where, value)
+        elif name in _API_KEY_HEADERS:
+            if not is_placeholder(value) and looks_random(value):
+                yield _finding(index, "credential-header", where, value)
+        elif name == "x-amz-security-token" and not is_placeholder(value) and len(value) >= 16:
+            yield _finding(index, "aws-session-token", where, value)
+        elif name == "cookie":
+            yield from _cookies(index, where, value.split(";"))
+    set_cookie = interaction.response_headers.get("set-cookie")
+    if set_cookie:
+        yield from _cookies(index, "response header 'set-cookie'", [set_cookie.split(";")[0]])
 
 
-def _text_findings(interaction: Interaction) -> Iterator[SecretFinding]:
-    places = {
-        "request URI": interaction.uri,
-        "request body": interaction.request_body.text(),
-        "response body": interaction.response_body.text(),
-    }
-    for where, text in places.items():
+def _authorization(index: int, where: str, value: str) -> Iterator[SecretFinding]:
+    scheme, _, credential = value.strip().partition(" ")
+    if scheme.upper().startswith("AWS4-HMAC"):
+        return  # a request signature: the key id in it is found by its pattern
+    if not credential:
+        scheme, credential = "", scheme
+    if is_placeholder(credential) or not looks_random(credential.strip()):
+        return
+    rule = "bearer-token" if scheme.lower() in ("bearer", "token", "") else "credential-header"
+    yield _finding(index, rule, where, credential.strip())
+
+
+def _cookies(index: int, where: str, pairs: list[str]) -> Iterator[SecretFinding]:
+    for pair in pairs:
+        name, _, value = pair.strip().partition("=")
+        if not value or is_placeholder(value):
+            continue
+        if _BOT_COOKIES.fullmatch(name):
+            yield _finding(index, "bot-management-cookie", f"{where} ({name})", value)
+        elif _SESSION_COOKIES.fullmatch(name) and len(value) >= 16:
+            yield _finding(index, "session-cookie", f"{where} ({name})", value)
+
+
+def _query_findings(interaction: Interaction) -> Iterator[SecretFinding]:
+    try:
+        query = urlsplit(interaction.uri).query
+    except ValueError:
+        return
+    for name, value in parse_qsl(query, keep_blank_values=False):
+        if _known_key(value) or not _QUERY_NAMES.fullmatch(name):
+            continue
+        if not is_placeholder(value) and looks_random(value):
+            yield _finding(interaction.index, "url-credential", f"request URI ({name}=)", value)
+
+
+def _body_findings(interaction: Interaction) -> Iterator[SecretFinding]:
+    for where, body in (
+        ("request body", interaction.request_body),
+        ("response body", interaction.response_body),
+    ):
+        text = body.text()
         if not text:
             continue
-        for kind, pattern in KEY_PATTERNS.items():
-            for match in pattern.finditer(text):
-                yield SecretFinding(interaction.index, where, kind, _preview(match.group(0)))
+        yield from _keys_in(interaction.index, where, text)
+        for match in _JSON_FIELDS.finditer(text):
+            value = match.group(2)
+            if _known_key(value) or is_placeholder(value) or not looks_random(value):
+                continue
+            yield _finding(
+                interaction.index, "json-credential", f"{where} ({match.group(1)})", value
+            )
 
 
 def find_secrets(cassette: Cassette) -> list[SecretFinding]:
     """Every credential-looking value in a cassette, with the interaction it is in."""
     findings: list[SecretFinding] = []
+    seen: set[tuple[int, str, str, str]] = set()
     for interaction in cassette.interactions:
-        findings.extend(_header_findings(interaction))
-        findings.extend(_text_findings(interaction))
+        for finding in (
+            *_header_findings(interaction),
+            *_keys_in(interaction.index, "request URI", interaction.uri),
+            *_query_findings(interaction),
+            *_body_findings(interaction),
+        ):
+            key = (finding.index, finding.rule, finding.where, finding.preview)
+            if key not in seen:
+                seen.add(key)
+                findings.append(finding)
     return findings

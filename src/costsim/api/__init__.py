@@ -25,6 +25,7 @@ from costsim.analysis import baseline as baselines
 from costsim.analysis import cache_fidelity, cassettes
 from costsim.analysis.breakdown import BREAKDOWNS
 from costsim.analysis.cassettes import SORT_KEYS
+from costsim.analysis.checks import validate_rules
 from costsim.analysis.comparison import compare_variants
 from costsim.analysis.report import GROUPINGS, build_report, load_traces
 from costsim.api.results import (
@@ -43,6 +44,7 @@ from costsim.api.results import (
 from costsim.cache.rules import default_rules
 from costsim.engine import Engine
 from costsim.errors import ConfigError
+from costsim.io.config import secrets_ignore, tool_config
 from costsim.metering.evaluate import Grouping, first_folder
 from costsim.metering.evaluate import calibrate as fit_and_measure
 from costsim.model import CassetteTrace
@@ -262,9 +264,24 @@ def list_cassettes(paths: PathLike | Iterable[PathLike], *, sort: str = "name") 
     return CassetteList(cassettes.list_cassettes(_paths(paths), sort=sort))
 
 
-def check_cassettes(paths: PathLike | Iterable[PathLike]) -> CassetteCheck:
-    """Unreadable cassettes, cassettes without LLM calls, calls without usage, credentials."""
-    return CassetteCheck(cassettes.check_cassettes(_paths(paths)))
+def check_cassettes(
+    paths: PathLike | Iterable[PathLike],
+    *,
+    ignore: Iterable[str] = (),
+    show_info: bool = False,
+    settings_from: PathLike | None = None,
+) -> CassetteCheck:
+    """Unreadable cassettes, calls without (valid) usage, LLM calls costsim cannot meter and
+    credentials left in recordings, each naming its rule and severity. ``ignore`` silences
+    rules, as does ``[tool.costsim] secrets.ignore`` in the pyproject.toml found from
+    ``settings_from`` (default: the working folder); ``show_info`` lists informational ones."""
+    start = Path(settings_from) if settings_from is not None else None
+    config_path, _ = tool_config(start)
+    configured = validate_rules(
+        secrets_ignore(start), f"{config_path} [tool.costsim] secrets.ignore"
+    )
+    skip = [*validate_rules(ignore, "--ignore"), *configured]
+    return CassetteCheck(cassettes.check_cassettes(_paths(paths), ignore=skip, show_info=show_info))
 
 
 def compare_baselines(old: PathLike, new: PathLike, *, fail: str = "cost:5%") -> BaselineComparison:

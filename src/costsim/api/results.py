@@ -13,6 +13,7 @@ from typing import Any, ClassVar, overload
 
 from costsim.analysis import baseline, cache_fidelity, cassettes, comparison, report
 from costsim.analysis.breakdown import AgentMatcher, breakdown
+from costsim.analysis.checks import Finding
 from costsim.analysis.report import Skipped
 from costsim.metering.evaluate import CalibrationReport
 from costsim.model import CassetteTrace
@@ -191,8 +192,13 @@ class CassetteCheck(Result):
     data: cassettes.CassetteCheck
 
     @property
-    def findings(self) -> tuple[cassettes.Finding, ...]:
+    def findings(self) -> tuple[Finding, ...]:
         return self.data.findings
+
+    @property
+    def failing(self) -> int:
+        """Errors and warnings (informational findings never fail the check)."""
+        return self.data.failing
 
 
 @dataclass(frozen=True, slots=True)

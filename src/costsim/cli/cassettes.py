@@ -29,13 +29,34 @@ def list_cassettes(paths: tuple[Path, ...], sort: str) -> None:
 
 @cassettes.command("check")
 @paths_argument
+@click.option(
+    "--ignore",
+    "ignored",
+    multiple=True,
+    metavar="RULE",
+    help="Do not report this rule (repeatable); also [tool.costsim] secrets.ignore.",
+)
+@click.option("--show-info", is_flag=True, help="Also list informational findings (cookies).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="Output format.",
+)
 @handle_errors
-def check_cassettes(paths: tuple[Path, ...]) -> None:
-    """Report unreadable cassettes, cassettes without LLM calls, calls without usage and
-    credentials left in recordings. Exit status 1 when anything is found."""
+def check_cassettes(
+    paths: tuple[Path, ...], ignored: tuple[str, ...], show_info: bool, fmt: str
+) -> None:
+    """Report unreadable cassettes, calls without (valid) usage, LLM calls costsim cannot meter
+    and credentials left in recordings, one line per finding with its rule and severity.
+
+    Exit status 1 when an error or warning is found; informational findings (bot-management
+    cookies) are hidden unless --show-info, and never fail the check."""
     from costsim import api
 
-    result = api.check_cassettes(paths)
-    click.echo(result.render("table"), nl=False)
-    if result.findings:
+    result = api.check_cassettes(paths, ignore=ignored, show_info=show_info)
+    click.echo(result.render(fmt), nl=False)
+    if result.failing:
         raise click.exceptions.Exit(1)

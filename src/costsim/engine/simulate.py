@@ -263,6 +263,7 @@ class Engine:
             output=output,
             reasoning=reasoning,
             source=UsageSource.ESTIMATED if estimated else UsageSource.RECORDED,
+            web_searches=origin_usage.web_searches if origin_usage is not None else 0,
         )
 
     # --- warm starts and fidelity ------------------------------------------------------------

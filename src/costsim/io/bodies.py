@@ -6,25 +6,56 @@ interaction that the reason belongs to.
 
 from __future__ import annotations
 
-import gzip
 import json
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["SseEvent", "decode_body", "looks_like_sse", "parse_json", "parse_sse"]
+from costsim.io.limits import TooDeepError, check_json_depth
+
+__all__ = [
+    "MAX_DECODED_BYTES",
+    "SseEvent",
+    "decode_body",
+    "looks_like_sse",
+    "parse_json",
+    "parse_sse",
+    "try_json",
+]
+
+MAX_DECODED_BYTES = 256 * 1024 * 1024
+"""Largest body costsim decompresses; a "zip bomb" past it is refused, not expanded."""
+
+
+def _zlib_stream(data: bytes, wbits: int) -> bytes:
+    """Decompress every member of a zlib-family stream, refusing output past the bound."""
+    out: list[bytes] = []
+    size = 0
+    while data:
+        engine = zlib.decompressobj(wbits)
+        chunk = engine.decompress(data, MAX_DECODED_BYTES + 1 - size)
+        size += len(chunk)
+        out.append(chunk)
+        if size > MAX_DECODED_BYTES or engine.unconsumed_tail:
+            raise ValueError(f"decompresses to more than {MAX_DECODED_BYTES:,} bytes; refused")
+        if not engine.eof:
+            raise EOFError("compressed data ends before the end-of-stream marker")
+        data = engine.unused_data.lstrip(b"\x00")  # gzip allows members back to back
+        if wbits != 31:
+            break
+    return b"".join(out)
 
 
 def _gunzip(data: bytes) -> bytes:
-    return gzip.decompress(data)
+    return _zlib_stream(data, 31)
 
 
 def _inflate(data: bytes) -> bytes:
     try:
-        return zlib.decompress(data)
+        return _zlib_stream(data, zlib.MAX_WBITS)
     except zlib.error:
-        return zlib.decompress(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send
+        return _zlib_stream(data, -zlib.MAX_WBITS)  # raw deflate, as some servers send
 
 
 def _unbrotli(data: bytes) -> bytes:
@@ -104,16 +135,34 @@ def _is_plain_text(data: bytes) -> bool:
     return sum(ch.isascii() for ch in text) >= 0.9 * len(text)
 
 
-def parse_json(body: bytes) -> Any:
-    """Decode a JSON body; raises ValueError with the position of the problem."""
+def parse_json(body: bytes | str) -> Any:
+    """Decode a JSON body; raises ValueError with the position of the problem.
+
+    Nesting is checked before the (recursive) decoder runs; numbers the decoder cannot hold
+    (an integer of thousands of digits) are a ValueError too, never a crash.
+    """
     try:
+        check_json_depth(body)
         return json.loads(body)
+    except TooDeepError as exc:
+        raise ValueError(str(exc)) from None
     except json.JSONDecodeError as exc:
         raise ValueError(
             f"is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
         ) from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
+    except (ValueError, RecursionError) as exc:
+        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
+        raise ValueError(f"is not usable JSON ({reason})") from None
+
+
+def try_json(text: str) -> Any:
+    """``text`` decoded as JSON, or None when it is not (safely) decodable JSON."""
+    try:
+        return parse_json(text)
+    except ValueError:
+        return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,12 +195,10 @@ def parse_sse(body: bytes) -> list[SseEvent]:
             continue
         data_text = "\n".join(data_lines)
         try:
-            data: Any = json.loads(data_text)
-        except json.JSONDecodeError:
+            data: Any = parse_json(data_text)
+        except ValueError as exc:
             if data_text.strip().startswith("{"):
-                raise ValueError(
-                    f"has an event {name or '(unnamed)'!r} whose data is not valid JSON"
-                ) from None
+                raise ValueError(f"has an event {name or '(unnamed)'!r} whose data {exc}") from None
             data = data_text
         events.append(SseEvent(event=name, data=data))
     return events

@@ -1,16 +1,14 @@
 """Read vcrpy cassettes (YAML or JSON, any vcrpy version, any HTTP client) into interactions.
 
-YAML goes through costsim's own safe loader (:mod:`costsim.io.safe_yaml`, whatever vcrpy version is
-installed), which refuses every Python tag that would construct or call an object. Bodies come
-out as bytes (decompressed per ``content-encoding``) or, for recorders that store them parsed
-(``parsed_body``), as the stored mapping.
+The document is parsed by :mod:`costsim.cassette_yaml` (safe tags only, nesting and alias
+expansion bounded). Bodies come out as bytes (decompressed per ``content-encoding``) or, for
+recorders that store them parsed (``parsed_body``), as the stored mapping.
 """
 
 from __future__ import annotations
 
 import io
 import json
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,16 +17,9 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-import yaml
-
-from costsim.errors import (
-    CassetteError,
-    CassetteNotFoundError,
-    InteractionError,
-    UnsafeCassetteError,
-)
+from costsim.errors import CassetteError, CassetteNotFoundError, InteractionError
 from costsim.io.bodies import decode_body
-from costsim.io.safe_yaml import load_yaml
+from costsim.io.cassette_yaml import parse_document
 
 __all__ = ["Body", "Cassette", "Headers", "Interaction", "iter_cassette_paths", "load_cassette"]
 
@@ -111,11 +102,17 @@ class Interaction:
 
     @property
     def host(self) -> str:
-        return urlsplit(self.uri).hostname or ""
+        try:
+            return (urlsplit(self.uri).hostname or "").lower()
+        except ValueError:  # an unbalanced IPv6 bracket, say: no host to tell
+            return ""
 
     @property
     def url_path(self) -> str:
-        return urlsplit(self.uri).path
+        try:
+            return urlsplit(self.uri).path
+        except ValueError:
+            return ""
 
     @property
     def recorded_at(self) -> datetime | None:
@@ -124,7 +121,7 @@ class Interaction:
             return None
         try:
             parsed = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
+        except (TypeError, ValueError, IndexError, OverflowError):
             return None
         return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)  # HTTP dates are GMT
 
@@ -165,98 +162,12 @@ def load_cassette(path: Path) -> Cassette:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CassetteError(path, f"is not UTF-8 text (byte {exc.start})") from None
-    document = _parse_document(path, text)
-    _check_expansion(path, document, limit=max(_MIN_EXPANSION, 2 * len(data)))
+    document = parse_document(path, text, len(data))
     raw_interactions = _interaction_list(path, document)
     interactions = tuple(
         _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)
     )
     return Cassette(path=path, interactions=interactions, size_bytes=len(data))
-
-
-def _parse_document(path: Path, text: str) -> Any:
-    if path.suffix.lower() == ".json" or text.lstrip().startswith("{"):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            if path.suffix.lower() == ".json":
-                raise CassetteError(
-                    path, f"is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
-                ) from None
-    try:
-        return load_yaml(text)
-    except yaml.constructor.ConstructorError as exc:
-        where = _where(text, exc.problem_mark)
-        tag = _tag_of(exc)
-        if tag and "python/" in tag:
-            raise UnsafeCassetteError(
-                path, f"{where}refuses YAML tag {tag!r}: it would construct a Python object"
-            ) from None
-        raise CassetteError(path, f"{where}unreadable YAML: {exc.problem}") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise CassetteError(
-            path, f"{_where(text, mark)}is not valid YAML ({problem}); truncated or corrupt?"
-        ) from None
-
-
-_MIN_EXPANSION = 100_000
-"""Real cassettes hold under 0.1 node per byte; aliases that expand past this are refused."""
-
-
-def _check_expansion(path: Path, document: Any, *, limit: int) -> None:
-    """Refuse documents whose YAML aliases expand far beyond the file (an "alias bomb").
-
-    Aliases share objects, so the document is small in memory, but anything that walks it
-    (serialising a body, counting tokens) would visit every expanded node.
-    """
-    sizes: dict[int, int] = {}
-
-    def size(node: Any) -> int:
-        key = id(node)
-        if key in sizes:
-            return sizes[key]
-        sizes[key] = 1  # a cycle counts once
-        if isinstance(node, Mapping):
-            total = 1 + sum(size(k) + size(v) for k, v in node.items())
-        elif isinstance(node, list | tuple):
-            total = 1 + sum(size(item) for item in node)
-        elif isinstance(node, str | bytes):
-            total = 1 + len(node) // 64
-        else:
-            total = 1
-        sizes[key] = total
-        return total
-
-    expanded = size(document)
-    if expanded > limit:
-        raise CassetteError(
-            path,
-            f"YAML aliases expand to about {expanded:,} nodes, far beyond the file's size; refused",
-        )
-
-
-def _tag_of(exc: yaml.constructor.ConstructorError) -> str | None:
-    match = re.search(r"tag '([^']+)'", exc.problem or "") or re.search(
-        r"unexpected arguments for '([^']+)'", exc.problem or ""
-    )
-    if not match:
-        return None
-    return match.group(1).replace("tag:yaml.org,2002:", "!!")
-
-
-def _where(text: str, mark: yaml.Mark | None) -> str:
-    """``"interaction N (line L): "`` for a YAML error position, as far as it can be told."""
-    if mark is None:
-        return ""
-    line = mark.line + 1
-    starts = [m.start() for m in re.finditer(r"(?m)^- +request:|^  - request:", text)]
-    offset = mark.index
-    index = sum(1 for start in starts if start <= offset) - 1
-    if index >= 0:
-        return f"interaction {index} (line {line}): "
-    return f"line {line}: "
 
 
 def _interaction_list(path: Path, document: Any) -> list[Any]:
@@ -284,10 +195,18 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
         code = response.get("status_code")
     if code is None:
         raise InteractionError(path, index, "response has no status (truncated cassette?)")
-    try:
-        status_code = int(code)
-    except (TypeError, ValueError):
-        raise InteractionError(path, index, f"response status {code!r} is not a number") from None
+    status_code = _status(code)
+    if status_code is None:
+        raise InteractionError(
+            path, index, f"response status {_short(code)} is not an HTTP status code"
+        )
+    method, uri = request.get("method"), _uri(request)
+    if not isinstance(method, str) or not method.strip():
+        raise InteractionError(path, index, f"request has no method ({_short(method)})")
+    if method.strip().upper() not in _METHODS:
+        raise InteractionError(path, index, f"request method {_short(method)} is not HTTP's")
+    if not uri:
+        raise InteractionError(path, index, "request has no URI")
 
     def body(message: Mapping[str, Any], headers: Headers, side: str) -> Body:
         try:
@@ -298,14 +217,35 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
     return Interaction(
         path=path,
         index=index,
-        method=str(request.get("method", "")).upper(),
-        uri=_uri(request),
+        method=method.strip().upper(),
+        uri=uri,
         request_headers=request_headers,
         request_body=body(request, request_headers, "request"),
         status=status_code,
         response_headers=response_headers,
         response_body=body(response, response_headers, "response"),
     )
+
+
+_METHODS = frozenset(
+    {"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE"}
+)
+
+
+def _status(code: object) -> int | None:
+    """An HTTP status code (100-599) from what the recorder stored, else None."""
+    if isinstance(code, bool):
+        return None
+    if isinstance(code, str) and code.strip().isdigit() and len(code.strip()) == 3:
+        code = int(code.strip())
+    if isinstance(code, float) and code.is_integer():
+        code = int(code)
+    return code if isinstance(code, int) and 100 <= code <= 599 else None
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:40] + "…"
 
 
 def _body(message: Mapping[str, Any], headers: Headers) -> Body:
@@ -344,7 +284,7 @@ def _stored_bytes(stored: object) -> str | bytes:
 def _uri(request: Mapping[str, Any]) -> str:
     uri = request.get("uri") or request.get("url")
     if uri:
-        return str(uri)
+        return uri if isinstance(uri, str) else ""
     if "host" in request:  # vcrpy before 1.0: protocol, host, port and path
         protocol = request.get("protocol") or "https"
         port = request.get("port")

@@ -47,7 +47,11 @@ def content_class(call: Call) -> str:
 def is_recipe(call: Call) -> bool:
     """An OpenAI request the cookbook recipe and the media rules count on their own: no tools,
     no tool calls, no output schema, no reasoning passed back."""
-    if call.flavour is Flavour.ANTHROPIC_MESSAGES or call.tools or call.output_schema is not None:
+    if (
+        call.flavour.shape is Flavour.ANTHROPIC_MESSAGES
+        or call.tools
+        or call.output_schema is not None
+    ):
         return False
     kinds = {block.kind for block in content_blocks(call)}
     return not kinds & (_REASONING_KINDS | {"tool_use", "tool_result"})

@@ -34,7 +34,7 @@ from costsim.metering.calibration import (
 from costsim.metering.classes import content_class, is_recipe
 from costsim.metering.models import family
 from costsim.metering.serialise import Features, Serialiser
-from costsim.model import Call, CassetteTrace, Flavour, TextBlock
+from costsim.model import Call, CassetteTrace, Flavour, NoteKind, TextBlock
 
 __all__ = [
     "MIN_CALLS",
@@ -167,6 +167,10 @@ def exclusion_reason(call: Call, features: Features) -> str | None:
         return "estimated usage"
     if call.usage.prompt_total <= 0:
         return "zero prompt tokens recorded"
+    if call.flavour is not call.flavour.shape or call.extra.get("prompt") is not None:
+        return "prompt not sent as messages (legacy completions, stored prompt)"
+    if any(note.kind is NoteKind.USAGE_ONLY for note in call.notes):
+        return "request body not modelled (metered from its usage only)"
     server_side = _SERVER_SIDE_PARAMETERS.intersection(call.extra)
     if server_side or "prompt" in call.extra:
         named = sorted(server_side) or ["prompt"]

@@ -13,6 +13,7 @@ Responses with reasoning items) and zero where it is exact (OpenAI text).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -165,10 +166,20 @@ class Meter:
         return sum(block_tokens(block, count).tokens for block in call.response)
 
     def estimated_usage(self, call: Call) -> Usage:
-        """Usage for a call that recorded none, flagged as estimated."""
+        """Usage for a call that recorded none, flagged as estimated.
+
+        A stream cut before its final event recorded its input counts at the start
+        (``usage_hint``): those are kept, and only the output is estimated from what arrived.
+        """
+        output = self.estimate_output(call)
+        hint = call.usage_hint
+        if hint is not None and hint.prompt_total:
+            return dataclasses.replace(
+                hint, output=max(output, hint.output), reasoning=None, source=UsageSource.ESTIMATED
+            )
         return Usage(
             uncached_input=round(self.estimate_prompt(call)),
-            output=self.estimate_output(call),
+            output=output,
             source=UsageSource.ESTIMATED,
         )
 

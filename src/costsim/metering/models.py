@@ -5,9 +5,10 @@ Longest matching prefix wins. Rules that changed over time belong here, not in c
 
 from __future__ import annotations
 
+import re
 from typing import TypeVar
 
-from costsim.model import Call, Flavour
+from costsim.model import Call
 
 T = TypeVar("T")
 
@@ -22,9 +23,20 @@ __all__ = [
 ]
 
 
+_PLATFORM_PREFIX = re.compile(r"^(?:.*/)?(?:(?:global|us|eu|apac|jp|au|regional)\.)?anthropic\.")
+
+
+def base_model_name(model: str) -> str:
+    """A model id without a platform's decoration: Bedrock's ``us.anthropic.`` prefix, a
+    gateway's ``vendor/`` prefix (OpenRouter)."""
+    name = _PLATFORM_PREFIX.sub("", model.lower())
+    return name.rsplit("/", 1)[-1]
+
+
 def lookup(table: dict[str, T], model: str, default: T) -> T:
-    """The entry of ``table`` whose key is the longest prefix of ``model`` (else ``default``)."""
-    name = model.lower()
+    """The entry of ``table`` whose key is the longest prefix of ``model`` (else ``default``);
+    platform decorations of the model id are ignored."""
+    name = base_model_name(model)
     best = ""
     for prefix in table:
         if name.startswith(prefix) and len(prefix) > len(best):
@@ -109,7 +121,7 @@ def provider_of(model: str) -> str | None:
 
 def encoding_for(call: Call) -> str:
     """The offline encoding used to count a call's request."""
-    if call.flavour is Flavour.ANTHROPIC_MESSAGES:
+    if call.provider == "anthropic":
         return "cl100k_base"  # Claude's tokenizer is not public; calibration scales from this
     return lookup(_OPENAI_ENCODING, call.model, "o200k_base")
 
@@ -172,11 +184,11 @@ _OPENAI_GENERATIONS: dict[str, str] = {
 
 
 def family(call: Call) -> str:
-    """The calibration family of a call: API flavour and model generation.
+    """The calibration family of a call: API shape and model generation.
 
     Tools no longer split a family: the tool-use system prompt is a provider rule and the
     rest of what tools add is a fitted term of the family.
     """
-    if call.flavour is Flavour.ANTHROPIC_MESSAGES:
+    if call.provider == "anthropic":
         return lookup(_FAMILIES, call.model, "claude")
-    return f"{call.flavour.value}/{lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"
+    return f"{call.flavour.shape.value}/{lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"

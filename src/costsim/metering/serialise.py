@@ -244,7 +244,7 @@ def _has_system(call: Call) -> bool:
 def _tool_choice_tokens(call: Call, count: TokenCounter) -> int:
     """OpenAI: a named function costs its name and 4 tokens, ``none`` one token."""
     choice = call.tool_choice
-    if call.flavour is Flavour.ANTHROPIC_MESSAGES or not call.tools:
+    if call.flavour.shape is Flavour.ANTHROPIC_MESSAGES or not call.tools:
         return 0
     if choice == "none":
         return 1
@@ -266,7 +266,7 @@ def _schema(output: object) -> object:
 
 def _tool_prompt(call: Call) -> int:
     """Anthropic's tool-use system prompt, present whenever a request carries tools."""
-    if call.flavour is not Flavour.ANTHROPIC_MESSAGES or not call.tools:
+    if call.flavour.shape is not Flavour.ANTHROPIC_MESSAGES or not call.tools:
         return 0
     return tool_prompt_tokens(call.model, forced=forces_tool(call.tool_choice))
 
@@ -286,9 +286,9 @@ class Serialiser:
         self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], _Stats]] = []
 
     def _context(self, call: Call) -> tuple[_Context, _Style]:
-        style = _STYLES[call.flavour]
+        style = _STYLES[call.flavour.shape]
         keep = keeps_thinking(call.model) and not style.chat_priming
-        return _Context(counter(encoding_for(call)), keep, call.flavour, call.model), style
+        return _Context(counter(encoding_for(call)), keep, call.flavour.shape, call.model), style
 
     def _history(self, call: Call, ctx: _Context, style: _Style) -> _Stats:
         """Stats of all messages, reusing the longest remembered prefix of this history."""

@@ -40,16 +40,33 @@ class MeteredCall:
 
 
 def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = None) -> MeteredCall:
-    """Price a call's usage (its recorded usage unless ``usage`` is given) at its date."""
+    """Price a call's usage (its recorded usage unless ``usage`` is given) at its date.
+
+    When genai-prices has no price for the model but a gateway recorded what the call cost
+    (OpenRouter's ``usage.cost``), that recorded cost is used, labelled ``gateway``; only for
+    the recorded usage, never for a changed or estimated one.
+    """
     billed = usage if usage is not None else call.usage
     if call.errored and billed is None:
         return MeteredCall(call, None, Price(Decimal(0)))
     if billed is None:
         return MeteredCall(call, None, None)
     when = as_of or call.recorded_at
-    return MeteredCall(
-        call, billed, price(billed, model=call.priced_model, provider=call.provider, at=when)
-    )
+    result = price(billed, model=call.priced_model, provider=call.price_provider, at=when)
+    if not result.priced and call.price_provider != call.provider:
+        # A model the platform's price list does not carry (a routed-to model, say): the
+        # provider's own list price, which Bedrock and Vertex AI match for Claude models.
+        fallback = price(billed, model=call.priced_model, provider=call.provider, at=when)
+        result = fallback if fallback.priced else result
+    if not result.priced and call.recorded_cost is not None and billed == call.usage:
+        result = Price(
+            call.recorded_cost,
+            model_id=call.priced_model,
+            priced_at=result.priced_at,
+            undated=result.undated,
+            source="gateway",
+        )
+    return MeteredCall(call, billed, result)
 
 
 @dataclass(slots=True)
@@ -70,6 +87,9 @@ class Totals:
     reasoning_tokens: int = 0
     undated_calls: int = 0
     """Calls priced at today's prices because neither the recording nor --as-of gave a date."""
+    gateway_priced_calls: int = 0
+    """Calls priced from the cost a gateway recorded (no genai-prices price for the model)."""
+    web_searches: int = 0
     priced_cost: Decimal = Decimal(0)
     unpriced: list[UnpricedCall] = field(default_factory=list)
 
@@ -100,12 +120,18 @@ class Totals:
         self.cache_write_1h_tokens += usage.cache_write_1h
         self.output_tokens += usage.output
         self.reasoning_tokens += usage.reasoning or 0
-        if metered.price is not None and metered.price.undated:
+        self.web_searches += usage.web_searches
+        cost = metered.price
+        if cost is None:
+            return
+        if cost.undated:
             self.undated_calls += 1
-        if metered.price is not None and metered.price.amount is not None:
-            self.priced_cost += metered.price.amount
-        elif metered.price is not None:
-            reason = metered.price.unpriced_reason or "no price"
+        if cost.amount is not None:
+            self.priced_cost += cost.amount
+            self.gateway_priced_calls += cost.source == "gateway"
+        else:
+            self.priced_cost += cost.lower_bound
+            reason = cost.unpriced_reason or "no price"
             self.unpriced.append(UnpricedCall(call.provenance, call.priced_model, reason))
 
     def merge(self, other: Totals) -> None:
@@ -113,7 +139,8 @@ class Totals:
             "llm_calls", "calls_with_usage", "estimated_calls", "errored_calls",
             "unmetered_calls", "prompt_tokens", "uncached_input_tokens", "cache_read_tokens",
             "cache_write_5m_tokens", "cache_write_1h_tokens", "output_tokens",
-            "reasoning_tokens", "undated_calls", "priced_cost",
+            "reasoning_tokens", "undated_calls", "gateway_priced_calls", "web_searches",
+            "priced_cost",
         ):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unpriced.extend(other.unpriced)

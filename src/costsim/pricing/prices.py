@@ -31,6 +31,12 @@ class Price:
     priced_at: datetime | None = None
     undated: bool = False
     """True when no date was known and today's prices were used."""
+    source: str = "genai-prices"
+    """Where the amount comes from: ``genai-prices``, or ``gateway`` (the cost a gateway
+    recorded in the response, used when genai-prices has no price for the model)."""
+    lower_bound: Decimal = Decimal(0)
+    """For an unpriced call, the part that could be priced (its tokens, when only a per-use
+    fee has no price)."""
 
     @property
     def priced(self) -> bool:
@@ -68,6 +74,7 @@ def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Pr
         usage.cache_write,
         usage.cache_write_1h,
         usage.output,
+        usage.web_searches,
         model,
         provider,
         when,
@@ -82,6 +89,7 @@ def _price(
     cache_write: int,
     cache_write_1h: int,
     output: int,
+    web_searches: int,
     model: str,
     provider: str,
     when: datetime,
@@ -94,6 +102,7 @@ def _price(
         cache_write_tokens=cache_write,
         cache_write_1h_tokens=cache_write_1h,
         output_tokens=output,
+        web_searches=web_searches,
     )
     try:
         result = calc_price(priced_usage, model, provider_id=provider, genai_request_timestamp=when)
@@ -101,8 +110,19 @@ def _price(
         return Price(
             None, unpriced_reason=f"genai-prices has no price for {provider} model {model!r}"
         )
-    except ValueError as exc:
+    except (ValueError, ArithmeticError) as exc:
         return Price(None, unpriced_reason=f"genai-prices cannot price {model!r}: {exc}")
+    if web_searches and getattr(result.model_price, "web_searches_kcount", None) is None:
+        return Price(
+            None,
+            model_id=result.model.id,
+            unpriced_reason=(
+                f"{web_searches} web search(es) recorded but genai-prices has no web search "
+                f"fee for {provider} model {model!r}"
+            ),
+            priced_at=when,
+            lower_bound=result.total_price,
+        )
     return Price(result.total_price, model_id=result.model.id, priced_at=when)
 
 

@@ -11,12 +11,21 @@ from typing import Any
 
 from costsim.providers.anthropic import AnthropicMessages
 from costsim.providers.base import Adapter, ParsedRequest, ParsedResponse
+from costsim.providers.bedrock_converse import BedrockConverse
+from costsim.providers.legacy import AnthropicTextCompletions, OpenAICompletions
 from costsim.providers.openai_chat import OpenAIChat
 from costsim.providers.openai_responses import OpenAIResponses
 
 __all__ = ["ADAPTERS", "Adapter", "ParsedRequest", "ParsedResponse", "adapter_for", "register"]
 
-ADAPTERS: list[Adapter] = [AnthropicMessages(), OpenAIChat(), OpenAIResponses()]
+ADAPTERS: list[Adapter] = [
+    AnthropicMessages(),
+    AnthropicTextCompletions(),
+    BedrockConverse(),
+    OpenAIChat(),
+    OpenAICompletions(),
+    OpenAIResponses(),
+]
 
 
 def register(adapter: Adapter) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
+from costsim.io.bodies import try_json
 from costsim.model import CacheControl
 
 
@@ -55,10 +56,10 @@ def digest(value: Any) -> str:
 def parse_arguments(value: Any) -> Any:
     """Tool-call arguments: OpenAI sends a JSON string; keep the string if it is not JSON."""
     if isinstance(value, str):
-        try:
-            return json.loads(value) if value.strip() else {}
-        except json.JSONDecodeError:
-            return value
+        if not value.strip():
+            return {}
+        decoded = try_json(value)
+        return value if decoded is None and value.strip() != "null" else decoded
     return value
 
 

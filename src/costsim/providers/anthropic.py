@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from costsim.io.bodies import SseEvent
+from costsim.io.bodies import SseEvent, try_json
 from costsim.model import (
     Block,
     DocumentBlock,
@@ -21,13 +20,14 @@ from costsim.model import (
     ToolDef,
     ToolResultBlock,
     ToolUseBlock,
-    Usage,
 )
 from costsim.providers._json import cache_control, digest, integer, items, obj, text
 from costsim.providers._media import PdfFacts, decode_base64, image_dimensions, pdf_facts
+from costsim.providers._usage import UsageRead, anthropic_usage
 from costsim.providers.base import ParsedRequest, ParsedResponse
+from costsim.providers.routes import route_of
 
-__all__ = ["AnthropicMessages", "parse_block", "usage_from"]
+__all__ = ["AnthropicMessages", "content_blocks", "parse_block", "read_usage"]
 
 _TYPED_KEYS = frozenset(
     {
@@ -175,23 +175,11 @@ def _thinking_config(raw: Any) -> ThinkingConfig | None:
     )
 
 
-def usage_from(raw: Mapping[str, Any]) -> Usage:
-    """Normalise an Anthropic ``usage`` object (DESIGN.md section 2)."""
-    creation = integer(raw.get("cache_creation_input_tokens"))
-    split = obj(raw.get("cache_creation"))
-    write_1h = integer(split.get("ephemeral_1h_input_tokens"))
-    if split:
-        creation = max(creation, write_1h + integer(split.get("ephemeral_5m_input_tokens")))
-    details = obj(raw.get("output_tokens_details"))
-    thinking = details.get("thinking_tokens")
-    return Usage(
-        uncached_input=integer(raw.get("input_tokens")),
-        cache_read=integer(raw.get("cache_read_input_tokens")),
-        cache_write_5m=creation - write_1h,
-        cache_write_1h=write_1h,
-        output=integer(raw.get("output_tokens")),
-        reasoning=thinking if isinstance(thinking, int) else None,
-    )
+def read_usage(raw: Any) -> UsageRead:
+    """The usage object of a response, strictly (see :mod:`costsim.providers._usage`)."""
+    if not isinstance(raw, Mapping):
+        return UsageRead(None, (f"usage is {type(raw).__name__}, not an object",))
+    return anthropic_usage(raw)
 
 
 def _error_message(raw: Mapping[str, Any]) -> str:
@@ -203,11 +191,12 @@ class AnthropicMessages:
     flavour = Flavour.ANTHROPIC_MESSAGES
 
     def matches(self, method: str, url_path: str, request: Mapping[str, Any]) -> bool:
-        return (
-            method == "POST"
-            and url_path.rstrip("/").endswith("/messages")
-            and isinstance(request.get("messages"), list)
-        )
+        if method != "POST" or not isinstance(request.get("messages"), list):
+            return False
+        route = route_of(url_path)
+        if route.platform is not None:  # Bedrock invoke, Vertex rawPredict: the Messages body
+            return route.action in ("invoke", "rawPredict")
+        return url_path.rstrip("/").endswith("/messages")
 
     def parse_request(self, request: Mapping[str, Any]) -> ParsedRequest:
         output = obj(request.get("output_format")) or obj(
@@ -234,11 +223,13 @@ class AnthropicMessages:
     def parse_response(self, response: Mapping[str, Any]) -> ParsedResponse:
         if response.get("type") == "error" or ("error" in response and "usage" not in response):
             return ParsedResponse(error=_error_message(response))
-        usage = response.get("usage")
+        read = read_usage(response["usage"]) if "usage" in response else UsageRead(None)
         return ParsedResponse(
             model=text(response.get("model")) or None,
             blocks=content_blocks(response.get("content")),
-            usage=usage_from(usage) if isinstance(usage, Mapping) else None,
+            usage=read.usage,
+            usage_problems=read.problems,
+            unpriced_fees=read.unpriced_fees,
         )
 
     def parse_stream(self, events: list[SseEvent]) -> ParsedResponse:
@@ -260,6 +251,10 @@ class _StreamState:
         self.blocks: dict[int, dict[str, Any]] = {}
         self.partial_json: dict[int, list[str]] = {}
         self.error: str | None = None
+        self.started = False
+        self.problems: list[str] = []
+        self.final_usage = False
+        """Whether a ``message_delta`` carried the final (cumulative) usage."""
 
     def result(self) -> ParsedResponse:
         blocks = []
@@ -267,24 +262,29 @@ class _StreamState:
             block = self.blocks[index]
             if index in self.partial_json:
                 joined = "".join(self.partial_json[index])
-                try:
-                    block["input"] = json.loads(joined) if joined.strip() else {}
-                except json.JSONDecodeError:
-                    block["input"] = joined
+                decoded = try_json(joined) if joined.strip() else {}
+                block["input"] = joined if decoded is None else decoded
             blocks.append(parse_block(block))
+        read = read_usage(self.usage) if self.usage is not None else UsageRead(None)
         return ParsedResponse(
             model=self.model,
             blocks=tuple(blocks),
-            usage=usage_from(self.usage) if self.usage is not None else None,
+            usage=read.usage,
             error=self.error,
+            usage_problems=(*self.problems, *read.problems),
+            unpriced_fees=read.unpriced_fees,
+            incomplete=self.started and not self.final_usage and self.error is None,
         )
 
 
 def _on_message_start(state: _StreamState, data: Mapping[str, Any]) -> None:
     message = obj(data.get("message"))
+    state.started = True
     state.model = text(message.get("model")) or state.model
     if isinstance(message.get("usage"), Mapping):
         state.usage = dict(message["usage"])
+    elif "usage" in message:
+        state.problems.append(f"message_start usage is {type(message['usage']).__name__}")
 
 
 def _on_block_start(state: _StreamState, data: Mapping[str, Any]) -> None:
@@ -313,6 +313,10 @@ def _on_message_delta(state: _StreamState, data: Mapping[str, Any]) -> None:
         merged = dict(state.usage or {})
         merged.update({key: value for key, value in usage.items() if value is not None})
         state.usage = merged
+        state.final_usage = True
+    elif "usage" in data:
+        state.problems.append(f"message_delta usage is {type(usage).__name__}")
+        state.final_usage = True
 
 
 def _on_error(state: _StreamState, data: Mapping[str, Any]) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
+from decimal import Decimal
 from typing import Any, Protocol
 
 from costsim.io.bodies import SseEvent
@@ -43,6 +44,14 @@ class ParsedResponse:
     error: str | None = None
     created: datetime | None = None
     """When the provider says it created the response (OpenAI ``created``), if it says."""
+    usage_problems: tuple[str, ...] = ()
+    """Why the recorded usage cannot be trusted (then ``usage`` is None)."""
+    incomplete: bool = False
+    """A stream that ends before its final usage event; ``usage`` is what it had so far."""
+    recorded_cost: Decimal | None = None
+    """A gateway's recorded cost of the call (OpenRouter ``usage.cost``)."""
+    unpriced_fees: tuple[str, ...] = ()
+    """Per-use fees recorded with no known price ("2 code execution requests")."""
 
 
 class Adapter(Protocol):

@@ -1,4 +1,11 @@
-"""Turn a cassette's interactions into calls: recognise LLM calls, parse them, keep the rest."""
+"""Turn a cassette's interactions into calls: recognise LLM calls, parse them, keep the rest.
+
+A request is recognised by its adapter (path and body shape). When its body is not one costsim
+reads, the response still tells (:mod:`costsim.providers.usage_only`): a billed call is metered
+from its recorded usage and flagged, and an LLM-looking call costsim cannot meter is noted,
+never silently counted as "other". Usage that cannot be true is dropped (the call is then
+estimated) and noted; so is a stream cut before its final usage event.
+"""
 
 from __future__ import annotations
 
@@ -7,13 +14,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from costsim.io.bodies import looks_like_sse, parse_json, parse_sse
+from costsim.io.bodies import SseEvent, looks_like_sse, parse_json, parse_sse
 from costsim.io.cassette import Cassette, Interaction, load_cassette
-from costsim.model import Call, CassetteTrace, Provenance
+from costsim.io.eventstream import looks_like_eventstream, parse_eventstream
+from costsim.model import Call, CassetteTrace, Flavour, InteractionNote, Note, NoteKind, Provenance
 from costsim.pricing.prices import host_provider
 from costsim.providers import Adapter, ParsedResponse, adapter_for
+from costsim.providers.routes import Route, route_of
+from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
-__all__ = ["CassetteTrace", "call_from_interaction", "load_trace", "normalise"]
+__all__ = ["CassetteTrace", "InteractionNote", "call_from_interaction", "load_trace", "normalise"]
 
 
 def load_trace(path: Path) -> CassetteTrace:
@@ -24,11 +34,14 @@ def load_trace(path: Path) -> CassetteTrace:
 def normalise(cassette: Cassette) -> CassetteTrace:
     calls: list[Call] = []
     foreign: list[Call] = []
+    notes: list[InteractionNote] = []
     for interaction in cassette.interactions:
         call = _call(interaction)
-        if call is None:
+        if isinstance(call, InteractionNote):
+            notes.append(call)
+        elif call is None:
             continue
-        if _first_party(call):
+        elif _first_party(call):
             calls.append(call)
         else:
             foreign.append(call)
@@ -38,19 +51,21 @@ def normalise(cassette: Cassette) -> CassetteTrace:
         other_interactions=len(cassette.interactions) - len(calls) - len(foreign),
         size_bytes=cassette.size_bytes,
         foreign_calls=tuple(foreign),
+        notes=tuple(notes),
     )
 
 
 def _first_party(call: Call) -> bool:
-    """The provider itself, or a gateway / proxy in front of it (not another provider)."""
+    """The provider itself, or a gateway / proxy in front of it, or the platform serving it
+    (Bedrock, Vertex AI) - not another provider's host."""
     provider = host_provider(call.host)
-    return provider is None or provider == call.provider
+    return provider is None or provider in (call.provider, call.price_provider)
 
 
 def call_from_interaction(interaction: Interaction) -> Call | None:
     """The LLM call an interaction made to Anthropic or OpenAI (or a gateway), else None."""
     call = _call(interaction)
-    return call if call is not None and _first_party(call) else None
+    return call if isinstance(call, Call) and _first_party(call) else None
 
 
 def _request_json(interaction: Interaction) -> Mapping[str, Any] | None:
@@ -73,20 +88,19 @@ def _is_llm_path(path: str) -> bool:
     return path.rstrip("/").endswith(("/messages", "/chat/completions", "/responses"))
 
 
-def _call(interaction: Interaction) -> Call | None:
+def _call(interaction: Interaction) -> Call | InteractionNote | None:
     request = _request_json(interaction)
-    if request is None:
-        return None
-    adapter = adapter_for(interaction.method, interaction.url_path, request)
-    if adapter is None:
-        return None
+    adapter = adapter_for(interaction.method, interaction.url_path, request or {})
+    if request is None or adapter is None:
+        return _unrecognised(interaction, request)
     parsed = adapter.parse_request(request)
-    response = _response(interaction, adapter)
-    return Call(
-        flavour=adapter.flavour,
-        model=parsed.model,
-        provenance=Provenance(interaction.path, interaction.index),
-        host=interaction.host,
+    route = route_of(interaction.url_path)
+    return _build(
+        interaction,
+        adapter.flavour,
+        _response(interaction, adapter),
+        route,
+        model=parsed.model or route.model,
         system=parsed.system,
         messages=parsed.messages,
         tools=parsed.tools,
@@ -94,15 +108,141 @@ def _call(interaction: Interaction) -> Call | None:
         thinking=parsed.thinking,
         output_schema=parsed.output_schema,
         cache_control=parsed.cache_control,
-        stream=parsed.stream,
+        stream=parsed.stream or route.stream,
+        extra=parsed.extra,
+    )
+
+
+def _build(
+    interaction: Interaction,
+    flavour: Flavour,
+    response: ParsedResponse,
+    route: Route,
+    *,
+    notes: tuple[Note, ...] = (),
+    **request: Any,
+) -> Call:
+    usage, hint, extra_notes = response.usage, None, list(notes)
+    if response.usage_problems:
+        usage = None
+        extra_notes.append(
+            Note(
+                NoteKind.INVALID_USAGE,
+                f"invalid usage ({'; '.join(response.usage_problems)}): estimated instead",
+            )
+        )
+    elif response.incomplete:
+        usage, hint = None, response.usage
+        extra_notes.append(
+            Note(
+                NoteKind.INCOMPLETE_STREAM,
+                "the stream ends before its final usage event (cut recording?): estimated",
+            )
+        )
+    elif usage is None and flavour is Flavour.ANTHROPIC_TEXT and response.error is None:
+        extra_notes.append(
+            Note(NoteKind.NO_USAGE, "the legacy Text Completions API records no usage: estimated")
+        )
+    elif usage is None and response.error is None and not response.blocks:
+        extra_notes.append(
+            Note(NoteKind.NO_USAGE, "the response body was not recorded (empty): estimated")
+        )
+    if response.unpriced_fees and usage is not None:
+        extra_notes.append(
+            Note(
+                NoteKind.UNPRICED_FEE,
+                f"{', '.join(response.unpriced_fees)} recorded: costsim knows no per-use price "
+                "for them, so the cost leaves them out",
+            )
+        )
+    return Call(
+        flavour=flavour,
+        provenance=Provenance(interaction.path, interaction.index),
+        host=interaction.host,
         response_model=response.model,
         response=response.blocks,
-        usage=response.usage,
+        usage=usage,
         status=interaction.status,
         error=response.error,
         recorded_at=interaction.recorded_at or response.created,
-        extra=parsed.extra,
+        platform=route.platform,
+        endpoint=interaction.url_path,
+        notes=tuple(extra_notes),
+        usage_hint=hint,
+        recorded_cost=response.recorded_cost if usage is not None else None,
+        **request,
     )
+
+
+def _unrecognised(
+    interaction: Interaction, request: Mapping[str, Any] | None
+) -> Call | InteractionNote | None:
+    """A POST whose request no adapter reads: metered from its response when that shows a
+    usage block, noted when it only looks like an LLM call, else an "other" interaction."""
+    if interaction.status >= 400:
+        return _llm_looking(interaction, None)
+    if interaction.method != "POST":  # a GET of a stored response bills nothing
+        looks = looks_like_llm_path(interaction.url_path) and request is not None
+        return _llm_looking(interaction, _recognise_response(interaction)) if looks else None
+    found = _recognise_response(interaction)
+    if found is None or not found.meterable or found.flavour is None or found.parsed is None:
+        return _llm_looking(interaction, found)
+    route = route_of(interaction.url_path)
+    body = "a body costsim does not read" if request is not None else "a body that is not JSON"
+    return _build(
+        interaction,
+        found.flavour,
+        found.parsed,
+        route,
+        notes=(
+            Note(
+                NoteKind.USAGE_ONLY,
+                f"request to {interaction.url_path or '/'} has {body}; metered from the "
+                f"recorded usage of {found.what}",
+            ),
+        ),
+        model=route.model,
+        stream=route.stream,
+        extra=dict(request or {}),
+    )
+
+
+def _llm_looking(interaction: Interaction, found: Recognised | None) -> InteractionNote | None:
+    if found is None and not looks_like_llm_path(interaction.url_path):
+        return None
+    if found is None and interaction.status >= 400:
+        return None  # a failed call to an LLM-looking path bills nothing
+    why = f"its response has {found.what}" if found else "by its path"
+    return InteractionNote(
+        Provenance(interaction.path, interaction.index),
+        Note(
+            NoteKind.UNRECOGNISED_CALL,
+            f"{interaction.method} {interaction.host}{interaction.url_path} looks like an LLM "
+            f"call ({why}) but costsim cannot meter it: not in the totals",
+        ),
+    )
+
+
+def _recognise_response(interaction: Interaction) -> Recognised | None:
+    body = interaction.response_body
+    if isinstance(body.parsed, Mapping):
+        return recognise(document=body.parsed)
+    raw = body.raw or b""
+    try:
+        events = _events(raw)
+        if events is not None:
+            return recognise(events=events)
+        return recognise(document=parse_json(raw)) if raw.lstrip().startswith(b"{") else None
+    except ValueError:
+        return None  # an unreadable body of an unknown request: nothing to meter
+
+
+def _events(raw: bytes) -> list[SseEvent] | None:
+    if looks_like_eventstream(raw):
+        return parse_eventstream(raw)
+    if looks_like_sse(raw):
+        return parse_sse(raw)
+    return None
 
 
 def _response(interaction: Interaction, adapter: Adapter) -> ParsedResponse:
@@ -111,14 +251,19 @@ def _response(interaction: Interaction, adapter: Adapter) -> ParsedResponse:
     if isinstance(body.parsed, Mapping):
         parsed = adapter.parse_response(body.parsed)
     elif body.empty:
-        return ParsedResponse(
-            error=f"HTTP {interaction.status}" if failed else "empty response body"
-        )
+        # A success whose body was not recorded was still billed: estimated, not unbilled.
+        return ParsedResponse(error=f"HTTP {interaction.status}" if failed else None)
     else:
         parsed = _parse_raw(interaction, adapter, body.raw or b"", failed)
     if failed:
         return dataclasses.replace(parsed, error=parsed.error or f"HTTP {interaction.status}")
-    if parsed.usage is None and not parsed.blocks and parsed.error is None:
+    if (
+        parsed.usage is None
+        and not parsed.blocks
+        and parsed.error is None
+        and not parsed.usage_problems
+        and not parsed.incomplete
+    ):
         raise interaction.fail(
             f"response to a {adapter.flavour} request has an unknown shape "
             "(no content, usage or error)"
@@ -130,8 +275,9 @@ def _parse_raw(
     interaction: Interaction, adapter: Adapter, raw: bytes, failed: bool
 ) -> ParsedResponse:
     try:
-        if looks_like_sse(raw):
-            return adapter.parse_stream(parse_sse(raw))
+        events = _events(raw)
+        if events is not None:
+            return adapter.parse_stream(events)
         decoded = parse_json(raw)
     except ValueError as exc:
         if failed:  # an HTML error page from a gateway, say

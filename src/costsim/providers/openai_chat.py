@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from datetime import datetime
+from decimal import Decimal
 from typing import Any
 
 from costsim.io.bodies import SseEvent
@@ -20,13 +22,20 @@ from costsim.model import (
     ToolDef,
     ToolResultBlock,
     ToolUseBlock,
-    Usage,
 )
 from costsim.providers._json import digest, integer, items, obj, parse_arguments, text, timestamp
 from costsim.providers._media import PdfFacts, decode_base64, image_dimensions, pdf_facts
+from costsim.providers._usage import UsageRead, gateway_cost, openai_usage
 from costsim.providers.base import ParsedRequest, ParsedResponse
 
-__all__ = ["OpenAIChat", "inline_document", "inline_image", "openai_usage"]
+__all__ = [
+    "OpenAIChat",
+    "inline_document",
+    "inline_image",
+    "read_openai_usage",
+    "recorded_cost",
+    "usage_response",
+]
 
 _TYPED_KEYS = frozenset(
     {"model", "messages", "tools", "functions", "tool_choice", "function_call", "stream",
@@ -34,22 +43,13 @@ _TYPED_KEYS = frozenset(
 )  # fmt: skip
 
 
-def openai_usage(
-    raw: Mapping[str, Any], *, prompt: str, output: str, prompt_details: str, output_details: str
-) -> Usage:
-    """Normalise an OpenAI usage object; the key names differ between Chat and Responses."""
-    total = integer(raw.get(prompt))
-    details = obj(raw.get(prompt_details))
-    cached = integer(details.get("cached_tokens"))
-    written = integer(details.get("cache_write_tokens"))
-    reasoning = obj(raw.get(output_details)).get("reasoning_tokens")
-    return Usage(
-        uncached_input=total - cached - written,
-        cache_read=cached,
-        cache_write_5m=written,
-        output=integer(raw.get(output)),
-        reasoning=reasoning if isinstance(reasoning, int) else None,
-    )
+def read_openai_usage(raw: Any, *, responses: bool = False, web_searches: int = 0) -> UsageRead:
+    """A Chat (or, with ``responses``, a Responses) usage object, strictly, with any cost a
+    gateway recorded in it."""
+    if not isinstance(raw, Mapping):
+        return UsageRead(None, (f"usage is {type(raw).__name__}, not an object",))
+    names = _RESPONSES_NAMES if responses else _CHAT_NAMES
+    return openai_usage(raw, **names, web_searches=web_searches)
 
 
 def inline_image(url: str, detail: str) -> ImageBlock:
@@ -68,13 +68,37 @@ def inline_document(filename: str, source: str, data: str) -> DocumentBlock:
     )
 
 
-def _chat_usage(raw: Mapping[str, Any]) -> Usage:
-    return openai_usage(
-        raw,
-        prompt="prompt_tokens",
-        output="completion_tokens",
-        prompt_details="prompt_tokens_details",
-        output_details="completion_tokens_details",
+_CHAT_NAMES = {
+    "prompt": "prompt_tokens",
+    "output": "completion_tokens",
+    "prompt_details": "prompt_tokens_details",
+    "output_details": "completion_tokens_details",
+}
+_RESPONSES_NAMES = {
+    "prompt": "input_tokens",
+    "output": "output_tokens",
+    "prompt_details": "input_tokens_details",
+    "output_details": "output_tokens_details",
+}
+
+
+def recorded_cost(raw: Any) -> tuple[Decimal | None, tuple[str, ...]]:
+    """A gateway's recorded cost in a usage object, and any problem with it."""
+    if not isinstance(raw, Mapping):
+        return None, ()
+    cost, problem = gateway_cost(raw)
+    return cost, (problem,) if problem else ()
+
+
+def usage_response(raw: Any, **fields: Any) -> ParsedResponse:
+    """A ParsedResponse carrying a chat-shaped usage object (or its problems) and cost."""
+    read = read_openai_usage(raw) if raw is not None else UsageRead(None)
+    cost, cost_problems = recorded_cost(raw)
+    return ParsedResponse(
+        usage=read.usage,
+        usage_problems=(*read.problems, *cost_problems),
+        recorded_cost=cost,
+        **fields,
     )
 
 
@@ -198,11 +222,10 @@ class OpenAIChat:
             )
         choices = items(response.get("choices"))
         message = _message(obj(choices[0]).get("message")) if choices else None
-        usage = response.get("usage")
-        return ParsedResponse(
+        return usage_response(
+            response.get("usage"),
             model=text(response.get("model")) or None,
             blocks=message.content if message else (),
-            usage=_chat_usage(usage) if isinstance(usage, Mapping) else None,
             created=timestamp(response.get("created")),
         )
 
@@ -211,6 +234,8 @@ class OpenAIChat:
         for event in events:
             if isinstance(event.data, Mapping):
                 state.add(event.data)
+            elif event.data == "[DONE]":
+                state.done = True
         return state.result()
 
 
@@ -222,9 +247,11 @@ class _ChatStream:
         self.content: list[str] = []
         self.reasoning: list[str] = []
         self.calls: dict[int, dict[str, Any]] = {}
-        self.usage: Usage | None = None
+        self.usage: Any = None
         self.error: str | None = None
         self.created: datetime | None = None
+        self.done = False
+        self.finished = False
 
     def add(self, chunk: Mapping[str, Any]) -> None:
         if "error" in chunk and "choices" not in chunk:
@@ -232,11 +259,12 @@ class _ChatStream:
             return
         self.model = text(chunk.get("model")) or self.model
         self.created = self.created or timestamp(chunk.get("created"))
-        if isinstance(chunk.get("usage"), Mapping):
-            self.usage = _chat_usage(chunk["usage"])
+        if chunk.get("usage") is not None:
+            self.usage = chunk["usage"]
         for choice in items(chunk.get("choices")):
             if integer(obj(choice).get("index")) != 0:
                 continue
+            self.finished = self.finished or bool(obj(choice).get("finish_reason"))
             delta = obj(obj(choice).get("delta"))
             self.content.append(text(delta.get("content")))
             self.reasoning.append(text(delta.get("reasoning_content")))
@@ -259,4 +287,12 @@ class _ChatStream:
         for index in sorted(self.calls):
             call = self.calls[index]
             blocks.append(ToolUseBlock(call["id"], call["name"], parse_arguments(call["args"])))
-        return ParsedResponse(self.model, tuple(blocks), self.usage, self.error, self.created)
+        parsed = usage_response(
+            self.usage,
+            model=self.model,
+            blocks=tuple(blocks),
+            error=self.error,
+            created=self.created,
+        )
+        cut = not (self.done or self.finished or self.usage is not None or self.error)
+        return dataclasses.replace(parsed, incomplete=cut)

@@ -19,28 +19,29 @@ from costsim.model import (
     ToolDef,
     ToolResultBlock,
     ToolUseBlock,
-    Usage,
 )
 from costsim.providers._json import digest, items, obj, parse_arguments, text, timestamp
+from costsim.providers._usage import UsageRead
 from costsim.providers.base import ParsedRequest, ParsedResponse
-from costsim.providers.openai_chat import inline_document, inline_image, openai_usage
+from costsim.providers.openai_chat import (
+    inline_document,
+    inline_image,
+    read_openai_usage,
+    recorded_cost,
+)
 
 __all__ = ["OpenAIResponses"]
 
 _TYPED_KEYS = frozenset(
     {"model", "input", "instructions", "tools", "tool_choice", "reasoning", "stream", "text"}
-)
+)  # "prompt" (a stored prompt reference) stays in ``extra`` as well: it names the template
 _FINAL_EVENTS = ("response.completed", "response.incomplete", "response.failed")
+_PATHS = ("/responses", "/responses/compact")
 
 
-def _usage(raw: Mapping[str, Any]) -> Usage:
-    return openai_usage(
-        raw,
-        prompt="input_tokens",
-        output="output_tokens",
-        prompt_details="input_tokens_details",
-        output_details="output_tokens_details",
-    )
+def _web_searches(output: list[Any]) -> int:
+    """Web search tool calls in a response's output, each billed per call."""
+    return sum(1 for item in output if obj(item).get("type") == "web_search_call")
 
 
 def _content_part(raw: Any) -> Block:
@@ -144,15 +145,25 @@ def _thinking(raw: Any) -> ThinkingConfig | None:
     )
 
 
+def _stored_prompt(raw: Any) -> Message | None:
+    """A stored prompt reference (``{"id", "version", "variables"}``) as the user turn its
+    variables fill in; the template itself lives at OpenAI and is not in the recording."""
+    prompt = obj(raw)
+    if not prompt:
+        return None
+    blocks: list[Block] = []
+    for value in obj(prompt.get("variables")).values():
+        blocks.append(TextBlock(value) if isinstance(value, str) else _content_part(value))
+    return Message(role="user", content=tuple(blocks))
+
+
 class OpenAIResponses:
     flavour = Flavour.OPENAI_RESPONSES
 
     def matches(self, method: str, url_path: str, request: Mapping[str, Any]) -> bool:
-        return (
-            method == "POST"
-            and url_path.rstrip("/").endswith("/responses")
-            and ("input" in request or "model" in request)
-        )
+        # Any JSON body: a stored-prompt request carries only {"prompt": {"id", ...}}, and the
+        # model and usage come from the response. ``/responses/compact`` is billed the same.
+        return method == "POST" and url_path.rstrip("/").endswith(_PATHS)
 
     def parse_request(self, request: Mapping[str, Any]) -> ParsedRequest:
         instructions = request.get("instructions")
@@ -162,6 +173,9 @@ class OpenAIResponses:
             if isinstance(raw_input, str)
             else _items_to_messages(items(raw_input))
         )
+        stored = _stored_prompt(request.get("prompt"))
+        if stored is not None:
+            messages = (stored, *messages)
         fmt = obj(obj(request.get("text")).get("format"))
         return ParsedRequest(
             model=text(request.get("model")),
@@ -182,27 +196,38 @@ class OpenAIResponses:
         usage = response.get("usage")
         if error and not isinstance(usage, Mapping):
             return ParsedResponse(error=text(error.get("message")) or "error")
-        blocks = tuple(
-            block
-            for message in _items_to_messages(items(response.get("output")))
-            for block in message.content
+        output = items(response.get("output"))
+        blocks = tuple(block for message in _items_to_messages(output) for block in message.content)
+        read = (
+            read_openai_usage(usage, responses=True, web_searches=_web_searches(output))
+            if usage is not None
+            else UsageRead(None)
         )
+        cost, cost_problems = recorded_cost(usage)
         return ParsedResponse(
             model=text(response.get("model")) or None,
             blocks=blocks,
-            usage=_usage(usage) if isinstance(usage, Mapping) else None,
+            usage=read.usage,
             error=text(error.get("message")) or None if error else None,
             created=timestamp(response.get("created_at")),
+            usage_problems=(*read.problems, *cost_problems),
+            recorded_cost=cost,
         )
 
     def parse_stream(self, events: list[SseEvent]) -> ParsedResponse:
         final: Mapping[str, Any] | None = None
         error: str | None = None
+        started: Mapping[str, Any] | None = None
+        deltas: list[str] = []
         for event in events:
             data = obj(event.data)
             kind = text(data.get("type")) or event.event
             if kind in _FINAL_EVENTS and isinstance(data.get("response"), Mapping):
                 final = data["response"]
+            elif kind == "response.created":
+                started = obj(data.get("response"))
+            elif kind == "response.output_text.delta":
+                deltas.append(text(data.get("delta")))
             elif kind == "error":
                 error = (
                     text(data.get("message"))
@@ -210,6 +235,12 @@ class OpenAIResponses:
                     or "error"
                 )
         if final is None:
-            return ParsedResponse(error=error)
+            # Cut before response.completed: keep what was streamed, flag it incomplete.
+            return ParsedResponse(
+                model=text(obj(started).get("model")) or None,
+                blocks=(TextBlock("".join(deltas)),) if any(deltas) else (),
+                error=error,
+                incomplete=error is None and (started is not None or bool(deltas)),
+            )
         parsed = self.parse_response(final)
         return parsed if error is None else dataclasses.replace(parsed, error=error)

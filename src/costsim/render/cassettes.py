@@ -57,27 +57,38 @@ def listing_document(items: list[CassetteListing]) -> dict[str, Any]:
     }
 
 
+def _hidden(check: CassetteCheck) -> str:
+    parts = []
+    if check.hidden_info:
+        parts.append(f"{check.hidden_info} informational hidden (--show-info)")
+    if check.ignored:
+        parts.append(f"{check.ignored} ignored")
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
 def check_table(check: CassetteCheck) -> str:
     """The answer first (how many findings), then one line per finding."""
     if not check.findings:
-        return f"{check.checked} cassette(s) checked, nothing found\n"
-    lines = [f"{len(check.findings)} finding(s) in {check.checked} cassette(s)"]
-    lines += [f"{display_path(f.path)}: {f.message}" for f in check.findings]
+        return f"{check.checked} cassette(s) checked, nothing found{_hidden(check)}\n"
+    lines = [f"{len(check.findings)} finding(s) in {check.checked} cassette(s){_hidden(check)}"]
+    lines += [f"{display_path(f.path)}: {f.line()}" for f in check.findings]
     return "\n".join(lines) + "\n"
 
 
 def check_document(check: CassetteCheck) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
-        "kind": "costsim.cassette-check",
+        "kind": "costsim.cassettes-check",
         "checked": check.checked,
         "findings": [
             {
                 "path": display_path(f.path),
-                "kind": f.kind,
                 "interaction": f.interaction,
+                "rule": f.rule,
+                "severity": f.severity.value,
                 "message": f.message,
             }
             for f in check.findings
         ],
+        "hidden": {"info": check.hidden_info, "ignored": check.ignored},
     }

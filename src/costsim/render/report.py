@@ -47,6 +47,8 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "priced_cost_usd": str(totals.priced_cost),
         "unpriced_calls": totals.unpriced_calls,
         "undated_calls": totals.undated_calls,
+        "gateway_priced_calls": totals.gateway_priced_calls,
+        "web_searches": totals.web_searches,
     }
 
 
@@ -81,6 +83,15 @@ def report_json(report: Report) -> dict[str, Any]:
         ],
         "skipped": [{"path": display_path(s.path), "error": s.error} for s in report.skipped],
         "estimator": [_band_json(band) for band in report.estimator],
+        "notes": [
+            {
+                "path": display_path(note.provenance.path),
+                "interaction": note.provenance.index,
+                "kind": note.kind.value,
+                "message": note.message,
+            }
+            for note in report.notes
+        ],
     }
     return document
 
@@ -165,6 +176,11 @@ def _notes(report: Report) -> list[str]:
             f"* {totals.unmetered_calls} call(s) recorded no usage and are not in the token "
             "totals; the total cost is unknown."
         )
+    if totals.gateway_priced_calls:
+        notes.append(
+            f"{totals.gateway_priced_calls} call(s) priced from the cost the gateway recorded "
+            "(genai-prices has no price for their model)."
+        )
     if totals.errored_calls:
         notes.append(f"{totals.errored_calls} errored call(s): unbilled, no tokens counted.")
     foreign = sum((item.foreign_calls for item in report.cassettes), start=Counter[str]())
@@ -180,7 +196,26 @@ def _notes(report: Report) -> list[str]:
         notes.append(f"Prices as of {report.as_of.date().isoformat()} (--as-of).")
     if report.skipped:
         notes.append(f"{len(report.skipped)} unreadable cassette(s) skipped (--lenient).")
+    notes.extend(_recording_notes(report))
     return notes
+
+
+NOTES_SHOWN = 10
+
+
+def _recording_notes(report: Report) -> list[str]:
+    """Notes about single interactions: the first few, and how many more JSON lists."""
+    if not report.notes:
+        return []
+    lines = [f"* {len(report.notes)} note(s) about the recordings:"]
+    lines += [
+        f"  {display_path(n.provenance.path)} interaction {n.provenance.index}: "
+        f"[{n.kind.value}] {n.message}"
+        for n in report.notes[:NOTES_SHOWN]
+    ]
+    if len(report.notes) > NOTES_SHOWN:
+        lines.append(f"  … and {len(report.notes) - NOTES_SHOWN} more (--format json lists all)")
+    return lines
 
 
 def render_table(report: Report) -> str:

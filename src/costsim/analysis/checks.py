@@ -1,0 +1,91 @@
+"""What ``costsim cassettes check`` finds in one cassette: every finding names a rule.
+
+Rules are the credential rules of :mod:`costsim.secret_rules` and the recording rules below;
+``--ignore RULE`` and ``[tool.costsim] secrets.ignore`` silence a rule by its id.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from costsim.analysis.report import trace_notes
+from costsim.analysis.secret_rules import RULES, Rule, Severity
+from costsim.analysis.secrets import find_secrets
+from costsim.errors import ConfigError, CostsimError, InteractionError
+from costsim.io.cassette import load_cassette
+from costsim.model import NoteKind
+from costsim.providers.normalise import normalise
+
+__all__ = ["ALL_RULES", "Finding", "check_cassette", "validate_rules"]
+
+RECORDING_RULES: tuple[Rule, ...] = (
+    Rule("unreadable", Severity.ERROR, "the cassette cannot be read"),
+    Rule("no-llm-calls", Severity.WARNING, "no LLM calls"),
+    Rule("no-usage", Severity.WARNING, "an LLM call without recorded usage"),
+    Rule(NoteKind.INVALID_USAGE.value, Severity.WARNING, "invalid recorded usage"),
+    Rule(NoteKind.INCOMPLETE_STREAM.value, Severity.WARNING, "a stream cut before its usage"),
+    Rule(NoteKind.UNRECOGNISED_CALL.value, Severity.WARNING, "an LLM call costsim cannot meter"),
+    Rule(NoteKind.USAGE_ONLY.value, Severity.INFO, "a call metered from its usage alone"),
+    Rule(NoteKind.UNPRICED_FEE.value, Severity.WARNING, "a per-use fee without a price"),
+)
+ALL_RULES: dict[str, Rule] = {**{r.id: r for r in RECORDING_RULES}, **RULES}
+_NOTE_RULES = {NoteKind.NO_USAGE.value: "no-usage"}
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    path: Path
+    interaction: int | None
+    rule: str
+    severity: Severity
+    message: str
+
+    def line(self) -> str:
+        where = f"interaction {self.interaction}: " if self.interaction is not None else ""
+        return f"{where}[{self.severity}] {self.rule}: {self.message}"
+
+
+def _finding(path: Path, index: int | None, rule_id: str, message: str) -> Finding:
+    return Finding(path, index, rule_id, ALL_RULES[rule_id].severity, message)
+
+
+def check_cassette(path: Path) -> list[Finding]:
+    """Everything wrong in one cassette, in recorded order."""
+    try:
+        cassette = load_cassette(path)
+        trace = normalise(cassette)
+    except CostsimError as exc:
+        index = exc.index if isinstance(exc, InteractionError) else None
+        reason = str(exc).removeprefix(f"{path}: ")
+        return [_finding(path, index, "unreadable", reason)]
+    findings: list[Finding] = []
+    if not trace.calls:
+        findings.append(_finding(path, None, "no-llm-calls", "no LLM calls recorded"))
+    explained = set()
+    for note in trace_notes(trace):
+        rule = _NOTE_RULES.get(note.kind.value, note.kind.value)
+        findings.append(_finding(path, note.provenance.index, rule, note.message))
+        explained.add(note.provenance.index)
+    for call in trace.calls:
+        index = call.provenance.index
+        if call.usage is None and not call.errored and index not in explained:
+            findings.append(_finding(path, index, "no-usage", f"{call.flavour} call without usage"))
+    for secret in find_secrets(cassette):
+        message = f"{secret.kind} in {secret.where} ({secret.preview})"
+        findings.append(_finding(path, secret.index, secret.rule, message))
+    return sorted(findings, key=lambda f: -1 if f.interaction is None else f.interaction)
+
+
+def validate_rules(names: Iterable[str], source: str) -> frozenset[str]:
+    """Rule ids as given by the user; an unknown one is an error listing the valid ones."""
+    for name in names:
+        if name not in ALL_RULES:
+            close = difflib.get_close_matches(name, ALL_RULES, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(
+                f"{source}: {name!r} is not a rule.{hint} Valid: {', '.join(sorted(ALL_RULES))}"
+            )
+    return frozenset(names)

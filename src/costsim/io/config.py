@@ -1,0 +1,51 @@
+"""``[tool.costsim]`` in the nearest ``pyproject.toml``: settings the command line reads.
+
+Only what the CLI needs is read here (the pytest plugin reads its own settings through pytest).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from costsim.errors import ConfigError
+
+__all__ = ["find_pyproject", "secrets_ignore", "tool_config"]
+
+
+def find_pyproject(start: Path) -> Path | None:
+    """The ``pyproject.toml`` in ``start`` or the nearest folder above it."""
+    for folder in (start, *start.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def tool_config(start: Path | None = None) -> tuple[Path | None, dict[str, Any]]:
+    """(the file, its ``[tool.costsim]`` table); an empty table when there is none."""
+    path = find_pyproject((start or Path.cwd()).resolve())
+    if path is None:
+        return None, {}
+    try:
+        document = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"{path}: cannot be read as TOML ({exc})") from None
+    table = document.get("tool", {}).get("costsim", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.costsim] must be a table")
+    return path, table
+
+
+def secrets_ignore(start: Path | None = None) -> tuple[str, ...]:
+    """Rule ids listed under ``[tool.costsim] secrets.ignore``."""
+    path, table = tool_config(start)
+    secrets = table.get("secrets", {})
+    ignore = secrets.get("ignore", []) if isinstance(secrets, dict) else None
+    if not isinstance(ignore, list) or not all(isinstance(item, str) for item in ignore):
+        raise ConfigError(
+            f"{path}: [tool.costsim] secrets.ignore must be a list of rule names, "
+            f"such as ['bot-management-cookie']"
+        )
+    return tuple(ignore)
