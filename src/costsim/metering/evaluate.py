@@ -19,7 +19,6 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from costsim.metering.calibration import (
@@ -28,13 +27,22 @@ from costsim.metering.calibration import (
     NormalEquations,
     default_coefficients,
     free_terms,
-    median,
-    percentile,
 )
 from costsim.metering.classes import content_class, is_recipe
 from costsim.metering.models import family
 from costsim.metering.serialise import Features, Serialiser
-from costsim.model import Call, CassetteTrace, Flavour, NoteKind, TextBlock
+from costsim.metering.validation import (
+    MEDIA,
+    CalibrationReport,
+    Cell,
+    FamilyReport,
+    Predictions,
+    Sample,
+    cells,
+    family_report,
+    is_text_only_chat,
+)
+from costsim.model import Call, CassetteTrace, Flavour, NoteKind
 
 __all__ = [
     "MIN_CALLS",
@@ -55,7 +63,6 @@ MIN_FIT = 8
 """Calls a family needs in a fold to get its own fit (else its flavour's pooled fit)."""
 
 Grouping = Callable[[Path], str]
-Key = tuple[Path, int]
 
 
 def first_folder(root: Path) -> Grouping:
@@ -69,89 +76,6 @@ def first_folder(root: Path) -> Grouping:
         return parts[0] if len(parts) > 1 else root.name
 
     return group
-
-
-@dataclass(frozen=True, slots=True)
-class Sample:
-    cassette: Path
-    source: str
-    call: Call
-    features: Features
-    recorded: int
-    family: str
-    klass: str
-    fitted: bool
-    """Used for fitting (not a recipe call, not media)."""
-
-    @property
-    def key(self) -> Key:
-        return (self.cassette, self.call.provenance.index)
-
-
-@dataclass(slots=True)
-class FamilyReport:
-    family: str
-    calls: int
-    cassettes: int
-    excluded: Counter[str]
-    coefficients: Coefficients
-    raw_median_ape: float | None
-    raw_p90_ape: float | None
-    calibrated_median_ape: float | None
-    """Leave-one-source-out (``--shipped``: the shipped coefficients')."""
-    calibrated_p90_ape: float | None
-    loco_median_ape: float | None
-    loco_p90_ape: float | None
-    increment_pairs: int
-    increment_median_error_pct: float | None
-    increment_p90_error_pct: float | None
-    raw_increment_median_error_pct: float | None
-    exact_match_rate: float | None = None
-    text_only_calls: int = 0
-    text_only_exact: int = 0
-    sources: int = 0
-    errors: list[float] = field(default_factory=list, repr=False)
-    """Held-out absolute % error of every call (leave-one-source-out)."""
-    increment_errors: list[float] = field(default_factory=list, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Cell:
-    """Errors of one API flavour and content class ("all" pools the classes)."""
-
-    flavour: str
-    klass: str
-    calls: int
-    median_ape: float | None
-    p90_ape: float | None
-    loco_median_ape: float | None
-    loco_p90_ape: float | None
-    increment_pairs: int
-    increment_median_error_pct: float | None
-    increment_p90_error_pct: float | None
-    loco_increment_median_error_pct: float | None
-    loco_increment_p90_error_pct: float | None
-    text_only_calls: int = 0
-    exact_match_rate: float | None = None
-
-
-@dataclass(slots=True)
-class CalibrationReport:
-    families: list[FamilyReport]
-    cells: list[Cell]
-    sources: list[str]
-    mode: str = "refit"
-    """"refit": fitted on the traces, held out by source (by cassette when the traces come
-    from one source only); "shipped": the shipped coefficients."""
-
-
-def is_text_only_chat(call: Call) -> bool:
-    return (
-        call.flavour is Flavour.OPENAI_CHAT
-        and not call.tools
-        and call.output_schema is None
-        and all(isinstance(b, TextBlock) for m in call.messages for b in m.content)
-    )
 
 
 _SERVER_SIDE_PARAMETERS = frozenset(
@@ -266,10 +190,6 @@ class _Folds:
         return result
 
 
-def _ape(predicted: float, recorded: int) -> float:
-    return abs(predicted - recorded) / recorded * 100
-
-
 def _is_continuation(first: Call, second: Call) -> bool:
     n = len(first.messages)
     return (
@@ -292,9 +212,6 @@ def _pairs(samples: list[Sample]) -> list[tuple[Sample, Sample]]:
         for first, second in itertools.pairwise(run)
         if second.recorded > first.recorded and _is_continuation(first.call, second.call)
     ]
-
-
-Predictions = dict[Key, float]
 
 
 def _predict(samples: list[Sample], coefficients: Callable[[Sample], Coefficients]) -> Predictions:
@@ -335,7 +252,7 @@ def calibrate(
         held_out = _predict(samples, lambda s: by_source.coefficients(s.family, s.source))
     pairs = _pairs(samples)
     families = [
-        _family_report(
+        family_report(
             name,
             [s for s in samples if s.family == name],
             excluded[name],
@@ -348,119 +265,7 @@ def calibrate(
     ]
     return CalibrationReport(
         families=families,
-        cells=_cells(samples, pairs, held_out, loco),
+        cells=cells(samples, pairs, held_out, loco),
         sources=sources,
         mode="shipped" if shipped else "refit",
     )
-
-
-def _increment_errors(pairs: list[tuple[Sample, Sample]], predictions: Predictions) -> list[float]:
-    return [
-        _ape(predictions[b.key] - predictions[a.key], b.recorded - a.recorded) for a, b in pairs
-    ]
-
-
-def _family_report(
-    name: str,
-    items: list[Sample],
-    excluded: Counter[str],
-    pairs: list[tuple[Sample, Sample]],
-    coefficients: Coefficients,
-    held_out: Predictions,
-    loco: Predictions,
-) -> FamilyReport:
-    raw = [_ape(s.features.raw + s.features.fixed, s.recorded) for s in items]
-    errors = [_ape(held_out[s.key], s.recorded) for s in items]
-    loco_errors = [_ape(loco[s.key], s.recorded) for s in items]
-    increments = _increment_errors(pairs, held_out)
-    raw_increments = [
-        _ape(
-            (b.features.raw + b.features.fixed) - (a.features.raw + a.features.fixed),
-            b.recorded - a.recorded,
-        )
-        for a, b in pairs
-    ]
-    report = FamilyReport(
-        family=name,
-        calls=len(items),
-        cassettes=len({s.cassette for s in items}),
-        excluded=excluded,
-        coefficients=coefficients,
-        raw_median_ape=median(raw),
-        raw_p90_ape=percentile(raw, 90),
-        calibrated_median_ape=median(errors),
-        calibrated_p90_ape=percentile(errors, 90),
-        loco_median_ape=median(loco_errors),
-        loco_p90_ape=percentile(loco_errors, 90),
-        increment_pairs=len(pairs),
-        increment_median_error_pct=median(increments),
-        increment_p90_error_pct=percentile(increments, 90),
-        raw_increment_median_error_pct=median(raw_increments),
-        sources=len({s.source for s in items}),
-        errors=errors,
-        increment_errors=increments,
-    )
-    text_only = [s for s in items if is_text_only_chat(s.call)]
-    if text_only:
-        report.text_only_calls = len(text_only)
-        report.text_only_exact = sum(1 for s in text_only if s.features.raw == s.recorded)
-        report.exact_match_rate = report.text_only_exact / len(text_only)
-    return report
-
-
-MEDIA = ("images", "documents")
-POOLS = ("all", "no_media")
-"""Pooled cells: every class, and every class but images and documents (what the prompt
-totals of text, tool and reasoning requests experience)."""
-
-
-def _cell_keys(sample: Sample) -> list[tuple[str, str]]:
-    flavour = sample.call.flavour.value
-    keys = [(flavour, sample.klass), (flavour, "all")]
-    if sample.klass not in MEDIA:
-        keys.append((flavour, "no_media"))
-    return keys
-
-
-def _cells(
-    samples: list[Sample],
-    pairs: list[tuple[Sample, Sample]],
-    held_out: Predictions,
-    loco: Predictions,
-) -> list[Cell]:
-    groups: dict[tuple[str, str], list[Sample]] = defaultdict(list)
-    pair_groups: dict[tuple[str, str], list[tuple[Sample, Sample]]] = defaultdict(list)
-    for sample in samples:
-        for key in _cell_keys(sample):
-            groups[key].append(sample)
-    for pair in pairs:
-        for key in _cell_keys(pair[1]):
-            pair_groups[key].append(pair)
-    cells = []
-    for (flavour, klass), items in sorted(groups.items()):
-        errors = [_ape(held_out[s.key], s.recorded) for s in items]
-        loco_errors = [_ape(loco[s.key], s.recorded) for s in items]
-        chosen = pair_groups.get((flavour, klass), [])
-        increments = _increment_errors(chosen, held_out)
-        loco_increments = _increment_errors(chosen, loco)
-        text_only = [s for s in items if is_text_only_chat(s.call)]
-        exact = sum(1 for s in text_only if s.features.raw == s.recorded)
-        cells.append(
-            Cell(
-                flavour=flavour,
-                klass=klass,
-                calls=len(items),
-                median_ape=median(errors),
-                p90_ape=percentile(errors, 90),
-                loco_median_ape=median(loco_errors),
-                loco_p90_ape=percentile(loco_errors, 90),
-                increment_pairs=len(chosen),
-                increment_median_error_pct=median(increments),
-                increment_p90_error_pct=percentile(increments, 90),
-                loco_increment_median_error_pct=median(loco_increments),
-                loco_increment_p90_error_pct=percentile(loco_increments, 90),
-                text_only_calls=len(text_only),
-                exact_match_rate=exact / len(text_only) if text_only else None,
-            )
-        )
-    return cells

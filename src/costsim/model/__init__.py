@@ -1,0 +1,63 @@
+"""The typed model every layer after loading works on: a trace is a sequence of calls.
+
+A :class:`Call` is one LLM request with its recorded response, normalised across API flavours
+(Anthropic Messages, OpenAI Chat Completions, OpenAI Responses). Nothing downstream of the
+provider adapters looks at raw JSON.
+"""
+
+from __future__ import annotations
+
+from costsim.model.blocks import (
+    JSON,
+    Block,
+    CacheControl,
+    DocumentBlock,
+    ImageBlock,
+    Message,
+    OtherBlock,
+    ReasoningBlock,
+    RedactedThinkingBlock,
+    TextBlock,
+    ThinkingBlock,
+    ToolDef,
+    ToolResultBlock,
+    ToolUseBlock,
+)
+from costsim.model.call import (
+    Call,
+    CassetteTrace,
+    Flavour,
+    InteractionNote,
+    Platform,
+    Provenance,
+    ThinkingConfig,
+)
+from costsim.model.usage import Note, NoteKind, Usage, UsageSource
+
+__all__ = [
+    "JSON",
+    "Block",
+    "CacheControl",
+    "Call",
+    "CassetteTrace",
+    "DocumentBlock",
+    "Flavour",
+    "ImageBlock",
+    "InteractionNote",
+    "Message",
+    "Note",
+    "NoteKind",
+    "OtherBlock",
+    "Platform",
+    "Provenance",
+    "ReasoningBlock",
+    "RedactedThinkingBlock",
+    "TextBlock",
+    "ThinkingBlock",
+    "ThinkingConfig",
+    "ToolDef",
+    "ToolResultBlock",
+    "ToolUseBlock",
+    "Usage",
+    "UsageSource",
+]

@@ -1,0 +1,174 @@
+"""A call: one LLM request with its recorded response; a trace: one cassette's calls."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+
+from costsim.model.blocks import JSON, Block, CacheControl, Message, ToolDef
+from costsim.model.usage import Note, Usage
+
+__all__ = [
+    "Call",
+    "CassetteTrace",
+    "Flavour",
+    "InteractionNote",
+    "Platform",
+    "Provenance",
+    "ThinkingConfig",
+]
+
+
+class Flavour(StrEnum):
+    """The API a call was made to (its request and response shapes)."""
+
+    ANTHROPIC_MESSAGES = "anthropic-messages"
+    ANTHROPIC_TEXT = "anthropic-text-completions"
+    """The legacy Text Completions API (``/v1/complete``): a prompt string, no usage."""
+    OPENAI_CHAT = "openai-chat"
+    OPENAI_RESPONSES = "openai-responses"
+    OPENAI_COMPLETIONS = "openai-completions"
+    """The legacy Completions API (``/v1/completions``): a prompt string."""
+    BEDROCK_CONVERSE = "bedrock-converse"
+    """Amazon Bedrock's Converse API; costsim meters it for Anthropic models."""
+
+    @property
+    def provider(self) -> str:
+        """Whose models the calls go to: anthropic or openai."""
+        return "openai" if self.value.startswith("openai") else "anthropic"
+
+    @property
+    def shape(self) -> Flavour:
+        """The conversational flavour whose framing this one shares (for token counting)."""
+        return _SHAPES.get(self, self)
+
+
+_SHAPES = {
+    Flavour.ANTHROPIC_TEXT: Flavour.ANTHROPIC_MESSAGES,
+    Flavour.BEDROCK_CONVERSE: Flavour.ANTHROPIC_MESSAGES,
+    Flavour.OPENAI_COMPLETIONS: Flavour.OPENAI_CHAT,
+}
+
+
+class Platform(StrEnum):
+    """Where a call was served when not by the provider's own API (or a gateway)."""
+
+    BEDROCK = "aws-bedrock"
+    VERTEX = "google-vertex"
+
+    @property
+    def price_provider(self) -> str:
+        """The genai-prices provider whose price list bills calls served here."""
+        return "aws" if self is Platform.BEDROCK else "google"
+
+
+@dataclass(frozen=True, slots=True)
+class ThinkingConfig:
+    """Extended thinking / reasoning settings of a request."""
+
+    enabled: bool
+    budget_tokens: int | None = None
+    effort: str | None = None
+    summary: str | None = None
+    """OpenAI Responses ``reasoning.summary`` (auto / concise / detailed): summaries are output."""
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """Where a call was recorded: the cassette file and the interaction's index in it."""
+
+    path: Path
+    index: int
+
+    def __str__(self) -> str:
+        return f"{self.path} interaction {self.index}"
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One LLM request with its recorded response."""
+
+    flavour: Flavour
+    model: str
+    provenance: Provenance
+    host: str = ""
+    system: tuple[Block, ...] = ()
+    messages: tuple[Message, ...] = ()
+    tools: tuple[ToolDef, ...] = ()
+    tool_choice: JSON = None
+    thinking: ThinkingConfig | None = None
+    output_schema: JSON = None
+    cache_control: CacheControl | None = None
+    """The request-level (automatic) cache breakpoint, when the request carries one."""
+    stream: bool = False
+    response_model: str | None = None
+    response: tuple[Block, ...] = ()
+    usage: Usage | None = None
+    status: int = 200
+    error: str | None = None
+    recorded_at: datetime | None = None
+    extra: dict[str, JSON] = field(default_factory=dict, hash=False, compare=False)
+    """Request parameters the model does not type (temperature, max_tokens, ...)."""
+    platform: Platform | None = None
+    """Amazon Bedrock or Google Vertex AI when the call was served there."""
+    endpoint: str = ""
+    """The URL path the request was sent to."""
+    notes: tuple[Note, ...] = ()
+    """What the reader must know: invalid usage, a cut stream, a request read from usage only."""
+    usage_hint: Usage | None = None
+    """Usage a cut stream recorded before it ended (input counts): estimates start from it."""
+    recorded_cost: Decimal | None = None
+    """The cost a gateway recorded in the response (OpenRouter ``usage.cost``), in USD."""
+
+    @property
+    def provider(self) -> str:
+        return self.flavour.provider
+
+    @property
+    def price_provider(self) -> str:
+        """The genai-prices provider to price this call with."""
+        return self.platform.price_provider if self.platform else self.provider
+
+    @property
+    def errored(self) -> bool:
+        return self.error is not None
+
+    @property
+    def priced_model(self) -> str:
+        """The model to price: the dated name the response reports, else the requested one.
+
+        On a platform the requested id is the one its price list knows
+        (``us.anthropic.claude-sonnet-4-20250514-v1:0``, ``claude-sonnet-4@20250514``)."""
+        if self.platform is not None and self.model:
+            return self.model
+        return self.response_model or self.model
+
+
+@dataclass(frozen=True, slots=True)
+class InteractionNote:
+    """A note about an interaction that is not a metered call (an unrecognised LLM call)."""
+
+    provenance: Provenance
+    note: Note
+
+
+@dataclass(frozen=True, slots=True)
+class CassetteTrace:
+    """The LLM calls of one cassette, in recorded order, and a count of everything else."""
+
+    path: Path
+    calls: tuple[Call, ...]
+    other_interactions: int
+    size_bytes: int
+    foreign_calls: tuple[Call, ...] = ()
+    """Calls in an Anthropic or OpenAI API shape to another provider's host (Azure, Mistral,
+    ...): recognised and kept, but not metered as Anthropic or OpenAI traffic."""
+    notes: tuple[InteractionNote, ...] = ()
+    """LLM-looking interactions costsim could not meter (they are among ``other``)."""
+
+    @property
+    def interactions(self) -> int:
+        return len(self.calls) + len(self.foreign_calls) + self.other_interactions

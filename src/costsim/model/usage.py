@@ -1,0 +1,68 @@
+"""Token usage normalised to one shape, and the notes that qualify a call's numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+__all__ = ["Note", "NoteKind", "Usage", "UsageSource"]
+
+
+class UsageSource(StrEnum):
+    RECORDED = "recorded"
+    ESTIMATED = "estimated"
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Token usage normalised to one shape (DESIGN.md section 2).
+
+    ``prompt_total`` is every input token of the request, cached or not. ``output`` includes
+    reasoning / thinking tokens; ``reasoning`` is the part of ``output`` spent thinking, or
+    ``None`` when the provider did not report it.
+    """
+
+    uncached_input: int = 0
+    cache_read: int = 0
+    cache_write_5m: int = 0
+    cache_write_1h: int = 0
+    output: int = 0
+    reasoning: int | None = None
+    source: UsageSource = UsageSource.RECORDED
+    web_searches: int = 0
+    """Server-side web search requests, billed per use on top of tokens."""
+
+    @property
+    def cache_write(self) -> int:
+        return self.cache_write_5m + self.cache_write_1h
+
+    @property
+    def prompt_total(self) -> int:
+        return self.uncached_input + self.cache_read + self.cache_write
+
+    @property
+    def estimated(self) -> bool:
+        return self.source is UsageSource.ESTIMATED
+
+
+class NoteKind(StrEnum):
+    """Something a reader of the numbers must know about a call or an interaction."""
+
+    INVALID_USAGE = "invalid-usage"
+    """The recorded usage has impossible values: the call is estimated instead."""
+    INCOMPLETE_STREAM = "incomplete-stream"
+    """The stream ends before its final usage event: the call is estimated."""
+    NO_USAGE = "no-usage"
+    """The API records no usage at all (legacy Text Completions): the call is estimated."""
+    USAGE_ONLY = "usage-only"
+    """The request body is not one costsim models: metered from the recorded usage alone."""
+    UNRECOGNISED_CALL = "unrecognised-llm-call"
+    """Looks like an LLM call but costsim cannot meter it: not in the totals."""
+    UNPRICED_FEE = "unpriced-fee"
+    """A per-use fee (a server tool) was recorded that has no known price."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    kind: NoteKind
+    message: str
