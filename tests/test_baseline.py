@@ -93,9 +93,9 @@ def test_compare_regressions_improvements_new_and_gone() -> None:
     }
     result = compare_baselines(old, new, {"prompt_tokens": 5.0, "cost": 20.0})
     assert result.regressions == [
-        "t::grew: prompt_tokens rose +6.0% (1000 -> 1060), over the tolerance of 5%"
+        "t::grew: prompt_tokens rose +6.0% (1,000 -> 1,060), over the tolerance of 5%"
     ]
-    assert result.improvements == ["t::shrank: cost 0.10 -> 0.09"]
+    assert result.improvements == ["t::shrank: cost $0.100000 -> $0.090000"]
     assert (result.new_tests, result.missing_tests) == (["t::new"], ["t::gone"])
     loose = compare_baselines(
         old, new, {"prompt_tokens": 5.0}, overrides={"t::grew": {"prompt_tokens": 7.0}}
@@ -108,7 +108,7 @@ def test_compare_from_zero() -> None:
     new = {"t::a": _cost(10, "0.01")}
     result = compare_baselines(old, new, {"prompt_tokens": 5.0, "cost": 5.0})
     assert result.regressions == [
-        "t::a: cost rose from 0 to 0.01",
+        "t::a: cost rose from 0 to $0.010000",
         "t::a: prompt_tokens rose from 0 to 10",
     ]
 
@@ -120,7 +120,7 @@ def test_a_cost_gate_on_an_unpriced_test_falls_back_to_its_tokens() -> None:
     new = {"t::u": _cost(1210, None), "t::p": _cost(1210)}
     result = compare_baselines(old, new, {"cost": 5.0})
     assert result.regressions == [
-        "t::u: prompt_tokens rose +21.0% (1000 -> 1210), over the tolerance of 5%"
+        "t::u: prompt_tokens rose +21.0% (1,000 -> 1,210), over the tolerance of 5%"
     ]  # t::p's cost did not change: its cost gate passes
     assert result.notes == [
         "t::u: cost not compared (1 unpriced call(s)); gated on prompt_tokens:5%, "
@@ -157,7 +157,7 @@ def test_cli_compare_exit_codes(tmp_path: Path) -> None:
     assert passed.exit_code == 0 and "no regression" in passed.output
     failed = runner.invoke(cli, [*args, "--fail", "prompt_tokens:5%"])
     assert failed.exit_code == 1
-    assert "t::a: prompt_tokens rose +10.0% (1000 -> 1100)" in failed.output
+    assert "t::a: prompt_tokens rose +10.0% (1,000 -> 1,100)" in failed.output
     (tmp_path / "new.json").write_text("[]")
     broken = runner.invoke(cli, args)
     assert broken.exit_code == 2 and "new.json: not a costsim baseline file" in broken.output

@@ -12,6 +12,7 @@ from costsim.analysis.drift import differences, summary
 from costsim.model import Call, Provenance
 from costsim.providers import Adapter
 from costsim.providers.anthropic import AnthropicMessages
+from costsim.providers.openai_chat import OpenAIChat
 from costsim.providers.openai_responses import OpenAIResponses
 
 IMAGE = {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBO"}}
@@ -134,3 +135,32 @@ def test_the_summary_says_sampling_only_or_lists_the_aspects() -> None:
     assert summary(differences(base, sampled)) == "sampling parameters only"
     both = _call(AnthropicMessages(), {**ANTHROPIC, "temperature": 0.5, "model": "claude-x"})
     assert summary(differences(base, both)) == "model, sampling"
+
+
+CHAT: dict[str, Any] = {
+    "model": "gpt-4.1",
+    "messages": [
+        {"role": "system", "content": "You are terse."},
+        {"role": "user", "content": "Hi"},
+    ],
+}
+
+
+def test_a_chat_system_prompt_is_the_system_aspect() -> None:
+    found = _diff(
+        lambda b: b["messages"][0].update(content="You are terse. Always."),
+        base=CHAT,
+        adapter=OpenAIChat(),
+    )
+    assert found == ["system changed (+8 chars)"]
+    renamed = _diff(
+        lambda b: b["messages"][0].update(role="developer"), base=CHAT, adapter=OpenAIChat()
+    )
+    assert renamed == []  # the same instructions under the newer role name bill the same
+
+
+def test_a_responses_verbosity_change_is_drift() -> None:
+    found = _diff(
+        lambda b: b.update(text={"verbosity": "high"}), base=RESPONSES, adapter=OpenAIResponses()
+    )
+    assert found == ['sampling verbosity null -> "high"']

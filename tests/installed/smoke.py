@@ -34,6 +34,7 @@ EXPECTED = {
 OPTIONAL = {
     "recording": {"test_recording.py::test_marked": (14, 5)},
     "async": {"test_async.py::test_async_stream": (21, 11)},
+    "openai": {"test_openai.py::test_responses_stream": (17, 4)},
 }
 
 
@@ -112,7 +113,7 @@ def cli(smoke: Smoke, folder: Path) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--python", type=Path, default=Path(sys.executable))
-    parser.add_argument("--with", dest="extras", default="", help="recording,xdist,async")
+    parser.add_argument("--with", dest="extras", default="", help="recording,xdist,async,openai")
     options = parser.parse_args()
     extras = {name for name in options.extras.split(",") if name}
     smoke = Smoke(options.python)

@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 from costsim.errors import ConfigError, InputError
 from costsim.pricing.ledger import MeteredCall, Totals
+from costsim.pricing.money import money
 
 __all__ = [
     "BASELINE_FORMAT_VERSION",
@@ -230,12 +231,13 @@ class RegressionCheck:
         before, after = old.metric(self.metric), new.metric(self.metric)
         if before is None or after is None:
             return None  # an unpriced cost: compare_baselines gates the tokens instead
+        shown = money if self.metric == "cost" else (lambda value: f"{int(value):,}")
         if before == 0:
-            return None if after == 0 else f"{test}: {self.metric} rose from 0 to {after}"
+            return None if after == 0 else f"{test}: {self.metric} rose from 0 to {shown(after)}"
         change = float((after - before) / before * 100)
         if change > self.percent:
             return (
-                f"{test}: {self.metric} rose {change:+.1f}% ({before} -> {after}), "
+                f"{test}: {self.metric} rose {change:+.1f}% ({shown(before)} -> {shown(after)}), "
                 f"over the tolerance of {self.percent:g}%"
             )
         return None
@@ -274,7 +276,7 @@ def _limits_for(
 def _improvement(test: str, old: TestCost, new: TestCost) -> str | None:
     before, after = old.cost_usd, new.cost_usd
     if before is not None and after is not None:
-        return f"{test}: cost {before} -> {after}" if after < before else None
+        return f"{test}: cost {money(before)} -> {money(after)}" if after < before else None
     if new.prompt_tokens < old.prompt_tokens:
         return f"{test}: prompt_tokens {old.prompt_tokens:,} -> {new.prompt_tokens:,} (unpriced)"
     return None

@@ -80,10 +80,28 @@ def _model(old: Call, new: Call) -> str | None:
     return None if old.model == new.model else f"{old.model} -> {new.model}"
 
 
+_INSTRUCTION_ROLES = frozenset({"system", "developer"})
+"""Chat and Responses carry the system prompt as messages with these roles (either name)."""
+
+
+def _instructions(call: Call) -> list[Block]:
+    """The system prompt wherever the API puts it: ``system``, or system/developer messages."""
+    found = list(call.system)
+    for message in call.messages:
+        if message.role in _INSTRUCTION_ROLES:
+            found.extend(message.content)
+    return found
+
+
+def _conversation(call: Call) -> list[Message]:
+    return [m for m in call.messages if m.role not in _INSTRUCTION_ROLES]
+
+
 def _system(old: Call, new: Call) -> str | None:
-    if _blocks(old.system) == _blocks(new.system):
+    before, after = _instructions(old), _instructions(new)
+    if _blocks(before) == _blocks(after):
         return None
-    return f"changed ({_chars(new.system) - _chars(old.system):+,} chars)"
+    return f"changed ({_chars(after) - _chars(before):+,} chars)"
 
 
 def _tool(tool: ToolDef) -> str:
@@ -111,8 +129,9 @@ def _tool_choice(old: Call, new: Call) -> str | None:
 
 
 def _messages(old: Call, new: Call) -> str | None:
-    before = [_message(m) for m in old.messages]
-    after = [_message(m) for m in new.messages]
+    old_messages, new_messages = _conversation(old), _conversation(new)
+    before = [_message(m) for m in old_messages]
+    after = [_message(m) for m in new_messages]
     if before == after:
         return None
     if len(before) != len(after):
@@ -120,8 +139,8 @@ def _messages(old: Call, new: Call) -> str | None:
     changed = [index for index, (a, b) in enumerate(zip(before, after, strict=True)) if a != b]
     where = ", ".join(f"#{index}" for index in changed[:3])
     more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
-    chars = sum(_chars(m.content) for m in new.messages) - sum(
-        _chars(m.content) for m in old.messages
+    chars = sum(_chars(m.content) for m in new_messages) - sum(
+        _chars(m.content) for m in old_messages
     )
     return f"{where}{more} changed ({chars:+,} chars)"
 

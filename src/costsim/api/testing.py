@@ -6,6 +6,8 @@ per-test figures, budgets and baselines.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,7 @@ __all__ = [
     "TestMeter",
     "Totals",
     "Variant",
+    "WhatIfCost",
     "budget_failures",
     "compare_baselines",
     "differences",
@@ -85,6 +88,33 @@ def _trace(position: int, calls: Sequence[Call]) -> CassetteTrace:
     return CassetteTrace(Path(str(position)), tuple(calls), 0, 0)
 
 
+@dataclass(frozen=True, slots=True)
+class WhatIfCost:
+    """A test's simulated cost under one what-if variant: the priced part, and how many calls
+    have no price (their cost is unknown, never $0)."""
+
+    priced: Decimal
+    unpriced_calls: int = 0
+
+    def __add__(self, other: WhatIfCost) -> WhatIfCost:
+        return WhatIfCost(self.priced + other.priced, self.unpriced_calls + other.unpriced_calls)
+
+    @property
+    def cost_usd(self) -> Decimal | None:
+        return None if self.unpriced_calls else self.priced
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "cost_usd": None if self.cost_usd is None else str(self.cost_usd),
+            "priced_cost_usd": str(self.priced),
+            "unpriced_calls": self.unpriced_calls,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> WhatIfCost:
+        return cls(Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"]))
+
+
 class TestMeter:
     """Meters the calls of a test run with the shipped calibration (one per run)."""
 
@@ -116,18 +146,18 @@ class TestMeter:
 
     def what_if(
         self, tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]], strategies: str
-    ) -> dict[str, dict[str, str | None]]:
-        """Per test (recorded calls, sent calls), each variant's simulated cost (a Decimal
-        string; None when unpriced)."""
+    ) -> dict[str, dict[str, WhatIfCost]]:
+        """Per test (recorded calls, sent calls), each variant's simulated cost."""
         names = list(tests)
         traces = [_trace(position, tests[name][0]) for position, name in enumerate(names)]
         engine = Engine(traces, meter=self.estimator)
         pairs = list(zip(traces, names, strict=True))
         requests = {trace.path: list(tests[name][1]) for trace, name in pairs}
-        costs: dict[str, dict[str, str | None]] = {name: {} for name in names}
+        costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}
         for variant in parse_strategies(strategies):
             by_trace = engine.run(variant, requests=requests).totals_by_trace()
             for trace, name in pairs:
-                cost = by_trace[trace.path].cost_usd
-                costs[name][variant.name] = None if cost is None else str(cost)
+                totals = by_trace[trace.path]
+                unknown = totals.unpriced_calls + totals.unmetered_calls
+                costs[name][variant.name] = WhatIfCost(totals.priced_cost, unknown)
         return costs

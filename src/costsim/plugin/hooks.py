@@ -85,7 +85,7 @@ def _enabled(config: pytest.Config) -> bool:
         return True
     try:
         return bool(config.getini("costsim"))
-    except ValueError as exc:
+    except (ValueError, pytest.UsageError) as exc:
         raise pytest.UsageError(f"costsim: ini option costsim: {exc}") from None
 
 
@@ -175,8 +175,13 @@ def _configure(config: pytest.Config, state: CostsimSession) -> None:
     top = config.getoption("costsim_top")
     if top is not None and top < 0:
         raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
+    from costsim.plugin.finish import baseline_path
+
+    root = Path(str(config.rootpath))
+    if config.getoption("costsim_save"):
+        baseline_path(root, config.getoption("costsim_save"))
     if config.getoption("costsim_compare"):
-        load_baseline(_baseline_path(config, config.getoption("costsim_compare")))
+        load_baseline(baseline_path(root, config.getoption("costsim_compare")))
     state.install()
 
 
@@ -184,10 +189,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     session = config.stash.get(SESSION, None)
     if session is not None:
         session.uninstall()
-
-
-def _baseline_path(config: pytest.Config, name: str) -> Path:
-    return Path(str(config.rootpath)) / ".costsim" / f"{name}.json"
 
 
 @_guarded
@@ -202,6 +203,9 @@ def pytest_collection_modifyitems(
         for item in items:
             _collect_marks(state, item)
     except CostsimError as exc:
+        if hasattr(config, "workerinput"):  # an xdist worker: the controller fails the run
+            state.usage_errors.append(str(exc))
+            return
         raise pytest.UsageError(f"costsim: {exc}") from None
 
 
@@ -288,6 +292,7 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 def _finish(session: pytest.Session, state: CostsimSession) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
     config = session.config
+    state.selected.update(item.nodeid for item in session.items)
     if config.getoption("costsim_strategies"):
         state.what_if(config.getoption("costsim_strategies"))
     workeroutput = getattr(config, "workeroutput", None)
@@ -295,23 +300,16 @@ def _finish(session: pytest.Session, state: CostsimSession) -> list[str]:
         workeroutput["costsim"] = state.worker_output()
         state.internal_errors.clear()  # the controller reports them
         return []
-    failures = [*state.failures(), *_baseline_failures(config, state)]
-    if state.errors and not config.getoption("costsim_lenient"):
-        failures.append(
-            f"costsim: {len(state.errors)} LLM call(s) could not be metered (warnings above); "
-            "fix the cassettes or pass --costsim-lenient"
-        )
-    drifted = state.drifted() if state.drift == "fail" else []
-    if drifted:
-        failures.append(
-            f"costsim: {len(drifted)} replayed call(s) drifted from their recording "
-            "(--costsim-drift=fail); re-record the cassettes or fix the requests"
-        )
-    try:
-        _write_outputs(config, state, failures)
-    except CostsimError as exc:
-        failures.append(f"costsim: {exc}")
-    return failures
+    from costsim.plugin.finish import Run, finish
+
+    run = Run(
+        config,
+        config.stash.get(SETTINGS, None),
+        session.exitstatus,
+        collect_only=bool(config.getoption("collectonly", False)),
+        stopped=bool(session.shouldstop or session.shouldfail),
+    )
+    return finish(run, state)
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -319,56 +317,18 @@ def _finish(session: pytest.Session, state: CostsimSession) -> list[str]:
 def pytest_testnodedown(node: Any, error: Any) -> None:
     """pytest-xdist: merge a worker's figures on the controller."""
     state = node.config.stash.get(SESSION, None)
+    if state is None:
+        return
     output = getattr(node, "workeroutput", {}).get("costsim")
-    if state is None or output is None:
+    if output is None:
+        worker = getattr(node, "gateway", None)
+        name = getattr(worker, "id", "a worker")
+        why = f" ({error})" if error else ""
+        state.internal_errors.append(
+            f"{name} sent no costsim figures{why}: its tests' LLM calls are not counted"
+        )
         return
     state.merge_worker(output)
-
-
-def _baseline_failures(config: pytest.Config, state: CostsimSession) -> list[str]:
-    name = config.getoption("costsim_compare")
-    if not name:
-        return []
-    from costsim.api.testing import compare_baselines, load_baseline, parse_tolerances
-
-    settings = config.stash.get(SETTINGS, None)
-    result = compare_baselines(
-        load_baseline(_baseline_path(config, name)),
-        state.costs(),
-        parse_tolerances(config.getoption("costsim_fail")),
-        overrides=state.tolerances,
-        unpriced_fallback=settings.fallback() if settings is not None else None,
-    )
-    state.notes.extend(result.notes)
-    state.notes.extend(f"improved: {line}" for line in result.improvements)
-    state.notes.extend(f"new test (not in baseline {name}): {test}" for test in result.new_tests)
-    if result.missing_tests:
-        state.notes.append(
-            f"{len(result.missing_tests)} test(s) of baseline {name} made no LLM call this run "
-            f"(e.g. {result.missing_tests[0]})"
-        )
-    return result.regressions
-
-
-def _write_outputs(config: pytest.Config, state: CostsimSession, failures: list[str]) -> None:
-    from costsim.api.testing import save_baseline
-
-    name = config.getoption("costsim_save")
-    if name:
-        path = _baseline_path(config, name)
-        save_baseline(path, state.costs())
-        from costsim.render.text import display_path
-
-        state.notes.append(
-            f"baseline saved: {display_path(path)} (compare with --costsim-compare {name})"
-        )
-    report = config.getoption("costsim_report")
-    if report:
-        from costsim.plugin.render import write_report
-
-        write_report(
-            Path(report), state, failures, strategies=config.getoption("costsim_strategies")
-        )
 
 
 def _stat(message: str) -> pytest.TestReport:
@@ -399,9 +359,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             "(a costsim bug; please report it)",
         ]
     if failures:
+        from costsim.plugin.render import wrap
+
+        width = config.get_terminal_writer().fullwidth
         terminalreporter.write_sep("=", "costsim: the run fails", red=True)
-        for line in failures:
-            terminalreporter.write_line(f"FAILED {line}", red=True)
+        for failure in failures:
+            for line in wrap(f"FAILED {failure}", width):
+                terminalreporter.write_line(line, red=True)
         # the last line of the run ("34 passed, 1 costsim failure in 2.1s") says so too
         noun = "costsim failure" if len(failures) == 1 else "costsim failures"
         terminalreporter.stats.setdefault(noun, []).extend(_stat(line) for line in failures)
@@ -414,7 +378,7 @@ def _summary(terminalreporter: Any, config: pytest.Config, state: CostsimSession
         top=config.getoption("costsim_top"),
         strategies=config.getoption("costsim_strategies"),
         width=config.get_terminal_writer().fullwidth,
-        verbose=config.get_verbosity() > 0,
+        verbose=config.get_verbosity(),
     )
     terminalreporter.write_sep("=", "costsim: LLM calls replayed")
     for line in summary_lines(state, options):

@@ -1,7 +1,8 @@
 """The plugin's terminal summary and report files (JSON or Markdown, by extension).
 
-The terminal table leads with what each test cost and fits the terminal; ``-v`` adds the
-token split, and the report files carry every figure.
+The terminal table leads with what each test cost and fits the terminal (long test ids are
+shortened from the left; the hit-rate column goes first when it is too narrow); ``-vv`` adds
+the token split, ``-v`` lists every drifted call; the report files carry every figure.
 """
 
 from __future__ import annotations
@@ -10,19 +11,22 @@ import json
 import textwrap
 from dataclasses import dataclass
 from decimal import Decimal
+from importlib.metadata import PackageNotFoundError, requires, version
 from pathlib import Path
 from typing import Any
 
-from costsim.api.testing import TestCost, parse_strategies
+from costsim.api.testing import TestCost, WhatIfCost, parse_strategies
 from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.formats import write_atomic
 from costsim.render.report import FORMAT_VERSION
-from costsim.render.text import fit_table, money, partial_money, percent
+from costsim.render.text import fit_table, money, percent
 
-__all__ = ["SummaryOptions", "summary_lines", "write_report"]
+__all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
 
 SHOWN_DRIFT = 10
 """Drifted calls listed on the terminal without ``-v``."""
+TEST_COLUMN_MIN = 30
+"""Characters of a test id kept before the table drops a column."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,7 +34,8 @@ class SummaryOptions:
     top: int | None = None
     strategies: str | None = None
     width: int = 100
-    verbose: bool = False
+    verbose: int = 0
+    """pytest's verbosity: 1 lists every drifted call, 2 adds the token split."""
     markdown: bool = False
 
 
@@ -38,7 +43,7 @@ _COLUMNS: tuple[tuple[str, bool], ...] = (
     ("calls", False), ("prompt", False), ("uncached", True), ("cache read", True),
     ("cache write", True), ("output", False), ("hit rate", False), ("cost", False),
 )  # fmt: skip
-"""(header, shown only with -v or in reports)."""
+"""(header, shown only with -vv or in reports)."""
 
 
 def _sorted(costs: dict[str, TestCost]) -> list[tuple[str, TestCost]]:
@@ -48,8 +53,18 @@ def _sorted(costs: dict[str, TestCost]) -> list[tuple[str, TestCost]]:
     )
 
 
+def _partial(priced: Decimal, unknown: int, calls: int | None = None) -> str:
+    """``$0.0040``; a partial cost is starred (a note says what the star means); a cost with
+    nothing priced reads ``unpriced``, never $0."""
+    if not unknown:
+        return money(priced)
+    if not priced and (calls is None or unknown >= calls):
+        return "unpriced"
+    return f">={money(priced)}*"
+
+
 def cost_text(cost: TestCost) -> str:
-    return partial_money(cost.priced_cost_usd, cost.unpriced_calls)
+    return _partial(cost.priced_cost_usd, cost.unpriced_calls, cost.calls)
 
 
 def _calls(cost: TestCost) -> str:
@@ -75,60 +90,78 @@ def _cells(cost: TestCost) -> dict[str, str]:
     }
 
 
-def _what_if_cell(costs: dict[str, str | None], column: str) -> str:
-    if column not in costs:
-        return "-"
-    value = costs[column]
-    return "unpriced" if value is None else money(Decimal(value))
+def _what_if_cell(value: WhatIfCost | None) -> str:
+    return "-" if value is None else _partial(value.priced, value.unpriced_calls)
 
 
 def _what_if_total(state: CostsimSession, costs: dict[str, TestCost], column: str) -> str:
-    values = [item.get(column, "missing") for item in state.what_if_costs.values()]
-    if "missing" in values or len(state.what_if_costs) < len(costs):
+    values = [item.get(column) for item in state.what_if_costs.values()]
+    if None in values or len(state.what_if_costs) < len(costs):
         return "-"
-    if None in values:
-        return "unpriced"
-    return money(sum((Decimal(v) for v in values if v is not None), Decimal(0)))
+    whole = sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
+    return _partial(whole.priced, whole.unpriced_calls)
 
 
-def total(costs: dict[str, TestCost]) -> TestCost:
+def total(state: CostsimSession) -> TestCost:
+    """Every test's figures summed; calls that could not be read count as unpriced."""
     whole = TestCost()
-    for cost in costs.values():
+    for cost in state.costs().values():
         whole.merge(cost)
+    whole.unpriced_calls += len(state.errors)
     return whole
 
 
-def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
+def _rows(
+    state: CostsimSession, options: SummaryOptions, columns: list[str], what_if: list[str]
+) -> list[list[str]]:
     costs = state.costs()
     ranked = _sorted(costs)
     shown = ranked[: options.top] if options.top is not None else ranked
-    wide = options.verbose or options.markdown
-    columns = [name for name, detail in _COLUMNS if wide or not detail]
-    what_if = [v.name for v in parse_strategies(options.strategies)] if options.strategies else []
-    headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
     label = (lambda name: name.replace("|", "\\|")) if options.markdown else str
     rows = []
     for name, cost in shown:
         cells = _cells(cost)
-        extra = [_what_if_cell(state.what_if_costs.get(name, {}), column) for column in what_if]
+        extra = [_what_if_cell(state.what_if_costs.get(name, {}).get(c)) for c in what_if]
         rows.append([label(name), *(cells[c] for c in columns), *extra])
-    cells = _cells(total(costs))
+    cells = _cells(total(state))
     extra = [_what_if_total(state, costs, column) for column in what_if]
     rows.append(["TOTAL", *(cells[c] for c in columns), *extra])
+    return rows
+
+
+def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
+    wide = options.verbose >= 2 or options.markdown
+    columns = [name for name, detail in _COLUMNS if wide or not detail]
+    what_if = [v.name for v in parse_strategies(options.strategies)] if options.strategies else []
     if options.markdown:
+        headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
+        rows = _rows(state, options, columns, what_if)
         return fit_table(headers, rows, width=10**6, tablefmt="github")
-    lines = fit_table(headers, rows, width=options.width)
-    if options.top is not None and len(ranked) > options.top:
-        lines.append(f"({len(ranked) - options.top} cheaper tests not shown; --costsim-top)")
+    narrow = [c for c in columns if c != "hit rate"]
+    narrowest = [c for c in narrow if c != "output"]
+    attempts = (
+        (columns, TEST_COLUMN_MIN), (narrow, TEST_COLUMN_MIN), (narrow, 12), (narrowest, 12),
+    )  # fmt: skip
+    lines: list[str] = []
+    for attempt, keep in attempts:
+        headers = ["test", *attempt, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
+        rows = _rows(state, options, attempt, what_if)
+        lines = fit_table(headers, rows, width=options.width, min_first=keep)
+        if wide or max(map(len, lines)) <= options.width:
+            break
+    lines += [f"what-if {i}: cost with {name}" for i, name in enumerate(what_if, start=1)]
+    ranked = len(state.costs())
+    if options.top is not None and ranked > options.top:
+        lines.append(f"({ranked - options.top} cheaper tests not shown; --costsim-top)")
     return lines
 
 
-def _drift_line(entry: DriftEntry, width: int) -> str:
-    """``  test (cassette #i) prompt +N tok: what differs``, cut at ``width``."""
+def _drift_lines(entry: DriftEntry, width: int, markdown: bool) -> list[str]:
+    """``test (cassette #i) prompt +N tok: what differs``, wrapped, never cut."""
     effect = "" if entry.prompt_delta is None else f" prompt {entry.prompt_delta:+,} tok"
     details = "; ".join(str(d) for d in entry.differences)
     line = f"  {entry.test} ({entry.cassette} #{entry.index}){effect}: {details}"
-    return line if len(line) <= width else line[: width - 3] + "..."
+    return [line] if markdown else wrap(line, width, indent="      ")
 
 
 def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
@@ -140,57 +173,81 @@ def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
         f"drifted: {len(entries)} call(s) sent a request that differs from the recording; "
         "metered as sent (--costsim-drift=ignore meters the recordings)"
     ]
-    lines += [_drift_line(entry, options.width) for entry in shown]
+    for entry in shown:
+        lines += _drift_lines(entry, options.width, options.markdown)
     if len(shown) < len(entries):
         lines.append(f"  and {len(entries) - len(shown)} more (-v, or --costsim-report)")
     return lines
 
 
-def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
-    whole = total(state.costs())
-    lines = []
-    if whole.unrecorded_calls:
-        lines.append(
-            f"est.: {whole.unrecorded_calls} calls were recorded without usage; their tokens are "
-            "costsim's calibrated estimate (see costsim calibrate for its error)"
-        )
-    lines += drift_lines(state, options)
-    lines += [f"unpriced: {entry}" for entry in whole.unpriced]
-    lines += [f"warning: {error}" for error in state.errors]
-    lines += state.notes
-    return lines
-
-
-def _wrap(line: str, width: int) -> list[str]:
-    if len(line) <= width or line.startswith("  "):
-        return [line]
-    return textwrap.wrap(
-        line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
-    )
-
-
 def _vcrpy_hint() -> list[str]:
-    """Why no call may have been seen: SDKs on httpx2 need vcrpy 8.2 or newer to be replayed."""
-    from importlib.metadata import PackageNotFoundError, version
-    from importlib.util import find_spec
-
+    """Why no call may have been seen: an SDK on httpx2 needs vcrpy 8.2 or newer."""
     try:
         major, minor = (int(part) for part in version("vcrpy").split(".")[:2])
     except (PackageNotFoundError, ValueError):
         return []
-    if (major, minor) >= (8, 2) or find_spec("httpx2") is None:
+    if (major, minor) >= (8, 2):
+        return []
+    on_httpx2 = []
+    for sdk in ("anthropic", "openai"):
+        try:
+            needs = requires(sdk) or []
+        except PackageNotFoundError:
+            continue
+        if any(requirement.startswith("httpx2") for requirement in needs):
+            on_httpx2.append(sdk)
+    if not on_httpx2:
         return []
     return [
-        f"  vcrpy {major}.{minor} does not intercept httpx2, which the anthropic (1.0+) and "
-        "openai SDKs now use: upgrade to vcrpy 8.2 or newer"
+        f"vcrpy {major}.{minor} does not intercept httpx2, which {' and '.join(on_httpx2)} "
+        "send requests through: upgrade to vcrpy 8.2 or newer"
     ]
 
 
+def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
+    whole = total(state)
+    lines = []
+    if whole.unpriced_calls:
+        lines.append(
+            f"* partial cost: {whole.unpriced_calls} call(s) have no known cost (listed below); "
+            "the figure is the priced part"
+        )
+    if whole.unrecorded_calls:
+        lines.append(
+            f"est.: {whole.unrecorded_calls} call(s) were recorded without usage; their tokens "
+            "are costsim's calibrated estimate (see costsim calibrate for its error)"
+        )
+    lines += drift_lines(state, options)
+    lines += [f"unpriced: {entry}" for entry in whole.unpriced]
+    lines += [f"unreadable: {error}" for error in state.errors]
+    lines += state.notes
+    return lines
+
+
+def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
+    """``line`` wrapped to ``width`` (continuation lines indented); words are never cut."""
+    if len(line) <= width:
+        return [line]
+    lead = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(
+        line,
+        width,
+        initial_indent="",
+        subsequent_indent=lead + indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    ) or [line]
+
+
 def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
-    if not state.costs():
-        return ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
-    notes = [wrapped for line in _notes(state, options) for wrapped in _wrap(line, options.width)]
-    return [*_table(state, options), *notes]
+    """The table (or a line saying no call was seen), then every note, fitted to the width."""
+    if state.costs():
+        head = _table(state, options)
+    else:
+        head = ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
+    notes = [out for line in _notes(state, options) for out in wrap(line, options.width)]
+    return [*head, *notes]
 
 
 def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
@@ -198,11 +255,20 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
         "kind": "costsim.pytest",
-        "total": total(costs).to_json(),
+        "total": total(state).to_json(),
         "tests": {
             name: {
                 **cost.to_json(),
-                **({"what_if": state.what_if_costs[name]} if name in state.what_if_costs else {}),
+                **(
+                    {
+                        "what_if": {
+                            variant: value.to_json()
+                            for variant, value in state.what_if_costs[name].items()
+                        }
+                    }
+                    if name in state.what_if_costs
+                    else {}
+                ),
             }
             for name, cost in _sorted(costs)
         },
@@ -220,14 +286,11 @@ def write_report(
     """JSON (the default) or Markdown (``.md``), written atomically."""
     if path.suffix.lower() in (".md", ".markdown"):
         options = SummaryOptions(strategies=strategies, markdown=True)
+        body = _table(state, options) if state.costs() else ["No LLM calls were replayed."]
         notes = [f"- {line.strip()}" for line in _notes(state, options)]
         notes += [f"- :x: {failure}" for failure in failures]
-        lines = [
-            "## costsim: LLM calls in the test run",
-            "",
-            *_table(state, options),
-            *(["", *notes] if notes else []),
-        ]
+        lines = ["## costsim: LLM calls in the test run", "", *body]
+        lines += ["", *notes] if notes else []
         write_atomic(path, "\n".join(lines) + "\n")
     else:
         write_atomic(path, json.dumps(_document(state, failures), indent=2) + "\n")

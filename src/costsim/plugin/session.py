@@ -13,6 +13,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, ClassVar
 
 from costsim.api.testing import (
@@ -22,6 +23,7 @@ from costsim.api.testing import (
     TestCost,
     TestMeter,
     Totals,
+    WhatIfCost,
     budget_failures,
     drift_summary,
     read_vcr_call,
@@ -93,7 +95,11 @@ class CostsimSession:
     internal_errors: list[str] = field(default_factory=list)
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
-    what_if_costs: dict[str, dict[str, str | None]] = field(default_factory=dict)
+    what_if_costs: dict[str, dict[str, WhatIfCost]] = field(default_factory=dict)
+    usage_errors: list[str] = field(default_factory=list)
+    """Bad markers found by xdist workers (they cannot stop the run themselves)."""
+    selected: set[str] = field(default_factory=set)
+    """Node ids of the tests this run collected (after deselection), workers' included."""
     """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
     meter: TestMeter = field(default_factory=TestMeter)
     _metered: dict[str, tuple[int, list[MeteredCall]]] = field(default_factory=dict)
@@ -114,6 +120,7 @@ class CostsimSession:
         A call that cannot be read is noted, never raised: the user's test must not fail
         because of costsim. The run fails on it afterwards unless lenient.
         """
+        cassette_path = display_path(Path(cassette_path))  # relative: reports travel
         try:
             source = stored if stored is not None else request
             recorded = read_vcr_call(cassette_path, index, source, response)
@@ -218,17 +225,11 @@ class CostsimSession:
                 costs[name] = cost
         return costs
 
-    def merge_what_if(self, test: str, columns: Mapping[str, str | None]) -> None:
+    def merge_what_if(self, test: str, columns: Mapping[str, WhatIfCost]) -> None:
         """Add a worker's what-if costs for ``test`` (a fixture scope may run on several)."""
         mine = self.what_if_costs.setdefault(test, {})
         for name, value in columns.items():
-            if name not in mine:
-                mine[name] = value
-            else:
-                old = mine[name]
-                mine[name] = (
-                    None if old is None or value is None else str(Decimal(old) + Decimal(value))
-                )
+            mine[name] = mine[name] + value if name in mine else value
 
     def budget_for(self, test: str) -> list[Budget]:
         found = [b for pattern, b in self.pattern_budgets if fnmatch.fnmatchcase(test, pattern)]
@@ -246,38 +247,53 @@ class CostsimSession:
     # --- xdist -----------------------------------------------------------------------------
 
     def worker_output(self) -> str:
-        """This worker's figures, for the controller (:meth:`merge_worker`)."""
-        return json.dumps(
-            {
+        """This worker's figures, for the controller (:meth:`merge_worker`). Never raises: if
+        the figures cannot be gathered, the controller is told why instead."""
+        try:
+            figures: dict[str, Any] = {
                 "tests": {name: cost.to_json() for name, cost in self.costs().items()},
-                "what_if": self.what_if_costs,
+                "what_if": {
+                    test: {name: cost.to_json() for name, cost in columns.items()}
+                    for test, columns in self.what_if_costs.items()
+                },
                 "errors": self.errors,
-                "internal_errors": self.internal_errors,
                 "drift": [entry.to_json() for entry in self.drifted()],
                 "budgets": {
                     name: budget.model_dump(exclude_none=True)
                     for name, budget in self.budgets.items()
                 },
                 "tolerances": self.tolerances,
+                "usage_errors": self.usage_errors,
+                "selected": sorted(self.selected),
             }
-        )
+        except Exception as exc:  # costsim's own bug: the controller must hear of it
+            figures = {"tests": {}}
+            self.internal_errors.append(
+                f"a worker's figures: {type(exc).__name__}: {exc} (a costsim bug; please report it)"
+            )
+        figures["internal_errors"] = self.internal_errors
+        return json.dumps(figures)
 
     def merge_worker(self, output: str) -> None:
         figures = json.loads(output)
-        for name, data in figures["tests"].items():
+        for name, data in figures.get("tests", {}).items():
             cost = TestCost.from_json(data)
             if name in self.merged:
                 self.merged[name].merge(cost)
             else:
                 self.merged[name] = cost
-        for name, columns in figures["what_if"].items():
-            self.merge_what_if(name, columns)
-        self.errors.extend(figures["errors"])
-        self.internal_errors.extend(figures["internal_errors"])
-        self.merged_drift.extend(DriftEntry.from_json(entry) for entry in figures["drift"])
-        for name, values in figures["budgets"].items():
+        for test, columns in figures.get("what_if", {}).items():
+            self.merge_what_if(
+                test, {name: WhatIfCost.from_json(value) for name, value in columns.items()}
+            )
+        self.errors.extend(figures.get("errors", []))
+        self.internal_errors.extend(figures.get("internal_errors", []))
+        self.usage_errors.extend(figures.get("usage_errors", []))
+        self.selected.update(figures.get("selected", []))
+        self.merged_drift.extend(DriftEntry.from_json(entry) for entry in figures.get("drift", []))
+        for name, values in figures.get("budgets", {}).items():
             self.budgets[name] = Budget.parse(values, name)
-        self.tolerances.update(figures["tolerances"])
+        self.tolerances.update(figures.get("tolerances", {}))
 
 
 @dataclass(frozen=True, slots=True)

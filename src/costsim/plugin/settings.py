@@ -31,7 +31,7 @@ class PluginSettings(BaseModel):
     ``"prompt_tokens:5%,output_tokens:10%"`` (default: both token counts at the cost tolerance)."""
     drift: DriftMode | None = None
     costsim: bool | None = None
-    """Before 0.2 this key turned the plugin on; it is now ``[tool.pytest.ini_options]``'s."""
+    """In costsim 0.1 this key turned the plugin on; that is now ``[tool.pytest.ini_options]``'s."""
 
     def pattern_budgets(self) -> list[tuple[str, Budget]]:
         found = []
@@ -48,7 +48,17 @@ class PluginSettings(BaseModel):
         return found
 
     def fallback(self) -> dict[str, float] | None:
-        return None if self.unpriced_fallback is None else parse_tolerances(self.unpriced_fallback)
+        """The token tolerances a cost gate falls back to (never cost, never none)."""
+        if self.unpriced_fallback is None:
+            return None
+        tolerances = parse_tolerances(self.unpriced_fallback)
+        if not tolerances or "cost" in tolerances:
+            raise ConfigError(
+                f"[tool.costsim] unpriced_fallback {self.unpriced_fallback!r} must name token "
+                "or call tolerances (e.g. 'prompt_tokens:5%'), not cost: the cost is what is "
+                "unknown"
+            )
+        return tolerances
 
 
 def read_settings(path: Path) -> PluginSettings:

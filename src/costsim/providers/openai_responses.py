@@ -157,6 +157,15 @@ def _stored_prompt(raw: Any) -> Message | None:
     return Message(role="user", content=tuple(blocks))
 
 
+def _extra(request: Mapping[str, Any]) -> dict[str, Any]:
+    """Untyped parameters; ``text.verbosity`` (which changes the output) among them."""
+    extra = {k: v for k, v in request.items() if k not in _TYPED_KEYS}
+    verbosity = obj(request.get("text")).get("verbosity")
+    if verbosity is not None:
+        extra["verbosity"] = verbosity
+    return extra
+
+
 class OpenAIResponses:
     flavour = Flavour.OPENAI_RESPONSES
 
@@ -188,7 +197,7 @@ class OpenAIResponses:
             thinking=_thinking(request.get("reasoning")),
             output_schema=fmt if fmt.get("type") == "json_schema" else None,
             stream=request.get("stream") is True,
-            extra={k: v for k, v in request.items() if k not in _TYPED_KEYS},
+            extra=_extra(request),
         )
 
     def parse_response(self, response: Mapping[str, Any]) -> ParsedResponse:

@@ -34,7 +34,12 @@ def shorten_left(text: str, width: int) -> str:
 
 
 def fit_table(
-    headers: list[str], rows: list[list[str]], *, width: int, tablefmt: str = "simple"
+    headers: list[str],
+    rows: list[list[str]],
+    *,
+    width: int,
+    tablefmt: str = "simple",
+    min_first: int = 12,
 ) -> list[str]:
     """A table whose lines fit ``width``, shortening the first column from the left.
 
@@ -48,7 +53,7 @@ def fit_table(
     if widest <= width or not rows:
         return lines
     first = max(len(row[0]) for row in [headers, *rows])
-    room = max(first - (widest - width), 12)
+    room = max(first - (widest - width), min_first)
     shortened = [[shorten_left(row[0], room), *row[1:]] for row in rows]
     return tabulate(
         shortened,

@@ -1,0 +1,152 @@
+"""The end of a ``pytest --costsim`` run: gates, baselines and report files.
+
+Called from ``pytest_sessionfinish`` on the controller (or a plain run); an xdist worker only
+hands its figures over.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from costsim.api.testing import (
+    TestCost,
+    compare_baselines,
+    load_baseline,
+    parse_tolerances,
+    save_baseline,
+)
+from costsim.errors import ConfigError, CostsimError
+from costsim.plugin.session import CostsimSession
+from costsim.plugin.settings import PluginSettings
+from costsim.render.text import display_path
+
+__all__ = ["Run", "baseline_path", "finish"]
+
+_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+_NOT_SAVED = (
+    pytest.ExitCode.INTERRUPTED,
+    pytest.ExitCode.INTERNAL_ERROR,
+    pytest.ExitCode.USAGE_ERROR,
+    pytest.ExitCode.NO_TESTS_COLLECTED,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What the finishing code needs to know of the pytest run."""
+
+    config: pytest.Config
+    settings: PluginSettings | None
+    exitstatus: int
+    collect_only: bool
+    stopped: bool = False
+    """-x / --maxfail ended the run early."""
+
+    @property
+    def root(self) -> Path:
+        return Path(str(self.config.rootpath))
+
+
+def baseline_path(root: Path, name: str) -> Path:
+    """``.costsim/NAME.json`` under the rootdir; a name is a plain file name, never a path."""
+    if not _NAME.fullmatch(name) or name.endswith(".json"):
+        raise ConfigError(
+            f"baseline name {name!r} must be a plain name (letters, digits, '.', '-', '_'), "
+            "saved as .costsim/NAME.json"
+        )
+    return root / ".costsim" / f"{name}.json"
+
+
+def _is_selected(test: str, selected: set[str]) -> bool:
+    """Whether a baseline entry was part of this run: a collected test, or a fixture scope
+    of a collected module (session fixtures whenever anything ran)."""
+    if test in selected:
+        return True
+    if test == "<session fixtures>":
+        return bool(selected)
+    match = re.fullmatch(r"<\w+ fixtures: (.+)>", test)
+    return match is not None and any(item.startswith(match.group(1)) for item in selected)
+
+
+def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
+    settings = run.settings
+    old = load_baseline(baseline_path(run.root, name))
+    result = compare_baselines(
+        old,
+        state.costs(),
+        parse_tolerances(run.config.getoption("costsim_fail")),
+        overrides=state.tolerances,
+        unpriced_fallback=settings.fallback() if settings is not None else None,
+    )
+    state.notes.extend(result.notes)
+    state.notes.extend(f"improved: {line}" for line in result.improvements)
+    state.notes.extend(f"new test (not in baseline {name}): {test}" for test in result.new_tests)
+    silent = [t for t in result.missing_tests if _is_selected(t, state.selected)]
+    skipped = len(result.missing_tests) - len(silent)
+    if silent:
+        state.notes.append(
+            f"{len(silent)} test(s) of baseline {name} made no LLM call this run (e.g. {silent[0]})"
+        )
+    if skipped:
+        state.notes.append(f"{skipped} test(s) of baseline {name} did not run this time")
+    return result.regressions
+
+
+def _save(run: Run, state: CostsimSession, name: str) -> None:
+    path = baseline_path(run.root, name)
+    if run.collect_only or run.stopped or run.exitstatus in _NOT_SAVED or not state.selected:
+        state.notes.append(f"baseline {name} not saved: no tests ran to completion")
+        return
+    tests = state.costs()
+    kept: dict[str, TestCost] = {}
+    if path.is_file():  # tests this run did not collect keep their figures
+        previous = load_baseline(path)
+        kept = {t: c for t, c in previous.items() if t not in tests}
+        kept = {t: c for t, c in kept.items() if not _is_selected(t, state.selected)}
+    save_baseline(path, {**kept, **tests})
+    extra = f"; {len(kept)} kept from before (not run this time)" if kept else ""
+    state.notes.append(
+        f"baseline saved: {display_path(path)} ({len(tests)} test(s){extra}; compare with "
+        f"--costsim-compare {name})"
+    )
+
+
+def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
+    report = run.config.getoption("costsim_report")
+    if report:
+        from costsim.plugin.render import write_report
+
+        strategies = run.config.getoption("costsim_strategies")
+        write_report(Path(report), state, failures, strategies=strategies)
+
+
+def finish(run: Run, state: CostsimSession) -> list[str]:
+    """Gates, baselines and reports of the whole run: the failures of the costsim part."""
+    failures = [f"costsim: {error}" for error in state.usage_errors]
+    failures += state.failures()
+    compare = run.config.getoption("costsim_compare")
+    if compare:
+        failures += _compare(run, state, compare)
+    if state.errors and not run.config.getoption("costsim_lenient"):
+        failures.append(
+            f"costsim: {len(state.errors)} LLM call(s) could not be metered (listed above); "
+            "fix the cassettes or pass --costsim-lenient"
+        )
+    drifted = state.drifted() if state.drift == "fail" else []
+    if drifted:
+        failures.append(
+            f"costsim: {len(drifted)} replayed call(s) drifted from their recording (drift mode "
+            "'fail'); re-record the cassettes or fix the requests"
+        )
+    try:
+        save = run.config.getoption("costsim_save")
+        if save:
+            _save(run, state, save)
+        _report(run, state, failures)
+    except CostsimError as exc:
+        failures.append(f"costsim: {exc}")
+    return failures
