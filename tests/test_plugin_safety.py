@@ -313,7 +313,7 @@ def test_the_markdown_report_keeps_every_drift_detail(project: pytest.Pytester) 
 def test_the_vcrpy_hint_only_when_an_sdk_needs_httpx2(
     monkeypatch: pytest.MonkeyPatch, vcrpy: str, sdk_needs: list[str], hint: bool
 ) -> None:
-    import costsim.plugin.render as render
+    from costsim.plugin import render
 
     monkeypatch.setattr(render, "version", lambda name: vcrpy)
     monkeypatch.setattr(render, "requires", lambda name: sdk_needs)
