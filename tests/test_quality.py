@@ -44,3 +44,17 @@ def test_import_contracts() -> None:
     """Layers, doors and no cycles (``[tool.importlinter]`` in pyproject.toml)."""
     result = _run(_tool("lint-imports"), "--no-cache")
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_modules_stay_small_and_in_their_layer() -> None:
+    """No module over 400 lines; at the top of the package only its face, the errors, the
+    entry point of ``python -m`` and the model (the public API is the ``api`` package)."""
+    package = ROOT / "src" / "costsim"
+    long = {
+        str(path.relative_to(package)): count
+        for path in package.rglob("*.py")
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > 400
+    }
+    assert long == {}
+    loose = sorted(path.name for path in package.glob("*.py"))
+    assert loose == ["__init__.py", "__main__.py", "errors.py"]
