@@ -22,6 +22,7 @@ from costsim.analysis.baseline import (
 from costsim.analysis.budgets import Budget, budget_failures
 from costsim.analysis.drift import Difference, differences, summary
 from costsim.engine import Engine
+from costsim.io.config import tool_table
 from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace
@@ -48,6 +49,7 @@ __all__ = [
     "parse_tolerances",
     "read_vcr_call",
     "save_baseline",
+    "tool_table",
 ]
 
 drift_summary = summary

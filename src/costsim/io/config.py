@@ -11,7 +11,7 @@ from typing import Any
 
 from costsim.errors import ConfigError
 
-__all__ = ["find_pyproject", "secrets_ignore", "tool_config"]
+__all__ = ["find_pyproject", "secrets_ignore", "tool_config", "tool_table"]
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -28,6 +28,13 @@ def tool_config(start: Path | None = None) -> tuple[Path | None, dict[str, Any]]
     path = find_pyproject((start or Path.cwd()).resolve())
     if path is None:
         return None, {}
+    return path, tool_table(path)
+
+
+def tool_table(path: Path) -> dict[str, Any]:
+    """The ``[tool.costsim]`` table of the pyproject.toml at ``path`` (empty when absent)."""
+    if not path.is_file():
+        return {}
     try:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
@@ -35,7 +42,7 @@ def tool_config(start: Path | None = None) -> tuple[Path | None, dict[str, Any]]
     table = document.get("tool", {}).get("costsim", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.costsim] must be a table")
-    return path, table
+    return table
 
 
 def secrets_ignore(start: Path | None = None) -> tuple[str, ...]:

@@ -6,13 +6,12 @@ or ``--costsim``), so a run without costsim never reads a file on its behalf.
 
 from __future__ import annotations
 
-import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from costsim.api.testing import Budget, parse_tolerances
+from costsim.api.testing import Budget, parse_tolerances, tool_table
 from costsim.errors import ConfigError
 
 __all__ = ["DriftMode", "PluginSettings", "read_settings"]
@@ -63,15 +62,7 @@ class PluginSettings(BaseModel):
 
 def read_settings(path: Path) -> PluginSettings:
     """``[tool.costsim]`` of ``path`` (a missing file or table is the defaults)."""
-    if not path.is_file():
-        return PluginSettings()
-    try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"{path} cannot be read ({exc})") from None
-    table = document.get("tool", {}).get("costsim", {})
-    if not isinstance(table, dict):
-        raise ConfigError(f"{path}: [tool.costsim] must be a table")
+    table = tool_table(path)
     try:
         settings = PluginSettings.model_validate(table)
     except ValidationError as exc:
