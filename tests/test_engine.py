@@ -121,10 +121,15 @@ def test_check_cache_matches_recorded_explicit_caching(corpus: Path) -> None:
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     assert document["format_version"] == 1
-    anthropic = document["by_provider"]["anthropic"]
-    assert anthropic["matched"] / anthropic["compared"] >= 0.9
-    assert document["calls_matched"] / document["calls_compared"] >= 0.9
+    # calls whose server-side tool iterations read and write cache on their own are named as
+    # such; the rest match at least 9 times in 10
+    assert document["client_match_rate"] >= 0.9
     assert all(m["reason"] for m in document["mismatches"])
+    server_side = [m for m in document["mismatches"] if "server-side tool" in m["reason"]]
+    assert len(server_side) == document["server_side_compared"] - document["server_side_matched"]
+    for mismatch in document["mismatches"]:
+        recorded = mismatch["recorded"]
+        assert recorded["cache_write"] == recorded["cache_write_5m"] + recorded["cache_write_1h"]
 
 
 def test_replaced_requests_equal_to_the_recorded_ones_keep_recorded_numbers() -> None:

@@ -18,6 +18,7 @@ from costsim.errors import CostsimError
 
 if TYPE_CHECKING:
     from costsim.api import (
+        Advice,
         BaselineComparison,
         CacheCheck,
         Calibration,
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
         Scenario,
         Simulation,
         Traces,
+        advise,
         calibrate,
         check_cache,
         check_cassettes,
@@ -40,6 +42,7 @@ if TYPE_CHECKING:
     )
 
 __all__ = [
+    "Advice",
     "BaselineComparison",
     "CacheCheck",
     "Calibration",
@@ -52,6 +55,7 @@ __all__ = [
     "Simulation",
     "Traces",
     "__version__",
+    "advise",
     "calibrate",
     "check_cache",
     "check_cassettes",

@@ -1,10 +1,12 @@
 """How faithfully the cache simulator reproduces recorded caching: ``costsim check-cache``.
 
 The recorded traces that used caching are simulated exactly as recorded. Per call, the
-predicted cache read and write are compared with the recorded ones; a call matches when both
-are within the prefix estimate's tolerance (5% of the prompt, at least 32 tokens). A recording
-that starts warm (a call reads cache no earlier call in it wrote) is seeded with that entry
-and reported as such, not as a simulator error.
+predicted cache read, 5m write and 1h write are compared with the recorded ones; a call
+matches when each is within the prefix estimate's tolerance (5% of the prompt, at least 32
+tokens). A recording that starts warm (a call reads cache no earlier call in it wrote, and no
+caching rule explains the miss) is seeded with that entry and reported as such, not as a
+simulator error. A mismatch names its likely reason, and the caching rule the recording
+breaks when there is one (a read after the TTL expired, a write below the minimum, ...).
 """
 
 from __future__ import annotations
@@ -12,14 +14,16 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from costsim.cache.simulators import CacheResult
+from costsim.cache.results import CacheResult
+from costsim.cache.rules import RULE_NAMES, tolerance
 from costsim.engine.simulate import Engine
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Provenance
 
-__all__ = ["FidelityReport", "Mismatch", "check_cache"]
+__all__ = ["FidelityReport", "Mismatch", "check_cache", "tolerance"]
 
 _SERVER_SIDE = frozenset({"container", "mcp_servers", "context_management"})
+_READ_RULES = ("ttl", "lookback", "breakpoints", "minimum")
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +35,18 @@ class Mismatch:
     predicted_read: int
     predicted_write: int
     reason: str
+    recorded_write_1h: int = 0
+    predicted_write_1h: int = 0
+    rule: str | None = None
+    """The caching rule the recording breaks (``ttl``, ``minimum``, ...), when one does."""
+
+    @property
+    def recorded_write_5m(self) -> int:
+        return self.recorded_write - self.recorded_write_1h
+
+    @property
+    def predicted_write_5m(self) -> int:
+        return self.predicted_write - self.predicted_write_1h
 
 
 @dataclass(slots=True)
@@ -43,10 +59,25 @@ class FidelityReport:
     warm_starts: list[Provenance] = field(default_factory=list)
     mismatches: list[Mismatch] = field(default_factory=list)
     by_provider: dict[str, tuple[int, int]] = field(default_factory=dict)
+    server_side_compared: int = 0
+    """Calls compared whose response records server-side tool iterations: the provider's own
+    steps read and write cache there, which a replay of the client's requests cannot see."""
+    server_side_matched: int = 0
 
     @property
     def match_rate(self) -> float | None:
         return self.calls_matched / self.calls_compared if self.calls_compared else None
+
+    @property
+    def client_match_rate(self) -> float | None:
+        """Match rate on calls without server-side tool iterations."""
+        compared = self.calls_compared - self.server_side_compared
+        matched = self.calls_matched - self.server_side_matched
+        return matched / compared if compared else None
+
+    @property
+    def rule_breaking(self) -> list[Mismatch]:
+        return [m for m in self.mismatches if m.rule is not None]
 
 
 def _used_caching(trace: CassetteTrace) -> bool:
@@ -56,17 +87,43 @@ def _used_caching(trace: CassetteTrace) -> bool:
     )
 
 
-def tolerance(call: Call) -> float:
-    total = call.usage.prompt_total if call.usage is not None else 0
-    return max(32.0, 0.05 * total)
-
-
-def _reason(call: Call, predicted: CacheResult) -> str:
+def _broken_rule(call: Call, predicted: CacheResult, limit: float) -> tuple[str, str] | None:
+    """The rule whose enforcement explains the difference: (rule, sentence)."""
     usage = call.usage
     assert usage is not None
+    notes = {note.rule: note.message for note in predicted.rules}
+    if usage.cache_read > predicted.read + limit:
+        for rule in _READ_RULES:
+            if rule in notes:
+                return rule, f"recorded read of {usage.cache_read:,} tokens: {notes[rule]}"
+    written = predicted.write_5m + predicted.write_1h
+    if usage.cache_write > written + limit and "minimum" in notes:
+        return "minimum", f"recorded write of {usage.cache_write:,} tokens: {notes['minimum']}"
+    split = abs(usage.cache_write_1h - predicted.write_1h) > limit
+    if split and "ttl-order" in notes:
+        return "ttl-order", f"recorded 1h write of {usage.cache_write_1h:,}: {notes['ttl-order']}"
+    if usage.cache_write > written + limit and "breakpoints" in notes:
+        return "breakpoints", notes["breakpoints"]
+    return None
+
+
+def _reason(call: Call, predicted: CacheResult, engine: Engine, granularity: int) -> str:
+    usage = call.usage
+    assert usage is not None
+    if call.server_tools:
+        steps = sorted(set(call.server_tools))
+        return (
+            f"server-side tool iterations ({', '.join(steps)}) re-read and extend the prompt "
+            f"inside the request: ~{engine.hidden(call):,} prompt tokens the client never sent"
+        )
     server_side = _SERVER_SIDE.intersection(call.extra)
     if server_side:
         return f"server-side additions to the prompt ({', '.join(sorted(server_side))})"
+    if call.provider == "openai" and usage.cache_read % granularity:
+        return (
+            f"recorded read of {usage.cache_read:,} tokens is not a multiple of {granularity}: "
+            "OpenAI's documented 128-token granularity does not produce it"
+        )
     if predicted.read and not usage.cache_read and call.provider == "openai":
         return "the provider did not reuse a prefix it had cached (OpenAI caching is best-effort)"
     if predicted.read and not usage.cache_read:
@@ -75,7 +132,23 @@ def _reason(call: Call, predicted: CacheResult) -> str:
         return "recorded read has no earlier entry in the trace the simulator could match"
     if usage.cache_write and call.provider == "openai":
         return "OpenAI write boundary (GPT-5.6+) is approximated"
+    if abs(usage.cache_write_1h - predicted.write_1h) > tolerance(usage.prompt_total):
+        return (
+            f"the 5m/1h split differs: recorded {usage.cache_write_5m:,} / "
+            f"{usage.cache_write_1h:,}, predicted {predicted.write_5m:,} / {predicted.write_1h:,}"
+        )
     return "prefix token estimate differs from the recorded boundary"
+
+
+def _matches(call: Call, predicted: CacheResult) -> bool:
+    usage = call.usage
+    assert usage is not None
+    limit = tolerance(usage.prompt_total)
+    return (
+        abs(predicted.read - usage.cache_read) <= limit
+        and abs(predicted.write_5m - usage.cache_write_5m) <= limit
+        and abs(predicted.write_1h - usage.cache_write_1h) <= limit
+    )
 
 
 def check_cache(traces: Iterable[CassetteTrace], *, meter: Meter | None = None) -> FidelityReport:
@@ -94,11 +167,7 @@ def check_cache(traces: Iterable[CassetteTrace], *, meter: Meter | None = None) 
             continue
         if warm:
             report.warm_starts.append(call.provenance)
-        limit = tolerance(call)
-        matched = (
-            abs(predicted.read - usage.cache_read) <= limit
-            and abs(written - usage.cache_write) <= limit
-        )
+        matched = _matches(call, predicted)
         report.calls_compared += 1
         report.calls_matched += matched
         if not warm:
@@ -107,17 +176,33 @@ def check_cache(traces: Iterable[CassetteTrace], *, meter: Meter | None = None) 
         tally = counts.setdefault(call.provider, [0, 0])
         tally[0] += 1
         tally[1] += matched
-        if not matched:
-            report.mismatches.append(
-                Mismatch(
-                    call.provenance,
-                    call.priced_model,
-                    usage.cache_read,
-                    usage.cache_write,
-                    predicted.read,
-                    written,
-                    _reason(call, predicted),
-                )
+        if call.server_tools:
+            report.server_side_compared += 1
+            report.server_side_matched += matched
+        if matched:
+            continue
+        broken = (
+            None
+            if call.server_tools
+            else _broken_rule(call, predicted, tolerance(usage.prompt_total))
+        )
+        granularity = engine.rules.openai_granularity(call.model, call.recorded_at)
+        rule, reason = broken if broken else (None, _reason(call, predicted, engine, granularity))
+        if rule is not None:
+            reason = f"breaks the {RULE_NAMES[rule]} rule: {reason}"
+        report.mismatches.append(
+            Mismatch(
+                call.provenance,
+                call.priced_model,
+                usage.cache_read,
+                usage.cache_write,
+                predicted.read,
+                written,
+                reason,
+                recorded_write_1h=usage.cache_write_1h,
+                predicted_write_1h=predicted.write_1h,
+                rule=rule,
             )
+        )
     report.by_provider = {name: (c, m) for name, (c, m) in sorted(counts.items())}
     return report

@@ -1,7 +1,13 @@
-"""Baseline vs variants: totals, deltas, divergence counts and the estimate's error band.
+"""Baseline vs variants: totals, deltas with their dollar bands, divergence counts.
 
 One model serves ``costsim simulate`` (one variant) and ``costsim compare`` (a scenario's
 variants); renderers for table, JSON and Markdown live in :mod:`costsim.render.comparison`.
+
+Deltas are like for like: each variant is compared with its own baseline, the recording with
+the calls the variant bills differently re-simulated the same way (see
+:mod:`costsim.engine.simulate`). For a variant that changes nothing, that baseline is the
+recording itself. Every cost, delta and attribution carries a p90 band in dollars
+(:mod:`costsim.analysis.bands`).
 """
 
 from __future__ import annotations
@@ -12,26 +18,18 @@ from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
 
+from costsim.analysis.bands import Band, VariantBands, combine, variant_bands
+from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
 from costsim.engine.simulate import Engine, VariantResult
-from costsim.metering.calibration import default_p90_ape, percentile
-from costsim.metering.models import family
-from costsim.pricing.ledger import MeteredCall, Totals
+from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import Variant
 from costsim.strategies.trace import Event
 
 __all__ = ["Comparison", "VariantSummary", "compare_variants", "delta_pct"]
 
 
-@dataclass(frozen=True, slots=True)
-class ErrorBand:
-    """How sure the variant's numbers are: held-out calibration error of the estimates."""
-
-    estimated_calls: int
-    """Calls whose prompt the variant changed (metered by calibrated estimate)."""
-    p90_ape: float | None
-    """p90 absolute % error of the estimator on recorded calls of the families involved."""
-    tokens: int
-    """± tokens on the variant's prompt total implied by that error on the changed delta."""
+def _difference(new: Decimal | None, old: Decimal | None) -> Decimal | None:
+    return None if new is None or old is None else new - old
 
 
 @dataclass(slots=True)
@@ -40,18 +38,51 @@ class VariantSummary:
     totals: Totals
     per_cassette: dict[Path, Totals]
     events: list[Event]
-    band: ErrorBand
+    bands: VariantBands = field(default_factory=VariantBands)
     calls: list[MeteredCall] = field(default_factory=list, repr=False)
     attribution: dict[str, Decimal | None] = field(default_factory=dict)
-    """Leave-one-out marginal saving (USD) of each strategy of a stacked variant: the cost of
-    the variant without that step minus the cost of the whole variant. Marginals need not add
+    """Leave-one-out marginal saving (USD) of each strategy of a stacked variant: the delta of
+    the variant without that step minus the delta of the whole variant. Marginals need not add
     up to the total saving; what they leave over is ``interaction`` (total saving minus the sum
     of marginals: positive when strategies reinforce each other, negative when they overlap)."""
     interaction: Decimal | None = None
+    baseline: Totals = field(default_factory=Totals)
+    """What the variant is compared with, like for like: the recording, with the calls the
+    variant bills differently re-simulated the same way."""
+    baseline_per_cassette: dict[Path, Totals] = field(default_factory=dict)
+    resimulated_calls: int = 0
+    """Calls whose baseline is the re-simulated recording rather than what was billed."""
+    attribution_bands: dict[str, Band] = field(default_factory=dict)
+    breakpoints: list[BreakpointEconomics] = field(default_factory=list)
+    """Per breakpoint position: tokens written and read back, and the dollars it made."""
+    resimulation_gap: tuple[Decimal | None, Decimal | None] = (Decimal(0), Decimal(0))
+    """(re-simulated cost, recorded cost) of the calls whose baseline is re-simulated: how far
+    the simulator's replay of the recording is from what those calls were billed."""
 
     @property
     def divergences(self) -> int:
         return sum(1 for event in self.events if event.kind == "divergence")
+
+    @property
+    def cost(self) -> Band:
+        """The variant's cost and its p90 band."""
+        return self.bands.band(self.totals.cost_usd)
+
+    @property
+    def delta(self) -> Band:
+        """Variant cost minus its like-for-like baseline, and its p90 band."""
+        return self.bands.delta_band(_difference(self.totals.cost_usd, self.baseline.cost_usd))
+
+    def cassette_delta(self, path: Path) -> Band:
+        variant = self.per_cassette.get(path, Totals())
+        base = self.baseline_per_cassette.get(path, Totals())
+        _, half, estimated = self.bands.per_cassette.get(path, (Decimal(0), Decimal(0), False))
+        return Band(_difference(variant.cost_usd, base.cost_usd), half, estimated)
+
+    def cassette_cost(self, path: Path) -> Band:
+        variant = self.per_cassette.get(path, Totals())
+        half, _, _ = self.bands.per_cassette.get(path, (Decimal(0), Decimal(0), False))
+        return Band(variant.cost_usd, half, half > 0)
 
 
 @dataclass(slots=True)
@@ -71,48 +102,52 @@ def delta_pct(new: float | Decimal | None, old: float | Decimal | None) -> float
     return float((Decimal(str(new)) - Decimal(str(old))) / Decimal(str(old)) * 100)
 
 
-def _band(engine: Engine, result: VariantResult) -> ErrorBand:
-    errors: list[float] = []
-    changed = 0
-    delta_tokens = 0
-    names = set()
-    for trace in result.traces:
-        for item in trace.calls:
-            if item.sim.untouched or item.usage is None:
-                continue
-            changed += 1
-            names.add(family(item.call))
-            base = item.sim.origin.usage if item.sim.origin is not None else None
-            base_total = base.prompt_total if base is not None else 0
-            delta_tokens += abs(item.usage.prompt_total - base_total)
-    shipped: list[float] = []
-    for name in names:
-        if engine.meter.coefficients_source(name) == "fitted":
-            errors.extend(engine.meter.reports[name].errors)
-        else:
-            shipped.append(default_p90_ape(name) or 100.0)  # uncalibrated: say so, loudly
-    p90 = max([v for v in (percentile(errors, 90),) if v is not None] + shipped, default=None)
-    return ErrorBand(changed, p90, round(delta_tokens * (p90 or 0) / 100))
+def _gap(result: VariantResult, as_of: datetime | None) -> tuple[Decimal | None, Decimal | None]:
+    resimulated = [item for trace in result.baselines for item in trace.calls if item.resimulated]
+    simulated = Totals.of(meter(i.call, as_of=as_of, usage=i.usage) for i in resimulated)
+    recorded = Totals.of(meter(i.call, as_of=as_of) for i in resimulated)
+    return simulated.cost_usd, recorded.cost_usd
 
 
-def _saving(baseline: Totals, variant: Totals) -> Decimal | None:
-    if baseline.cost_usd is None or variant.cost_usd is None:
-        return None
-    return baseline.cost_usd - variant.cost_usd
+def summarise(
+    engine: Engine, variant: Variant, result: VariantResult, as_of: datetime | None
+) -> VariantSummary:
+    """The totals, like-for-like baseline and bands of one variant's run."""
+    calls = result.metered(as_of=as_of)
+    return VariantSummary(
+        variant=variant,
+        totals=Totals.of(calls),
+        per_cassette=result.totals_by_trace(as_of=as_of),
+        events=result.events,
+        bands=variant_bands(result, engine.meter, as_of),
+        calls=calls,
+        baseline=Totals.of(result.baseline_metered(as_of=as_of)),
+        baseline_per_cassette=result.baseline_by_trace(as_of=as_of),
+        resimulated_calls=sum(
+            item.resimulated for trace in result.baselines for item in trace.calls
+        ),
+        resimulation_gap=_gap(result, as_of),
+        breakpoints=breakpoint_economics(result.traces, as_of=as_of),
+    )
 
 
-def _attribution(
-    engine: Engine, variant: Variant, totals: Totals, as_of: datetime | None
-) -> dict[str, Decimal | None]:
-    """Each step's marginal saving: cost without it minus cost with everything."""
+def _attribute(
+    engine: Engine, summary: VariantSummary, as_of: datetime | None
+) -> tuple[dict[str, Decimal | None], dict[str, Band]]:
+    """Each step's marginal saving: the delta without it minus the delta with everything."""
+    variant = summary.variant
     if len(variant.steps) < 2:
-        return {}
-    result: dict[str, Decimal | None] = {}
+        return {}, {}
+    full = summary.delta
+    savings: dict[str, Decimal | None] = {}
+    bands: dict[str, Band] = {}
     for index, step in enumerate(variant.steps):
-        without = engine.run(variant.without(index)).totals(as_of=as_of)
-        full, rest = totals.cost_usd, without.cost_usd
-        result[step.describe()] = None if full is None or rest is None else rest - full
-    return result
+        reduced = variant.without(index)
+        rest = summarise(engine, reduced, engine.run(reduced), as_of).delta
+        saving = _difference(rest.value, full.value)
+        savings[step.describe()] = saving
+        bands[step.describe()] = combine(saving, rest, full)
+    return savings, bands
 
 
 def compare_variants(
@@ -130,26 +165,15 @@ def compare_variants(
     for variant in variants:
         if on_variant is not None:
             on_variant(variant)
-        result = engine.run(variant)
-        calls = result.metered(as_of=as_of)
-        totals = Totals.of(calls)
-        summaries.append(
-            VariantSummary(
-                variant=variant,
-                totals=totals,
-                per_cassette=result.totals_by_trace(as_of=as_of),
-                events=result.events,
-                band=_band(engine, result),
-                calls=calls,
-                attribution=_attribution(engine, variant, totals, as_of) if attribute else {},
-            )
-        )
-        summary = summaries[-1]
+        summary = summarise(engine, variant, engine.run(variant), as_of)
+        if attribute:
+            summary.attribution, summary.attribution_bands = _attribute(engine, summary, as_of)
         if summary.attribution and None not in summary.attribution.values():
-            total_saving = _saving(baseline.totals(as_of=as_of), totals)
             marginals = [v for v in summary.attribution.values() if v is not None]
+            total_saving = summary.delta.value
             if total_saving is not None:
-                summary.interaction = total_saving - sum(marginals, start=Decimal(0))
+                summary.interaction = -total_saving - sum(marginals, start=Decimal(0))
+        summaries.append(summary)
     baseline_calls = baseline.metered(as_of=as_of)
     return Comparison(
         baseline=Totals.of(baseline_calls),

@@ -23,12 +23,14 @@ from typing import TypeAlias
 
 from costsim.analysis import baseline as baselines
 from costsim.analysis import cache_fidelity, cassettes
+from costsim.analysis.advice import advise_caching
 from costsim.analysis.breakdown import BREAKDOWNS
 from costsim.analysis.cassettes import SORT_KEYS
 from costsim.analysis.checks import validate_rules
 from costsim.analysis.comparison import compare_variants
 from costsim.analysis.report import GROUPINGS, build_report, load_traces
 from costsim.api.results import (
+    Advice,
     BaselineComparison,
     Breakdown,
     CacheCheck,
@@ -53,9 +55,11 @@ from costsim.scenario.result import ScenarioComparison
 from costsim.strategies.registry import AgentSpec, Step, Variant, parse_step
 
 __all__ = [
+    "ADVICE_TOPICS",
     "BREAKDOWN_KEYS",
     "CASSETTE_SORT_KEYS",
     "REPORT_GROUPINGS",
+    "Advice",
     "BaselineComparison",
     "Breakdown",
     "CacheCheck",
@@ -68,6 +72,7 @@ __all__ = [
     "Scenario",
     "Simulation",
     "Traces",
+    "advise",
     "calibrate",
     "check_cache",
     "check_cassettes",
@@ -211,6 +216,31 @@ def compare(
 def scenario_variants(scenario: PathLike) -> list[str]:
     """The names of a scenario file's variants (the file is read and validated)."""
     return [variant.name for variant in load_scenario(Path(scenario)).variants]
+
+
+ADVICE_TOPICS = ("caching",)
+"""What :func:`advise` can advise on."""
+
+
+def advise(
+    traces: TracesLike,
+    topic: str = "caching",
+    *,
+    as_of: datetime | None = None,
+    gap: float | None = None,
+    lenient: bool = False,
+) -> Advice:
+    """The ``caching`` placement and TTL that minimise cost on ``traces``, each placement's
+    saving with its p90 band in dollars, and why money is left on the table (prompts never
+    re-sent, below the minimum, re-sent after the TTL, dynamic content early in the prompt)."""
+    if topic not in ADVICE_TOPICS:
+        raise ConfigError(f"no advice on {topic!r}; topics: {', '.join(ADVICE_TOPICS)}")
+    loaded = _traces(traces, lenient=lenient)
+    rules = default_rules()
+    if gap is not None:
+        rules = dataclasses.replace(rules, default_gap_seconds=gap)
+    engine = Engine(loaded, rules=rules)
+    return Advice(advise_caching(engine, as_of=_utc(as_of)), skipped=loaded.skipped)
 
 
 def check_cache(traces: TracesLike, *, lenient: bool = False) -> CacheCheck:

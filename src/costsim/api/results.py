@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, ClassVar, overload
 
-from costsim.analysis import baseline, cache_fidelity, cassettes, comparison, report
+from costsim.analysis import advice, baseline, cache_fidelity, cassettes, comparison, report
 from costsim.analysis.breakdown import AgentMatcher, breakdown
 from costsim.analysis.checks import Finding
 from costsim.analysis.report import Skipped
@@ -23,6 +23,7 @@ from costsim.scenario import gate
 from costsim.scenario.result import ScenarioComparison
 
 __all__ = [
+    "Advice",
     "BaselineComparison",
     "Breakdown",
     "CacheCheck",
@@ -170,6 +171,27 @@ class CacheCheck(Result):
 
     kind: ClassVar[str] = "check-cache"
     data: cache_fidelity.FidelityReport
+
+
+@dataclass(frozen=True, slots=True)
+class Advice(Result):
+    """Which caching placement and TTL minimise cost on recorded traces, and what is left on
+    the table."""
+
+    kind: ClassVar[str] = "advice"
+    data: advice.CachingAdvice
+
+    @property
+    def recommended(self) -> str | None:
+        """The recommended ``caching`` strategy (as for ``-s``), or None: keep the recording's."""
+        best = self.data.best
+        return None if best is None else best.variant.describe()
+
+    @property
+    def saving(self) -> Decimal | None:
+        """What the recommendation saves against the recording (like for like)."""
+        best = self.data.best
+        return None if best is None or best.delta.value is None else -best.delta.value
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,11 @@ prefixes match only when everything before is identical. ``tool_choice`` and thi
 enter the chain where the messages start: changing them invalidates the messages part only.
 Token positions come from the calibrated counter, scaled so the whole prefix equals the call's
 prompt total, and pinned to the recorded cache boundary when the call recorded one.
+
+Server-side tool iterations (web search, code execution) add prompt tokens the client never
+sent: they are ``hidden`` tokens after the last block, which no client breakpoint can cache.
+Each block says whether its position is ``exact`` (pinned to a recorded number) or estimated,
+and carries the ``label`` of the breakpoint position it is (tools, system, message N, ...).
 """
 
 from __future__ import annotations
@@ -33,12 +38,24 @@ class PrefixBlock:
     section: str
     content: str = ""
     """Identity of the prefix's content alone (the same request sent to another model)."""
+    label: str = ""
+    """Where a breakpoint here sits: ``tools``, ``system``, ``message N``, ``last message``
+    or ``automatic`` (the request-level breakpoint)."""
+    exact: bool = False
+    """The position is a recorded number (a cache boundary, the whole prompt), not estimated."""
 
 
 @dataclass(frozen=True, slots=True)
 class Prefix:
     blocks: tuple[PrefixBlock, ...]
     total: int
+    hidden: int = 0
+    """Prompt tokens after the last block that the provider added (server-tool iterations)."""
+
+    @property
+    def client(self) -> int:
+        """Prompt tokens the client sent (what breakpoints can cache)."""
+        return self.total - self.hidden
 
     def breakpoints(self) -> list[int]:
         return [i for i, block in enumerate(self.blocks) if block.breakpoint is not None]
@@ -70,13 +87,24 @@ class PrefixBuilder:
         return hashlib.blake2b(f"{previous}|{part}".encode(), digest_size=16).hexdigest()
 
     def build(
-        self, call: Call, total: int, *, anchor: int | None = None, reference: Prefix | None = None
+        self,
+        call: Call,
+        total: int,
+        *,
+        anchor: int | None = None,
+        reference: Prefix | None = None,
+        hidden: int = 0,
     ) -> Prefix:
         """The prefix of ``call`` whose whole length is ``total`` tokens.
 
         ``anchor``: recorded tokens up to the last breakpoint (cache read + write); when given,
-        positions are scaled piecewise so that breakpoint lands exactly there.
+        positions are scaled piecewise so that breakpoint lands exactly there. ``hidden``:
+        tokens of ``total`` the provider added after the request (server-tool iterations).
         """
+        hidden = min(max(hidden, 0), total)
+        client = total - hidden
+        if anchor is not None and anchor > client:
+            anchor = None  # the recorded boundary includes server-side iterations
         positions = self.serialiser.positions(call)
         items: list[tuple[Block | ToolDef, CacheControl | None, str]] = [
             *((tool, tool.cache_control, "tools") for tool in call.tools),
@@ -88,14 +116,20 @@ class PrefixBuilder:
             ),
         ]
         marks = [bp for _, bp, _ in items]
-        if call.cache_control is not None and marks:
-            marks[-1] = marks[-1] or call.cache_control  # the automatic breakpoint: last block
-        scaled = _scale(positions, marks, total, anchor)
+        automatic = False
+        if call.cache_control is not None and marks and marks[-1] is None:
+            marks[-1] = call.cache_control  # the automatic breakpoint: last block
+            automatic = True
+        scaled, pinned = _scale(positions, marks, client, anchor)
+        labels = _labels(call, automatic)
         content = "content"
         blocks: list[PrefixBlock] = []
         messages_started = False
         roles = iter([message.role for message in call.messages for _ in message.content])
-        for (item, _, section), breakpoint, tokens in zip(items, marks, scaled, strict=True):
+        last = len(items) - 1
+        for index, ((item, _, section), breakpoint, tokens, label) in enumerate(
+            zip(items, marks, scaled, labels, strict=True)
+        ):
             if section == "messages":
                 if not messages_started:
                     settings = _canonical(
@@ -106,10 +140,23 @@ class PrefixBuilder:
                 content = self._chain(content, next(roles))
             content = self._chain(content, self._digest(item))
             key = self._chain(call.model, content)
-            blocks.append(PrefixBlock(key, tokens, breakpoint, section, content))
+            exact = index == pinned or (index == last and hidden == 0 and pinned is None)
+            blocks.append(PrefixBlock(key, tokens, breakpoint, section, content, label, exact))
         if reference is not None:
-            blocks = _align(blocks, reference, [p.cumulative for p in positions], total)
-        return Prefix(tuple(blocks), total)
+            blocks = _align(blocks, reference, [p.cumulative for p in positions], client)
+        return Prefix(tuple(blocks), total, hidden)
+
+
+def _labels(call: Call, automatic: bool) -> list[str]:
+    """The breakpoint label of every block in prefix order."""
+    count = len(call.messages)
+    labels = ["tools"] * len(call.tools) + ["system"] * len(call.system)
+    for index, message in enumerate(call.messages):
+        name = "last message" if index == count - 1 else f"message {index}"
+        labels += [name] * len(message.content)
+    if automatic and labels:
+        labels[-1] = "automatic"
+    return labels
 
 
 def _scale(
@@ -117,15 +164,16 @@ def _scale(
     breakpoints: list[CacheControl | None],
     total: int,
     anchor: int | None,
-) -> list[int]:
+) -> tuple[list[int], int | None]:
+    """Token positions scaled to end at ``total``, and the index pinned to ``anchor``."""
     raw = [p.cumulative for p in positions]
     raw_total = raw[-1] if raw else 0
     if raw_total <= 0:
-        return [0] * len(raw)
+        return [0] * len(raw), None
     pivot = max((i for i, bp in enumerate(breakpoints) if bp is not None), default=None)
     if anchor is not None and pivot is not None and 0 < anchor <= total and raw[pivot] == raw_total:
         # the breakpoint is on the last block: what follows it are tokens the API adds
-        return [round(r * anchor / raw_total) for r in raw]
+        return [round(r * anchor / raw_total) for r in raw], pivot
     if (
         anchor is not None
         and pivot is not None
@@ -138,8 +186,8 @@ def _scale(
             if r <= head
             else round(anchor + (r - head) * (total - anchor) / (raw_total - head))
             for r in raw
-        ]
-    return [round(r * total / raw_total) for r in raw]
+        ], pivot
+    return [round(r * total / raw_total) for r in raw], None
 
 
 def _align(
@@ -158,13 +206,17 @@ def _align(
     head_tokens = reference.blocks[shared - 1].tokens
     head_raw, raw_total = raw[shared - 1], raw[-1]
     aligned = [
-        dataclasses.replace(block, tokens=reference.blocks[i].tokens)
+        dataclasses.replace(
+            block, tokens=reference.blocks[i].tokens, exact=reference.blocks[i].exact
+        )
         for i, block in enumerate(blocks[:shared])
     ]
     span = raw_total - head_raw
     for i, block in enumerate(blocks[shared:], start=shared):
         share = (raw[i] - head_raw) / span if span > 0 else 1.0
         aligned.append(
-            dataclasses.replace(block, tokens=round(head_tokens + share * (total - head_tokens)))
+            dataclasses.replace(
+                block, tokens=round(head_tokens + share * (total - head_tokens)), exact=False
+            )
         )
     return aligned

@@ -11,7 +11,22 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-__all__ = ["CacheRules", "DatedRule", "default_rules"]
+__all__ = ["RULE_NAMES", "CacheRules", "DatedRule", "default_rules", "tolerance"]
+
+RULE_NAMES: dict[str, str] = {
+    "ttl": "TTL expiry",
+    "minimum": "minimum cacheable length",
+    "breakpoints": "at most 4 breakpoints",
+    "lookback": "20-block lookback",
+    "ttl-order": "1h breakpoints before 5m ones",
+}
+"""The Anthropic caching rules a request or a recording can break, by short name."""
+
+
+def tolerance(prompt_total: int) -> float:
+    """How far a predicted cache boundary may sit from a recorded one and still match: the
+    prefix estimate's resolution (5% of the prompt, at least 32 tokens)."""
+    return max(32.0, 0.05 * prompt_total)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +96,9 @@ class CacheRules:
     openai_increment: int = 128
     default_gap_seconds: float = 5.0
     """Time between calls of a trace that recorded no dates."""
+    session_gap_seconds: float = 172_800.0
+    """A longer pause between two calls of one cassette (longer than any cache lives) means
+    it was recorded again later: the cache starts afresh, and may start warm."""
 
     def minimum(self, model: str, when: datetime | None) -> int:
         return _pick(self.anthropic_minimum, model, when, 1024)
@@ -90,6 +108,12 @@ class CacheRules:
 
     def openai_bills_writes(self, model: str, when: datetime | None) -> bool:
         return bool(_pick(self.openai_writes, model, when, 0))
+
+    def openai_granularity(self, model: str, when: datetime | None) -> int:
+        """Tokens a reported OpenAI read is a multiple of: 128 (matched in 128-token
+        increments) for automatic caching; 1 for models with explicit, billed writes
+        (GPT-5.6+), whose recordings read back exactly what they wrote."""
+        return 1 if self.openai_bills_writes(model, when) else self.openai_increment
 
     def with_overrides(self, overrides: Iterable[tuple[str, str, int, date | None]]) -> CacheRules:
         """Rules plus user overrides: (rule name, model prefix, value, since)."""
@@ -108,6 +132,7 @@ class CacheRules:
             openai_minimum=self.openai_minimum,
             openai_increment=self.openai_increment,
             default_gap_seconds=self.default_gap_seconds,
+            session_gap_seconds=self.session_gap_seconds,
         )
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import click
 
+from costsim.cli.advise import advise
 from costsim.cli.baseline import baseline
 from costsim.cli.calibrate import calibrate
 from costsim.cli.cassettes import cassettes
@@ -31,6 +32,7 @@ cli.add_command(check_cache_command)
 cli.add_command(simulate)
 cli.add_command(compare)
 cli.add_command(baseline)
+cli.add_command(advise)
 
 
 def main() -> None:

@@ -35,6 +35,7 @@ from costsim.cli._common import (
     default=None,
     help="Seconds between calls of traces without recorded dates.",
 )
+@click.option("-v", "--verbose", is_flag=True, help="Per-breakpoint cache economics.")
 @format_option
 @as_of_option
 @lenient_option
@@ -44,6 +45,7 @@ def simulate(
     paths: tuple[Path, ...],
     strategies: tuple[str, ...],
     gap: float | None,
+    verbose: bool,
     fmt: str,
     as_of: str | None,
     lenient: bool,
@@ -56,4 +58,4 @@ def simulate(
         paths, list(strategies), as_of=parse_as_of(as_of), gap=gap, lenient=lenient
     )
     warn_skipped(result)
-    emit(result.render(fmt), output)
+    emit(result.render(fmt, verbose=verbose), output)

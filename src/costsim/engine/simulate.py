@@ -4,88 +4,38 @@
 2. Every request is metered: untouched calls keep their recorded prompt total; transformed
    ones are anchored on it (recorded + calibrated difference); added calls are estimated.
 3. Caching is simulated over the trace in time order with the provider's rules, seeded with
-   any warm cache the recording itself shows (a first call that already read cache).
+   any warm cache the recording itself shows (a call that reads cache its trace never wrote,
+   which no caching rule explains).
+4. Like for like: a trace the variant changes is compared with the same trace as recorded,
+   simulated the same way. A call whose simulated usage is the same in both keeps its
+   recorded usage in both; the others are billed as simulated in both (``resimulated``).
 
 The identity variant (no strategies) returns the recorded usage, field by field.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from datetime import datetime
+from decimal import Decimal
 from pathlib import Path
 
 from costsim.cache.prefix import Prefix, PrefixBuilder
-from costsim.cache.rules import CacheRules, default_rules
+from costsim.cache.rules import CacheRules, default_rules, tolerance
 from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
+from costsim.engine.results import (
+    SimulatedCall,
+    TraceResult,
+    VariantResult,
+    WarmStart,
+    trace_cost,
+)
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Usage, UsageSource
-from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import AgentSpec, Context, Variant, get_strategy
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Engine", "SimulatedCall", "TraceResult", "VariantResult", "WarmStart"]
-
-
-@dataclass(frozen=True, slots=True)
-class SimulatedCall:
-    sim: SimCall
-    usage: Usage | None
-    cache: CacheResult | None = None
-
-    @property
-    def call(self) -> Call:
-        return self.sim.call
-
-
-@dataclass(frozen=True, slots=True)
-class WarmStart:
-    """A cache entry the recording shows existed before its first use in the trace."""
-
-    path: Path
-    index: int
-    tokens: int
-
-
-@dataclass(slots=True)
-class TraceResult:
-    path: Path
-    calls: list[SimulatedCall]
-    events: list[Event] = field(default_factory=list)
-    warm: list[WarmStart] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class VariantResult:
-    variant: Variant
-    traces: list[TraceResult]
-
-    @property
-    def events(self) -> list[Event]:
-        return [event for trace in self.traces for event in trace.events]
-
-    @property
-    def divergences(self) -> int:
-        return sum(1 for event in self.events if event.kind == "divergence")
-
-    def metered(self, *, as_of: datetime | None = None) -> list[MeteredCall]:
-        return [
-            meter(item.call, as_of=as_of, usage=item.usage)
-            for trace in self.traces
-            for item in trace.calls
-        ]
-
-    def totals(self, *, as_of: datetime | None = None) -> Totals:
-        return Totals.of(self.metered(as_of=as_of))
-
-    def totals_by_trace(self, *, as_of: datetime | None = None) -> dict[Path, Totals]:
-        return {
-            trace.path: Totals.of(
-                meter(item.call, as_of=as_of, usage=item.usage) for item in trace.calls
-            )
-            for trace in self.traces
-        }
 
 
 def _timeline(calls: Sequence[Call], gap: float) -> list[float]:
@@ -123,9 +73,14 @@ class Engine:
         self.traces = list(traces)
         self.meter = meter or Meter.for_traces(self.traces)
         self.rules = rules or default_rules()
-        self.context = Context(self.meter, self.rules, tags or {}, agents or {})
+        self.context = Context(
+            self.meter, self.rules, tags or {}, agents or {}, self.evaluate, self.layout
+        )
         self._prefixes = PrefixBuilder(self.meter.serialiser)
         self._warm: dict[Path, list[tuple[int, str, int, float, str]]] | None = None
+        self._by_path = {trace.path: trace for trace in self.traces}
+        self._replayed: dict[Path, TraceResult] = {}
+        self._hidden: dict[int, tuple[Call, int]] = {}
 
     # --- variants ------------------------------------------------------------------------
 
@@ -140,8 +95,9 @@ class Engine:
         prompt plus the calibrated difference, through the cache simulator.
         """
         if variant.identity and not requests:
-            return VariantResult(variant, [self._recorded(trace) for trace in self.traces])
-        results = []
+            recorded = [self._recorded(trace) for trace in self.traces]
+            return VariantResult(variant, recorded, list(recorded))
+        results, baselines = [], []
         for trace in self.traces:
             sim = SimTrace.recorded(trace)
             if requests and trace.path in requests:
@@ -158,10 +114,72 @@ class Engine:
             )
             # A trace the variant leaves alone (the same requests, even as new objects) keeps
             # its recorded numbers, field by field.
-            result = self._recorded(trace) if unchanged else self._simulate(trace, sim)
+            if unchanged:
+                result = baseline = self._recorded(trace)
+            else:
+                result, baseline = self._like_for_like(trace, self._simulate(trace, sim))
             result.events[:0] = events
             results.append(result)
-        return VariantResult(variant, results)
+            baselines.append(baseline)
+        return VariantResult(variant, results, baselines)
+
+    def replayed(self, trace: CassetteTrace) -> TraceResult:
+        """``trace`` as recorded, simulated through the cache (its warm starts seeded)."""
+        if trace.path not in self._replayed:
+            self._replayed[trace.path] = self._simulate(trace, SimTrace.recorded(trace))
+        return self._replayed[trace.path]
+
+    def _like_for_like(
+        self, trace: CassetteTrace, simulated: TraceResult
+    ) -> tuple[TraceResult, TraceResult]:
+        """The variant and its baseline: calls billed alike in both keep their recorded usage
+        in both; the others are simulated in both."""
+        replayed = {id(item.sim.origin): item for item in self.replayed(trace).calls}
+        same: set[int] = set()
+        calls: list[SimulatedCall] = []
+        for item in simulated.calls:
+            origin = item.sim.origin
+            twin = replayed.get(id(origin)) if origin is not None else None
+            if (
+                origin is not None
+                and twin is not None
+                and item.sim.output is None
+                and (item.call is origin or item.call == origin)
+                and item.usage == twin.usage
+            ):
+                same.add(id(origin))
+                calls.append(
+                    dataclasses.replace(item, usage=self._usage_of(origin), resimulated=False)
+                )
+            else:
+                calls.append(item)
+        baseline = [
+            dataclasses.replace(item, usage=self._usage_of(item.call), resimulated=False)
+            if id(item.sim.origin) in same
+            else item
+            for item in self.replayed(trace).calls
+        ]
+        return (
+            TraceResult(trace.path, calls, simulated.events, simulated.warm),
+            TraceResult(trace.path, baseline, [], simulated.warm),
+        )
+
+    def evaluate(self, sim: SimTrace) -> tuple[Decimal, Decimal] | None:
+        """What ``sim`` (a variant of one of the engine's traces) costs, billed like for like
+        as :meth:`run` bills it, and the lower of the recorded cost and its like-for-like
+        baseline; None when a call cannot be priced."""
+        trace = self._by_path.get(sim.path)
+        if trace is None:
+            return None
+        result, baseline = self._like_for_like(trace, self._simulate(trace, sim))
+        costs = [trace_cost(r) for r in (result, baseline, self._recorded(trace))]
+        if costs[0] is None or costs[1] is None or costs[2] is None:
+            return None
+        return costs[0], min(costs[1], costs[2])
+
+    def layout(self, sim: SimCall) -> Prefix:
+        """The cache prefix of a simulated request: block identities and token positions."""
+        return self.prefix(sim, self.prompt_total(sim)[0])
 
     def _usage_of(self, call: Call) -> Usage | None:
         if call.usage is not None:
@@ -192,14 +210,31 @@ class Engine:
         boundary = origin.usage.cache_read + origin.usage.cache_write
         return boundary or None
 
+    def hidden(self, origin: Call | None) -> int:
+        """Prompt tokens of a recorded call that server-side tool iterations added: its
+        recorded prompt minus the calibrated estimate of what the client sent."""
+        if origin is None or origin.usage is None or not origin.server_tools:
+            return 0
+        hit = self._hidden.get(id(origin))
+        if hit is not None and hit[0] is origin:
+            return hit[1]
+        sent = round(self.meter.estimate_prompt(origin))
+        hidden = max(0, origin.usage.prompt_total - sent)
+        self._hidden[id(origin)] = (origin, hidden)
+        return hidden
+
     def prefix(self, sim: SimCall, total: int) -> Prefix:
         origin = sim.origin
+        hidden = min(self.hidden(origin), total)
         if origin is None or sim.call is origin or origin.usage is None:
-            return self._prefixes.build(sim.call, total, anchor=self._anchor(sim))
+            return self._prefixes.build(sim.call, total, anchor=self._anchor(sim), hidden=hidden)
         recorded = self._prefixes.build(
-            origin, origin.usage.prompt_total, anchor=self._anchor(SimCall(origin, origin))
+            origin,
+            origin.usage.prompt_total,
+            anchor=self._anchor(SimCall(origin, origin)),
+            hidden=hidden,
         )
-        return self._prefixes.build(sim.call, total, reference=recorded)
+        return self._prefixes.build(sim.call, total, reference=recorded, hidden=hidden)
 
     def _simulate(self, trace: CassetteTrace, sim: SimTrace) -> TraceResult:
         times = self._sim_times(trace, sim)
@@ -209,7 +244,11 @@ class Engine:
         caches: dict[str, CacheSimulator] = {}
         calls: list[SimulatedCall] = []
         events: list[Event] = []
+        previous: float | None = None
         for item, at in zip(sim.calls, times, strict=True):
+            if previous is not None and at - previous > self.rules.session_gap_seconds:
+                caches = {}  # recorded again later: a new cache world
+            previous = at
             if item.origin is not None and item.origin.errored:
                 calls.append(SimulatedCall(item, None))  # a recorded error stays unbilled
                 continue
@@ -225,7 +264,8 @@ class Engine:
             events.extend(
                 Event("cache", "note", note, item.call.provenance) for note in result.notes
             )
-            calls.append(SimulatedCall(item, self._usage(item, total, estimated, result), result))
+            usage = self._usage(item, total, estimated, result)
+            calls.append(SimulatedCall(item, usage, result, True, prefix.hidden))
         return TraceResult(trace.path, calls, events)
 
     def _sim_times(self, trace: CassetteTrace, sim: SimTrace) -> list[float]:
@@ -284,15 +324,26 @@ class Engine:
         seeds: list[tuple[int, str, int, float, str]] = []
         caches: dict[str, CacheSimulator] = {}
         times = _timeline(trace.calls, self.rules.default_gap_seconds)
+        previous: float | None = None
         for call, at in zip(trace.calls, times, strict=True):
             usage = call.usage
             if usage is None or call.errored:
                 continue
+            if previous is not None and at - previous > self.rules.session_gap_seconds:
+                caches = {}  # recorded again later: a new cache world
+            previous = at
             sim = SimCall(call, call)
             prefix = self.prefix(sim, usage.prompt_total)
             cache = caches.setdefault(call.provider, SIMULATORS[call.provider](self.rules))
             if usage.cache_read:
-                seed = cache.warm_seed(prefix, usage.cache_read, at)
+                seed = cache.warm_seed(
+                    prefix,
+                    usage.cache_read,
+                    at,
+                    model=call.model,
+                    when=call.recorded_at,
+                    tolerance=tolerance(usage.prompt_total),
+                )
                 if seed is not None:
                     key, tokens, ttl = seed
                     cache.seed(key, tokens, at=at - 0.5, ttl=ttl)
@@ -306,7 +357,7 @@ class Engine:
         warm = self.warm_starts()
         for trace in self.traces:
             seeded = {index for index, *_ in warm.get(trace.path, [])}
-            result = self._simulate(trace, SimTrace.recorded(trace))
+            result = self.replayed(trace)
             for item in result.calls:
                 if item.cache is not None:
                     rows.append((item.call, item.cache, item.call.provenance.index in seeded))

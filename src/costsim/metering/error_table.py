@@ -16,7 +16,15 @@ from typing import Any
 from costsim.metering.calibration import default_document
 from costsim.metering.evaluate import Cell
 
-__all__ = ["MIN_SUPPORT", "UNMEASURED", "ErrorTable", "RelativeError", "TokenBand"]
+__all__ = [
+    "MIN_SUPPORT",
+    "OUTPUT_ERRORS",
+    "UNMEASURED",
+    "ErrorTable",
+    "RelativeError",
+    "TokenBand",
+    "output_error",
+]
 
 MIN_SUPPORT = 5
 
@@ -134,3 +142,34 @@ class ErrorTable:
     def increment(self, flavour: str, klass: str) -> RelativeError:
         """Expected error of an estimated change, relative to the change."""
         return self._find(self.increments, flavour, klass) or self.total(flavour, klass)
+
+
+OUTPUT_ERRORS: dict[tuple[str, bool], RelativeError] = {
+    (flavour, thinks): RelativeError(median, p90, calls, flavour, "thinking" if thinks else "all",
+                                     "shipped: estimate_output vs recorded output on the corpus")
+    for flavour, thinks, median, p90, calls in (
+        ("anthropic-messages", False, 46.2, 81.1, 326),
+        ("anthropic-messages", True, 21.4, 2853.8, 40),
+        ("openai-chat", False, 0.0, 50.0, 989),
+        ("openai-chat", True, 88.6, 98.3, 62),
+        ("openai-responses", False, 20.0, 80.0, 185),
+        ("openai-responses", True, 90.9, 250.8, 128),
+    )
+}  # fmt: skip
+"""Expected error of an output estimated from the recorded response text (a call without
+usage), per API flavour and whether the response thinks; measured on the real-cassette corpus
+(``benchmarks/bench_bands.py`` prints the figures). Thinking is often summarised or redacted,
+so its visible text says little about what was billed."""
+
+
+def output_error(
+    flavour: str, thinks: bool, table: dict[tuple[str, bool], RelativeError] | None = None
+) -> RelativeError:
+    """Expected error of an output estimate (the flavour's plain figure when the thinking one
+    was never measured; :data:`UNMEASURED` for a flavour never measured)."""
+    cells = OUTPUT_ERRORS if table is None else table
+    return (
+        cells.get((flavour, thinks))
+        or cells.get((flavour, False))
+        or replace(UNMEASURED, flavour=flavour)
+    )

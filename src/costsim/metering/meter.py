@@ -19,7 +19,13 @@ from dataclasses import dataclass
 
 from costsim.metering.calibration import Coefficients, default_coefficients
 from costsim.metering.classes import content_class, is_recipe
-from costsim.metering.error_table import ErrorTable, RelativeError, TokenBand
+from costsim.metering.error_table import (
+    OUTPUT_ERRORS,
+    ErrorTable,
+    RelativeError,
+    TokenBand,
+    output_error,
+)
 from costsim.metering.evaluate import (
     MIN_CALLS,
     MIN_CASSETTES,
@@ -30,7 +36,15 @@ from costsim.metering.evaluate import (
 from costsim.metering.models import encoding_for, family
 from costsim.metering.serialise import Features, Serialiser, block_tokens
 from costsim.metering.tokenizers import counter
-from costsim.model import Call, CassetteTrace, Usage, UsageSource
+from costsim.model import (
+    Call,
+    CassetteTrace,
+    ReasoningBlock,
+    RedactedThinkingBlock,
+    ThinkingBlock,
+    Usage,
+    UsageSource,
+)
 
 __all__ = ["ErrorBand", "Meter", "RelativeError", "TokenBand"]
 
@@ -78,6 +92,8 @@ class Meter:
             if report.calls >= MIN_CALLS and report.cassettes >= MIN_CASSETTES:
                 self._coefficients[name] = report.coefficients
         self.errors = ErrorTable.shipped()
+        self.output_errors = dict(OUTPUT_ERRORS)
+        """Expected output-estimate errors by (flavour, thinks); replaceable (benchmarks)."""
         if isinstance(reports, CalibrationReport) and len(reports.sources) > 1:
             self.errors = self.errors.updated(reports.cells)
 
@@ -144,6 +160,12 @@ class Meter:
         its prompt total: the held-out median and p90 measured for the call's API flavour and
         content class (see :class:`RelativeError`)."""
         return self.errors.total(call.flavour.value, content_class(call))
+
+    def expected_output_error(self, call: Call) -> RelativeError:
+        """Expected error of :meth:`estimate_output` for ``call`` (percent of the output)."""
+        thinking = (ThinkingBlock, RedactedThinkingBlock, ReasoningBlock)
+        thinks = any(isinstance(block, thinking) for block in call.response)
+        return output_error(call.flavour.shape.value, thinks, self.output_errors)
 
     def delta_band(self, original: Call, transformed: Call) -> TokenBand:
         """The estimated prompt change from ``original`` to ``transformed`` and its expected

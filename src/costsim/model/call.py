@@ -8,7 +8,7 @@ from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 
-from costsim.model.blocks import JSON, Block, CacheControl, Message, ToolDef
+from costsim.model.blocks import JSON, Block, CacheControl, Message, OtherBlock, ToolDef
 from costsim.model.usage import Note, Usage
 
 __all__ = [
@@ -44,6 +44,23 @@ class Flavour(StrEnum):
     def shape(self) -> Flavour:
         """The conversational flavour whose framing this one shares (for token counting)."""
         return _SHAPES.get(self, self)
+
+
+SERVER_SIDE_BLOCKS = frozenset(
+    {
+        "server_tool_use",  # Anthropic web search, web fetch, code execution, advisor
+        "mcp_tool_use",  # Anthropic MCP connector
+        "compaction",  # server-side context compaction (an iteration of its own)
+        "web_search_call",  # OpenAI Responses built-in tools
+        "file_search_call",
+        "code_interpreter_call",
+        "image_generation_call",
+        "mcp_call",
+        "tool_search_call",
+    }
+)
+"""Response blocks that record a step the provider ran itself inside one request: each such
+iteration re-reads the prompt and adds tokens the client never sent."""
 
 
 _SHAPES = {
@@ -135,6 +152,22 @@ class Call:
     @property
     def errored(self) -> bool:
         return self.error is not None
+
+    @property
+    def server_tools(self) -> tuple[str, ...]:
+        """Server-side steps the response records (web search, code execution, ...), one name
+        per step: their prompt tokens were added by the provider, not sent by the client."""
+        steps = [
+            str(block.raw.get("name") or block.type)
+            if isinstance(block.raw, dict) and block.type in ("server_tool_use", "mcp_tool_use")
+            else block.type
+            for block in self.response
+            if isinstance(block, OtherBlock) and block.type in SERVER_SIDE_BLOCKS
+        ]
+        searches = self.usage.web_searches if self.usage is not None else 0
+        if searches and "web_search" not in steps and "web_search_call" not in steps:
+            steps.extend(["web_search"] * searches)
+        return tuple(steps)
 
     @property
     def priced_model(self) -> str:

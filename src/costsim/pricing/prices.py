@@ -18,7 +18,7 @@ from genai_prices import calc_price, data_snapshot
 
 from costsim.model import Usage
 
-__all__ = ["Price", "context_window", "host_provider", "price"]
+__all__ = ["Price", "UnitPrices", "context_window", "host_provider", "price", "unit_prices"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,3 +140,55 @@ def context_window(model: str, provider: str) -> int | None:
         return None
     window = result.model.context_window
     return int(window) if window else None
+
+
+@dataclass(frozen=True, slots=True)
+class UnitPrices:
+    """USD per token of each kind, for one model at one date and prompt size (whole-request
+    tiers apply: a prompt above 200K tokens may be billed at a higher rate)."""
+
+    input: Decimal
+    cache_read: Decimal
+    write_5m: Decimal
+    write_1h: Decimal
+    output: Decimal
+
+    def of(self, kind: str) -> Decimal:
+        """The price of ``uncached``, ``read``, ``5m``, ``1h`` or ``output`` tokens."""
+        return {
+            "uncached": self.input,
+            "read": self.cache_read,
+            "5m": self.write_5m,
+            "1h": self.write_1h,
+            "output": self.output,
+        }[kind]
+
+
+_PROBE = 100_000
+
+
+def unit_prices(
+    model: str, provider: str, at: datetime | None, *, prompt: int = _PROBE
+) -> UnitPrices | None:
+    """Per-token prices of ``model`` for a prompt of ``prompt`` tokens (None when unpriced)."""
+    size = max(prompt, 1)
+    probes = {
+        "input": Usage(uncached_input=size),
+        "cache_read": Usage(cache_read=size),
+        "write_5m": Usage(cache_write_5m=size),
+        "write_1h": Usage(cache_write_1h=size),
+        "output": Usage(uncached_input=size, output=_PROBE),
+    }
+    amounts: dict[str, Decimal] = {}
+    for name, usage in probes.items():
+        result = price(usage, model=model, provider=provider, at=at)
+        if result.amount is None:
+            return None
+        amounts[name] = result.amount
+    return UnitPrices(
+        input=amounts["input"] / size,
+        cache_read=amounts["cache_read"] / size,
+        write_5m=amounts["write_5m"] / size,
+        write_1h=amounts["write_1h"] / size,
+        output=(amounts["output"] - amounts["input"]) / _PROBE,
+    )

@@ -15,6 +15,15 @@ __all__ = ["cache_check_document", "cache_check_table"]
 FORMAT_VERSION = 1
 
 
+def _split(read: int, write_5m: int, write_1h: int) -> dict[str, int]:
+    return {
+        "cache_read": read,
+        "cache_write": write_5m + write_1h,
+        "cache_write_5m": write_5m,
+        "cache_write_1h": write_1h,
+    }
+
+
 def cache_check_document(report: FidelityReport) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
@@ -30,13 +39,20 @@ def cache_check_document(report: FidelityReport) -> dict[str, Any]:
         "warm_starts": [
             {"path": display_path(p.path), "interaction": p.index} for p in report.warm_starts
         ],
+        "server_side_compared": report.server_side_compared,
+        "server_side_matched": report.server_side_matched,
+        "client_match_rate": None
+        if report.client_match_rate is None
+        else round(report.client_match_rate, 4),
+        "rule_breaking": len(report.rule_breaking),
         "mismatches": [
             {
                 "path": display_path(m.provenance.path),
                 "interaction": m.provenance.index,
                 "model": m.model,
-                "recorded": {"cache_read": m.recorded_read, "cache_write": m.recorded_write},
-                "predicted": {"cache_read": m.predicted_read, "cache_write": m.predicted_write},
+                "recorded": _split(m.recorded_read, m.recorded_write_5m, m.recorded_write_1h),
+                "predicted": _split(m.predicted_read, m.predicted_write_5m, m.predicted_write_1h),
+                "rule": m.rule,
                 "reason": m.reason,
             }
             for m in report.mismatches
@@ -47,25 +63,38 @@ def cache_check_document(report: FidelityReport) -> dict[str, Any]:
 def cache_check_table(report: FidelityReport) -> str:
     lines = [
         f"{report.calls_matched} of {report.calls_compared} calls matched "
-        f"({report.match_rate or 0:.1%}): predicted cache read and write within 5% of the prompt "
-        "(at least 32 tokens) of the recorded values.",
+        f"({report.match_rate or 0:.1%}): predicted cache read, 5m write and 1h write "
+        "within 5% of the prompt (at least 32 tokens) of the recorded values.",
     ]
     lines += [f"  {name}: {m} of {c}" for name, (c, m) in report.by_provider.items()]
     lines.append(
         f"  not seeded from a warm start: {report.unseeded_matched} of {report.unseeded_compared}"
     )
+    if report.server_side_compared:
+        client = report.calls_compared - report.server_side_compared
+        lines.append(
+            f"  without server-side tool iterations: "
+            f"{report.calls_matched - report.server_side_matched} of {client} "
+            f"({report.client_match_rate or 0:.1%}); {report.server_side_compared} call(s) ran "
+            "server tools whose own iterations read and write cache the client never sent"
+        )
     if report.warm_starts:
         lines.append(
             f"{len(report.warm_starts)} call(s) read cache written before the recording began: "
             "the simulation was seeded with those entries (warm start inferred)."
+        )
+    if report.rule_breaking:
+        lines.append(
+            f"{len(report.rule_breaking)} call(s) break a caching rule "
+            "(the simulator enforces it; the recording does not follow it)."
         )
     if report.mismatches:
         rows = [
             [
                 f"{display_path(m.provenance.path)}#{m.provenance.index}",
                 m.model,
-                f"{m.recorded_read:,} / {m.recorded_write:,}",
-                f"{m.predicted_read:,} / {m.predicted_write:,}",
+                f"{m.recorded_read:,} / {m.recorded_write_5m:,} / {m.recorded_write_1h:,}",
+                f"{m.predicted_read:,} / {m.predicted_write_5m:,} / {m.predicted_write_1h:,}",
                 m.reason,
             ]
             for m in report.mismatches
@@ -73,7 +102,8 @@ def cache_check_table(report: FidelityReport) -> str:
         lines += [
             "",
             tabulate(
-                rows, headers=["call", "model", "recorded r/w", "predicted r/w", "likely reason"]
+                rows,
+                headers=["call", "model", "recorded r/5m/1h", "predicted r/5m/1h", "likely reason"],
             ),
         ]
     return "\n".join(lines) + "\n"

@@ -14,6 +14,7 @@ from typing import Any
 from costsim.errors import ConfigError
 from costsim.io.files import write_atomic
 from costsim.render import (
+    advice,
     baselines,
     breakdown,
     cache_check,
@@ -68,7 +69,9 @@ KINDS: dict[str, Kind] = {
     "simulation": Kind(
         lambda data: comparison.comparison_json(data, single=True),
         {
-            "table": lambda data, _: comparison.render_comparison(data, "table"),
+            "table": lambda data, options: comparison.render_comparison(
+                data, "table", verbose=options.verbose
+            ),
             "markdown": lambda data, _: comparison.render_comparison(data, "markdown"),
         },
     ),
@@ -95,6 +98,10 @@ KINDS: dict[str, Kind] = {
     ),
     "cassette-check": Kind(
         cassettes.check_document, {"table": lambda data, _: cassettes.check_table(data)}
+    ),
+    "advice": Kind(
+        advice.advice_document,
+        {"table": lambda data, options: advice.advice_table(data, options.verbose)},
     ),
     "baseline-comparison": Kind(
         baselines.baseline_document, {"table": lambda data, _: baselines.baseline_table(data)}

@@ -44,7 +44,8 @@ def _check(summary: VariantSummary, budget: Budget, baseline_cost: Decimal | Non
 
 
 def _regression(summary: VariantSummary, limit: float, baseline_cost: Decimal | None) -> list[str]:
-    change = delta_pct(summary.totals.cost_usd, baseline_cost)
+    # like for like: against the baseline the variant's delta is measured from
+    change = delta_pct(summary.totals.cost_usd, summary.baseline.cost_usd or baseline_cost)
     if change is None or change <= limit:
         return []
     return [

@@ -7,15 +7,17 @@ parties implement :class:`Strategy` in their own package and register it through
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
 
+from costsim.cache.prefix import Prefix
 from costsim.cache.rules import CacheRules
 from costsim.metering.meter import Meter
-from costsim.strategies.trace import Event, SimTrace
+from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["AgentSpec", "Context", "Params", "Strategy"]
 
@@ -43,6 +45,12 @@ class Context:
     tags: Mapping[str, str] = field(default_factory=dict)
     """Agent role per cassette path pattern, from the scenario."""
     agents: Mapping[str, AgentSpec] = field(default_factory=dict)
+    evaluate: Callable[[SimTrace], tuple[Decimal, Decimal] | None] | None = None
+    """What a variant of a trace costs as the engine bills it (like for like), and the lower
+    of the recorded cost and its like-for-like baseline; None when it cannot be priced. For
+    strategies that must never make a trace dearer."""
+    layout: Callable[[SimCall], Prefix] | None = None
+    """The engine's cache prefix of a request: block identities and token positions."""
 
 
 class Strategy(Protocol):

@@ -1,9 +1,17 @@
 """``caching``: place prompt-cache breakpoints, and keep changing system text out of the
 cached prefix.
 
-Placement policies (Anthropic explicit caching): ``tools`` marks the last tool definition,
-``system`` the end of the static system prompt, ``messages`` a rolling breakpoint on the latest
-message(s). Breakpoints the request already carries are kept and count toward the limit of 4.
+Policies (Anthropic explicit caching):
+
+- ``static`` (default): fixed ``placement`` positions on every request: ``tools`` marks the
+  last tool definition, ``system`` the end of the static system prompt, ``messages`` a rolling
+  breakpoint on the latest message(s). Breakpoints the request already carries are kept and
+  count toward the limit of 4.
+- ``auto``: what a sensible client does online (see :mod:`costsim.strategies.cache_policies`).
+- ``oracle``: knows the trace's future; writes only what is read again, 5m or 1h per prefix;
+  never dearer than the placement as recorded.
+
+``auto`` and ``oracle`` replace the recorded breakpoints and ignore ``placement``/``rolling``.
 
 Static/dynamic split: calls of one agent (same system-prompt opening) whose system text
 differs between calls share a static head (instructions) and a changing tail (a running
@@ -19,6 +27,7 @@ from typing import Literal
 
 from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
 from costsim.strategies.base import Context, Params
+from costsim.strategies.cache_policies import Marks, auto_marks, oracle_marks, placed
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Caching", "CachingParams"]
@@ -29,6 +38,9 @@ _AGENT_KEY_CHARS = 120
 
 
 class CachingParams(Params):
+    policy: Literal["static", "auto", "oracle"] = "static"
+    """How breakpoints are chosen: fixed ``placement`` positions, an online client's choice,
+    or the trace's own future (see the module docstring)."""
     ttl: Literal["5m", "1h"] = "5m"
     placement: tuple[Policy, ...] = ("tools", "system", "messages")
     rolling: int = 1
@@ -152,8 +164,9 @@ class Caching:
             text = _system_text(call)
             head = heads.get(text[:_AGENT_KEY_CHARS]) if text else None
             if head is not None and text is not None and text != head:
+                anthropic = call.flavour is Flavour.ANTHROPIC_MESSAGES
                 call = _split_system(
-                    call, head, mark if call.flavour is Flavour.ANTHROPIC_MESSAGES else None
+                    call, head, mark if anthropic and params.policy == "static" else None
                 )
                 events.append(
                     Event(
@@ -164,10 +177,10 @@ class Caching:
                         call.provenance,
                     )
                 )
-            if call.flavour is Flavour.ANTHROPIC_MESSAGES:
-                placed = _place(call, params)
-                if _count_breakpoints(placed) > _count_breakpoints(call):
-                    added = _count_breakpoints(placed) - _count_breakpoints(call)
+            if call.flavour is Flavour.ANTHROPIC_MESSAGES and params.policy == "static":
+                placed_call = _place(call, params)
+                if _count_breakpoints(placed_call) > _count_breakpoints(call):
+                    added = _count_breakpoints(placed_call) - _count_breakpoints(call)
                     events.append(
                         Event(
                             self.name,
@@ -176,6 +189,35 @@ class Caching:
                             call.provenance,
                         )
                     )
-                call = placed
+                call = placed_call
             calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)
-        return SimTrace(trace.path, tuple(calls)), events
+        result = SimTrace(trace.path, tuple(calls))
+        if params.policy == "auto":
+            marks = auto_marks(result, params.ttl, context)
+            return placed(result, marks), events + self._placed(result, marks, "auto")
+        if params.policy == "oracle":
+            chosen, why = oracle_marks(result, context)
+            if chosen is None:
+                where = trace.calls[0].call.provenance if trace.calls else None
+                note = [Event(self.name, "note", f"oracle: {why}; left as recorded", where)]
+                several = sum(1 for item in trace.calls if item.call.provider == "anthropic") > 1
+                return trace, note if why and several else []
+            return placed(result, chosen), events + self._placed(result, chosen, "oracle")
+        return result, events
+
+    def _placed(self, trace: SimTrace, marks: list[Marks | None], policy: str) -> list[Event]:
+        events = []
+        for item, mark in zip(trace.calls, marks, strict=True):
+            if not mark:
+                continue
+            ttls = sorted(mark.values())
+            described = ", ".join(f"{ttls.count(t)} {t}" for t in sorted(set(ttls)))
+            events.append(
+                Event(
+                    self.name,
+                    "change",
+                    f"{policy}: {len(mark)} breakpoint(s) ({described})",
+                    item.call.provenance,
+                )
+            )
+        return events

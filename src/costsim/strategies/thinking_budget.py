@@ -145,7 +145,7 @@ class ThinkingBudget:
                     self._rebudgeted(item.call, call, thinking, events)
                 calls.append(item if call is item.call else dataclasses.replace(item, call=call))
                 continue
-            calls.append(self._cap(item, call, thinking, params, shortener, events))
+            calls.append(self._cap(item, call, thinking, params, (shortener, context), events))
         return SimTrace(trace.path, tuple(calls)), events
 
     def _resend(self, call: Call, shortener: _Shortener, events: list[Event]) -> Call:
@@ -211,9 +211,10 @@ class ThinkingBudget:
         call: Call,
         thinking: _Thinking,
         params: ThinkingBudgetParams,
-        shortener: _Shortener,
+        helpers: tuple[_Shortener, Context],
         events: list[Event],
     ) -> SimCall:
+        shortener, context = helpers
         origin = item.origin
         if origin is None:  # only recorded calls have thinking to cap
             return item
@@ -256,7 +257,17 @@ class ThinkingBudget:
                     call.provenance,
                 )
             )
-        return dataclasses.replace(item, call=call, output=output, reasoning=params.budget)
+        error = 0.0
+        if thinking.estimated:  # the thinking text may be a summary of what was billed
+            p90 = context.meter.expected_output_error(origin).p90
+            error = min(thinking.tokens * p90 / 100, float(output))
+        return dataclasses.replace(
+            item,
+            call=call,
+            output=output,
+            reasoning=params.budget,
+            output_error=error,
+        )
 
 
 def _describe(thinking: ThinkingConfig | None) -> str:

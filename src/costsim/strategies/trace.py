@@ -27,6 +27,9 @@ class SimCall:
     reasoning: int | None = None
     role: str | None = None
     """What the call is for when a strategy added it ("summary", ...)."""
+    output_error: float = 0.0
+    """Expected error (p90, tokens) of ``output`` when a strategy derived it from an estimate
+    (thinking counted from its visible text, say); 0 when it rests on recorded numbers."""
 
     @property
     def untouched(self) -> bool:

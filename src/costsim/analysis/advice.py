@@ -1,0 +1,227 @@
+"""``costsim advise caching``: the placement and TTL that minimise cost on these traces, the
+saving with its band, and why money is left on the table.
+
+Every placement policy is simulated (``static`` and ``auto`` with 5m and 1h TTLs, which a
+client can implement; ``oracle``, which knows the future and bounds what any placement could
+save). The recommendation is the cheapest implementable one, or the recording's own placement
+when none beats it. The leaks are measured on the requests as recorded: for each request, the
+longest prefix it shares with an earlier one, and why that prefix could not be (fully) read
+from cache: too short for the model's minimum, re-sent after the TTL, or broken early by a
+block that changes between requests while what follows it does not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+
+from costsim.analysis.comparison import VariantSummary, summarise
+from costsim.cache.prefix import PrefixBlock
+from costsim.engine.simulate import Engine
+from costsim.model import Block, Call, TextBlock, ToolDef
+from costsim.pricing.ledger import Totals
+from costsim.pricing.prices import unit_prices
+from costsim.strategies.registry import Variant, make_step
+from costsim.strategies.trace import SimCall
+
+__all__ = ["POLICIES", "CachingAdvice", "Leak", "advise_caching"]
+
+POLICIES: tuple[tuple[str, dict[str, str]], ...] = (
+    ("static 5m", {"policy": "static", "ttl": "5m"}),
+    ("static 1h", {"policy": "static", "ttl": "1h"}),
+    ("auto 5m", {"policy": "auto", "ttl": "5m"}),
+    ("auto 1h", {"policy": "auto", "ttl": "1h"}),
+    ("oracle", {"policy": "oracle"}),
+)
+"""The placements advice compares, by name; ``oracle`` is the bound, not a recommendation."""
+
+
+@dataclass(slots=True)
+class Leak:
+    """Re-sent prompt tokens that no placement could read from cache, and why."""
+
+    reason: str
+    calls: int = 0
+    tokens: int = 0
+    usd: Decimal = Decimal(0)
+    """What reading those tokens from cache instead would have saved."""
+    examples: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class CachingAdvice:
+    baseline: Totals
+    options: list[VariantSummary]
+    leaks: list[Leak]
+    never_resent_calls: int = 0
+    """Requests no later request shares a prefix with (nothing to cache)."""
+    as_of: datetime | None = None
+
+    @property
+    def oracle(self) -> VariantSummary | None:
+        return next((o for o in self.options if o.variant.name == "oracle"), None)
+
+    @property
+    def best(self) -> VariantSummary | None:
+        """The cheapest placement a client can implement, if it saves anything."""
+        candidates = [
+            o
+            for o in self.options
+            if o.variant.name != "oracle" and o.delta.value is not None and o.delta.value < 0
+        ]
+        return min(candidates, key=lambda o: o.delta.value or Decimal(0), default=None)
+
+
+def _items(call: Call) -> list[Block | ToolDef]:
+    return [
+        *call.tools,
+        *call.system,
+        *(block for message in call.messages for block in message.content),
+    ]
+
+
+def _name(call: Call, index: int) -> str:
+    tools, system = len(call.tools), len(call.system)
+    if index < tools:
+        return f"tool definition {call.tools[index].name!r}"
+    if index < tools + system:
+        return f"system block {index - tools}"
+    index -= tools + system
+    for number, message in enumerate(call.messages):
+        if index < len(message.content):
+            return f"message {number} ({message.role}) block {index}"
+        index -= len(message.content)
+    return "a block"
+
+
+def _excerpt(old: Block | ToolDef, new: Block | ToolDef) -> str:
+    if isinstance(old, TextBlock) and isinstance(new, TextBlock):
+        at = next(
+            (i for i, (a, b) in enumerate(zip(old.text, new.text, strict=False)) if a != b),
+            min(len(old.text), len(new.text)),
+        )
+        return f" at character {at:,}: {old.text[at : at + 24]!r} -> {new.text[at : at + 24]!r}"
+    return ""
+
+
+@dataclass(slots=True)
+class _Seen:
+    call: Call
+    at: float
+    keys: dict[str, int]
+
+
+class _Leaks:
+    """Accumulates the leaks of one analysis."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, Leak] = {}
+
+    def add(self, reason: str, call: Call, tokens: int, total: int, example: str) -> None:
+        prices = unit_prices(call.priced_model, call.price_provider, call.recorded_at, prompt=total)
+        leak = self.table.setdefault(reason, Leak(reason))
+        leak.calls += 1
+        leak.tokens += tokens
+        if prices is not None:
+            leak.usd += tokens * (prices.input - prices.cache_read)
+        if len(leak.examples) < 3:
+            leak.examples.append(example)
+
+
+def _leaks(engine: Engine) -> tuple[list[Leak], int]:
+    leaks = _Leaks()
+    never = 0
+    for trace in engine.traces:
+        seen: list[_Seen] = []
+        shared_later: set[int] = set()
+        for position, call in enumerate(trace.calls):
+            if call.usage is None or call.errored:
+                continue
+            prefix = engine.layout(SimCall(call, call))
+            at = call.recorded_at.timestamp() if call.recorded_at else float(position)
+            keys = {block.key: i for i, block in enumerate(prefix.blocks)}
+            where = f"{trace.path.name}#{call.provenance.index}"
+            shared, source = -1, None
+            for index in range(len(prefix.blocks) - 1, -1, -1):
+                source = next(
+                    (s for s in reversed(seen) if prefix.blocks[index].key in s.keys), None
+                )
+                if source is not None:
+                    shared = index
+                    break
+            total = call.usage.prompt_total
+            if source is not None:
+                shared_later.add(id(source.call))
+                tokens = prefix.blocks[shared].tokens
+                minimum = (
+                    engine.rules.openai_minimum
+                    if call.provider == "openai"
+                    else engine.rules.minimum(call.model, call.recorded_at)
+                )
+                gap = at - source.at
+                if tokens < minimum:
+                    leaks.add("below the model's minimum", call, tokens, total,
+                              f"{where}: {tokens:,} shared tokens < {minimum:,}")  # fmt: skip
+                elif gap > engine.rules.ttl_seconds["1h"]:
+                    leaks.add("re-sent after the longest TTL (1h)", call, tokens, total,
+                              f"{where}: {tokens:,} tokens re-sent after {gap:,.0f} s")  # fmt: skip
+                elif gap > engine.rules.ttl_seconds["5m"]:
+                    leaks.add("re-sent after 5 minutes (a 1h TTL keeps it)", call, tokens, total,
+                              f"{where}: {tokens:,} tokens re-sent after {gap:,.0f} s")  # fmt: skip
+            previous = next((s.call for s in reversed(seen) if s.call.model == call.model), None)
+            if previous is not None:
+                _dynamic(leaks, previous, call, prefix.blocks, shared, where, total)
+            seen.append(_Seen(call, at, keys))
+        never += sum(1 for s in seen if id(s.call) not in shared_later)
+    return sorted(leaks.table.values(), key=lambda leak: -leak.usd), never
+
+
+def _dynamic(
+    leaks: _Leaks,
+    previous: Call,
+    call: Call,
+    blocks: tuple[PrefixBlock, ...],
+    shared: int,
+    where: str,
+    total: int,
+) -> None:
+    """A block that changes between two requests while what follows it does not."""
+    old, new = _items(previous), _items(call)
+    first = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
+    if first is None or first <= shared:
+        return
+    same_after = [i for i in range(first + 1, min(len(old), len(new))) if old[i] == new[i]]
+    if not same_after:
+        return
+    tokens = sum(
+        blocks[i].tokens - (blocks[i - 1].tokens if i else 0) for i in same_after if i < len(blocks)
+    )
+    if tokens <= 0:
+        return
+    detail = _excerpt(old[first], new[first])
+    leaks.add(
+        "dynamic content early in the prompt",
+        call,
+        tokens,
+        total,
+        f"{where}: {_name(call, first)} changes{detail}; {tokens:,} identical tokens after it",
+    )
+
+
+def advise_caching(
+    engine: Engine,
+    *,
+    as_of: datetime | None = None,
+    on_option: Callable[[str], None] | None = None,
+) -> CachingAdvice:
+    options = []
+    for name, params in POLICIES:
+        if on_option is not None:
+            on_option(name)
+        variant = Variant(name, (make_step("caching", params),))
+        options.append(summarise(engine, variant, engine.run(variant), as_of))
+    baseline = engine.run(Variant("baseline")).totals(as_of=as_of)
+    leaks, never = _leaks(engine)
+    return CachingAdvice(baseline, options, leaks, never, as_of)

@@ -1,0 +1,124 @@
+"""OpenAI's automatic prompt caching (DESIGN.md section 5).
+
+Prompts of 1,024 tokens or more are cached automatically; a later request reads the longest
+cached prefix it shares, reported in 128-token increments (GPT-5.6 and later, which bill
+writes, read back exactly what they wrote). Entries live for the model's retention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from costsim.cache.prefix import Prefix
+from costsim.cache.results import CacheResult, Entry, RuleNote, Write
+from costsim.cache.rules import CacheRules
+
+__all__ = ["OpenAICache"]
+
+
+def _before_last_turn(prefix: Prefix) -> int:
+    """Tokens up to the end of the previous turn: what an automatic write can reuse."""
+    tokens = [b.tokens for b in prefix.blocks]
+    return tokens[-2] if len(tokens) > 1 else 0
+
+
+@dataclass(slots=True)
+class OpenAICache:
+    """Automatic caching: prompts of 1,024+ tokens, matched in 128-token increments."""
+
+    rules: CacheRules
+    entries: dict[str, Entry] = field(default_factory=dict)
+
+    def seed(
+        self,
+        key: str,
+        tokens: int,
+        *,
+        at: float,
+        ttl: str = "retention",
+        label: str = "warm start",
+        exact: bool = True,
+    ) -> None:
+        seconds = float(self.rules.ttl_seconds.get(ttl, 600))
+        self.entries[key] = Entry(tokens, seconds, at, at + seconds, label, exact, ttl)
+
+    def readable(self, key: str, at: float) -> bool:
+        entry = self.entries.get(key)
+        return entry is not None and entry.readable(at)
+
+    def request(
+        self, prefix: Prefix, *, model: str, at: float, when: datetime | None
+    ) -> CacheResult:
+        retention = float(self.rules.retention(model, when))
+        matched = None
+        for position in range(len(prefix.blocks) - 1, -1, -1):
+            if self.readable(prefix.blocks[position].key, at):
+                matched = position
+                break
+        step = self.rules.openai_granularity(model, when)
+        minimum = self.rules.openai_minimum
+        matched_tokens, label, exact = 0, None, True
+        if matched is not None:
+            block = prefix.blocks[matched]
+            entry = self.entries[block.key]
+            matched_tokens = min(block.tokens, entry.tokens)
+            label = entry.label
+            exact = entry.exact if matched_tokens == entry.tokens else block.exact
+            entry.expires = at + entry.ttl
+        read = (matched_tokens // step) * step if matched_tokens >= minimum else 0
+        rules = self._diagnose(prefix, matched, at)
+        write = 0
+        if prefix.total >= minimum:
+            for block in prefix.blocks:
+                if block.key not in self.entries or not self.entries[block.key].readable(at):
+                    self.entries[block.key] = Entry(
+                        block.tokens, retention, at, at + retention, "automatic", block.exact,
+                        "retention",
+                    )  # fmt: skip
+            if self.rules.openai_bills_writes(model, when):
+                explicit = prefix.breakpoints()
+                end = prefix.blocks[explicit[-1]].tokens if explicit else _before_last_turn(prefix)
+                write = max(0, end - read)
+        writes = (Write("automatic", write, "5m"),) if write else ()
+        return CacheResult(
+            read=read,
+            write_5m=write,
+            hit_block=matched,
+            rules=rules,
+            read_label=label if read else None,
+            read_exact=exact,
+            writes=writes,
+        )
+
+    def _diagnose(self, prefix: Prefix, matched: int | None, at: float) -> tuple[RuleNote, ...]:
+        floor = -1 if matched is None else matched
+        for position in range(len(prefix.blocks) - 1, floor, -1):
+            entry = self.entries.get(prefix.blocks[position].key)
+            if entry is not None and entry.expires < at:
+                return (
+                    RuleNote(
+                        "ttl",
+                        f"the {entry.tokens:,}-token prefix cached {at - entry.created:,.0f} s "
+                        f"earlier had left the cache ({entry.ttl:,.0f} s retention)",
+                    ),
+                )
+        return ()
+
+    def warm_seed(
+        self, prefix: Prefix, read: int, at: float, *, model: str, when: datetime | None,
+        tolerance: float,
+    ) -> tuple[str, int, str] | None:  # fmt: skip
+        """A recorded read the cache cannot explain (by more than ``tolerance``): the prefix
+        was cached up to ``read`` tokens, inside the first block that reaches that far. None
+        when the trace itself cached that prefix before (an expiry is not a warm start)."""
+        explained = 0
+        for block in prefix.blocks:
+            if self.readable(block.key, at):
+                explained = max(explained, min(block.tokens, self.entries[block.key].tokens))
+        if read - explained <= tolerance:
+            return None
+        reaching = next((b for b in prefix.blocks if b.tokens >= read), None)
+        if reaching is None or reaching.key in self.entries:
+            return None
+        return reaching.key, read, "retention"

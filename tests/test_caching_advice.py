@@ -1,0 +1,228 @@
+"""Caching a user can act on (issue 16): placement policies, like-for-like savings, dollar
+bands, per-breakpoint economics and ``costsim advise caching``, checked on the real corpus."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from costsim.analysis.comparison import compare_variants
+from costsim.analysis.report import load_traces
+from costsim.cli import cli
+from costsim.engine import Engine, Variant, make_step
+from costsim.model import (
+    CacheControl,
+    Call,
+    CassetteTrace,
+    Flavour,
+    Message,
+    OtherBlock,
+    Provenance,
+    TextBlock,
+    Usage,
+)
+from tests.conftest import EXAMPLES
+
+
+@pytest.fixture(scope="module")
+def corpus_engine(corpus: Path) -> Engine:
+    return Engine(load_traces([corpus], lenient=True)[0])
+
+
+def _per_cassette(engine: Engine, variant: Variant) -> list[tuple[Path, Decimal, Decimal, Decimal]]:
+    """(path, recorded cost, like-for-like baseline cost, variant cost) per priced cassette."""
+    result = engine.run(variant)
+    recorded = engine.run(Variant("recorded")).totals_by_trace()
+    like, costs = result.baseline_by_trace(), result.totals_by_trace()
+    rows = []
+    for path, totals in recorded.items():
+        values = (totals.cost_usd, like[path].cost_usd, costs[path].cost_usd)
+        if None not in values:
+            rows.append((path, *values))  # type: ignore[arg-type]
+    return rows
+
+
+def test_oracle_is_never_dearer_than_the_recording(corpus_engine: Engine) -> None:
+    oracle = Variant("oracle", (make_step("caching", {"policy": "oracle"}),))
+    rows = _per_cassette(corpus_engine, oracle)
+    assert len(rows) > 800
+    dearer = [(p.name, v - r) for p, r, _, v in rows if v > r]
+    assert dearer == []
+    assert all(v <= like for _, _, like, v in rows)
+    assert sum(r - v for _, r, _, v in rows) > Decimal("0.03")  # and it does save
+
+
+def test_server_tool_tokens_are_never_cached_by_client_breakpoints(corpus: Path) -> None:
+    # ~400k prompt tokens per request were the provider's own web-search iterations
+    path = (
+        corpus
+        / "pydantic__pydantic-ai/tests__models__cassettes__test_anthropic__test_pause_turn_web_search_vcr.yaml"
+    )
+    engine = Engine(load_traces([path])[0])
+    result = engine.run(Variant("static", (make_step("caching"),)))
+    for item in result.traces[0].calls:
+        assert item.hidden > 300_000
+        assert item.usage is not None
+        assert item.usage.cache_write <= item.usage.prompt_total - item.hidden
+
+
+def test_a_strategy_that_changes_no_request_changes_no_cent(corpus_engine: Engine) -> None:
+    untouched = Variant("truncation", (make_step("truncation", {"max_chars": 10_000_000}),))
+    summary = compare_variants(corpus_engine, [untouched]).variants[0]
+    assert summary.delta.value == 0 and summary.delta.exact
+    for path in summary.per_cassette:
+        band = summary.cassette_delta(path)
+        assert band.value in (0, None) and band.exact
+
+
+def test_identity_is_exact_on_the_corpus(corpus_engine: Engine) -> None:
+    summary = compare_variants(corpus_engine, [Variant("identity")]).variants[0]
+    assert summary.delta.value == 0 and summary.delta.exact
+    assert summary.resimulated_calls == 0
+
+
+def test_recorded_caching_with_its_own_breakpoints_saves_nothing(corpus_engine: Engine) -> None:
+    own = Variant("own", (make_step("caching", {"placement": [], "split_dynamic_system": False}),))
+    summary = compare_variants(corpus_engine, [own]).variants[0]
+    assert summary.delta.value == 0 and summary.delta.exact
+
+
+WHEN = datetime(2025, 11, 3, 9, 0, tzinfo=UTC)
+HOUR = CacheControl("1h")
+
+
+def _one_hour_trace() -> CassetteTrace:
+    """A conversation recorded with 1h breakpoints on the system prompt and the latest turn."""
+    system = (TextBlock("policy " * 3000, cache_control=HOUR),)
+    calls, messages = [], []
+    for turn in range(3):
+        history = [
+            Message(m.role, tuple(dataclasses.replace(b, cache_control=None) for b in m.content))
+            for m in messages
+        ]
+        latest = Message("user", (TextBlock(f"question {turn} " * 200, cache_control=HOUR),))
+        calls.append(
+            Call(
+                flavour=Flavour.ANTHROPIC_MESSAGES,
+                model="claude-sonnet-4-5-20250929",
+                provenance=Provenance(Path("hour.yaml"), turn),
+                system=system,
+                messages=(*history, latest),
+                usage=Usage(
+                    cache_read=0 if turn == 0 else 3000 + 420 * turn,
+                    cache_write_1h=3420 if turn == 0 else 420,
+                    output=50,
+                ),
+                recorded_at=WHEN + timedelta(minutes=10 * turn),
+            )
+        )
+        messages = [*history, latest, Message("assistant", (TextBlock("answer " * 40),))]
+    return CassetteTrace(Path("hour.yaml"), tuple(calls), 0, 0)
+
+
+def test_no_phantom_saving_from_re_splitting_1h_writes() -> None:
+    trace = _one_hour_trace()
+    engine = Engine([trace])
+    same = Variant("same", (make_step("caching", {"ttl": "1h", "placement": ["messages"]}),))
+    summary = compare_variants(engine, [same]).variants[0]
+    assert summary.delta.value == 0
+    assert summary.delta.low == 0 and summary.delta.high == 0
+
+
+def test_simulate_json_carries_dollar_bands_everywhere() -> None:
+    result = CliRunner().invoke(
+        cli, ["simulate", str(EXAMPLES), "-s", "caching:policy=oracle", "--format", "json"]
+    )
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    delta = document["delta"]
+    assert {"cost_usd", "cost_usd_low", "cost_usd_high"} <= set(delta)
+    assert (
+        Decimal(delta["cost_usd_low"])
+        <= Decimal(delta["cost_usd"])
+        <= Decimal(delta["cost_usd_high"])
+    )
+    assert document["cost_band"]["cost_usd"] == document["variant"]["cost_usd"]
+    for cassette in document["cassettes"]:
+        assert {"cost_usd", "cost_usd_low", "cost_usd_high"} <= set(cassette["delta"])
+    assert document["baseline_basis"].startswith("recorded")
+
+
+def test_per_breakpoint_economics_in_json_and_verbose() -> None:
+    static = CliRunner().invoke(
+        cli, ["simulate", str(EXAMPLES), "-s", "caching", "--format", "json"]
+    )
+    rows = json.loads(static.stdout)["breakpoints"]
+    assert rows and {"position", "tokens_written", "tokens_read", "net_usd"} <= set(rows[0])
+    verbose = CliRunner().invoke(cli, ["simulate", str(EXAMPLES), "-s", "caching", "-v"])
+    assert "per-breakpoint economics" in verbose.stdout
+    quiet = CliRunner().invoke(cli, ["simulate", str(EXAMPLES), "-s", "caching"])
+    assert "per-breakpoint economics" not in quiet.stdout
+
+
+def test_advise_caching_cli() -> None:
+    result = CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES)])
+    assert result.exit_code == 0, result.output
+    assert result.stdout.startswith("Caching advice on 6 recorded calls")
+    assert "Best possible (oracle, knows the future)" in result.stdout
+    document = json.loads(
+        CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES), "--format", "json"]).stdout
+    )
+    assert document["kind"] == "costsim.advice"
+    names = [option["name"] for option in document["options"]]
+    assert names == ["static 5m", "static 1h", "auto 5m", "auto 1h", "oracle"]
+    for option in document["options"]:
+        assert {"cost_usd_low", "cost_usd_high"} <= set(option["delta"])
+    bad = CliRunner().invoke(cli, ["advise", "caching"])
+    assert bad.exit_code == 2
+
+
+def test_advice_names_the_block_that_breaks_the_prefix(tmp_path: Path) -> None:
+    import costsim
+
+    def call(index: int, stamp: str) -> Call:
+        system = (
+            TextBlock(f"Now: {stamp}\n"),
+            TextBlock("You review pull requests carefully. " * 400),
+        )
+        return Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model="claude-sonnet-4-5-20250929",
+            provenance=Provenance(tmp_path / "agent.yaml", index),
+            system=system,
+            messages=(Message("user", (TextBlock(f"review #{index}"),)),),
+            usage=Usage(uncached_input=3300, output=40),
+            recorded_at=WHEN + timedelta(seconds=30 * index),
+        )
+
+    trace = CassetteTrace(tmp_path / "agent.yaml", (call(0, "09:00:00"), call(1, "09:00:30")), 0, 0)
+    advice = costsim.advise([trace])
+    leaks = {leak.reason: leak for leak in advice.data.leaks}
+    dynamic = leaks["dynamic content early in the prompt"]
+    assert "system block 0 changes at character 11: '00\\n' -> '30\\n'" in dynamic.examples[0]
+    assert dynamic.tokens > 2000
+
+
+def test_check_cache_names_server_tool_iterations() -> None:
+    response = (OtherBlock("server_tool_use", {"name": "code_execution"}),)
+    call = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5-20250929",
+        provenance=Provenance(Path("tools.yaml"), 0),
+        system=(TextBlock("rules " * 50, cache_control=CacheControl()),),
+        messages=(Message("user", (TextBlock("run it"),)),),
+        response=response,
+        usage=Usage(uncached_input=100, cache_read=9000, cache_write_5m=500),
+    )
+    assert call.server_tools == ("code_execution",)
+    from costsim.analysis.cache_fidelity import check_cache
+
+    report = check_cache([CassetteTrace(Path("tools.yaml"), (call,), 0, 0)])
+    assert report.server_side_compared == 1
+    assert "server-side tool iterations (code_execution)" in report.mismatches[0].reason
