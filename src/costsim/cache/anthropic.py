@@ -176,6 +176,8 @@ class AnthropicCache:
                     f"expired {at - entry.expires:,.0f} s before this call ({entry.ttl_name} TTL)",
                 )
             )
+        if not kept:
+            return  # no breakpoint: nothing can be read, so no lookback to break
         last = max(kept)
         beyond = [
             p
