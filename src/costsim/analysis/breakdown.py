@@ -2,60 +2,21 @@
 
 Each grouping is one entry in ``BREAKDOWNS``; each gives one row per key with one cell per
 column (the baseline, then every variant). Tables and JSON are made in
-:mod:`costsim.render.breakdown`.
+:mod:`costsim.render.breakdown`. The groups are summed per cassette while the comparison runs
+(:mod:`costsim.analysis.groups`), so a breakdown needs no trace.
 """
 
 from __future__ import annotations
 
-import re
-from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
+from typing import Any
 
 from costsim.analysis.comparison import Comparison
-from costsim.metering.models import encoding_for
-from costsim.metering.serialise import block_tokens
-from costsim.metering.tokenizers import counter
-from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, system_text
 from costsim.pricing.ledger import MeteredCall, Totals
 
-__all__ = ["BREAKDOWNS", "AgentMatcher", "Breakdown", "ToolUse", "breakdown"]
-
-
-@dataclass(frozen=True, slots=True)
-class AgentMatcher:
-    """Names the agent role of a call: a system-prompt regex, or the cassette it came from."""
-
-    patterns: tuple[tuple[str, re.Pattern[str]], ...] = ()
-    files: tuple[tuple[str, frozenset[Path]], ...] = ()
-
-    def role(self, call: Call) -> str:
-        path = call.provenance.path.resolve()
-        for name, files in self.files:
-            if path in files:
-                return name
-        text = system_text(call)
-        for name, pattern in self.patterns:
-            if pattern.search(text):
-                return name
-        return "(unmatched)"
-
-
-def system_text(call: Call) -> str:
-    blocks = call.system or next(
-        (m.content for m in call.messages if m.role in ("system", "developer")), ()
-    )
-    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
-
-
-@dataclass(frozen=True, slots=True)
-class ToolUse:
-    """One tool in the calls of a column: requests sending it, and offline token counts."""
-
-    sent: int = 0
-    definition_tokens: int = 0
-    result_tokens: int = 0
+__all__ = ["BREAKDOWNS", "AgentMatcher", "Breakdown", "ToolUse", "breakdown", "system_text"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,62 +28,37 @@ class Breakdown:
     rows: dict[str, tuple[Totals | ToolUse | None, ...]]
 
 
-def _group_cost(
-    calls: Iterable[MeteredCall], key: Callable[[MeteredCall], str]
-) -> dict[str, Totals]:
-    groups: dict[str, Totals] = defaultdict(Totals)
-    for item in calls:
-        groups[key(item)].add(item)
-    return groups
+def _names(comparison: Comparison) -> list[str]:
+    return ["baseline", *(v.variant.name for v in comparison.variants)]
 
 
-def _columns(comparison: Comparison) -> list[tuple[str, list[MeteredCall]]]:
-    return [("baseline", comparison.baseline_calls)] + [
-        (v.variant.name, v.calls) for v in comparison.variants
-    ]
+def _tables(by: str, comparison: Comparison, agents: AgentMatcher) -> list[dict[str, Any]]:
+    if by in comparison.groups:
+        return comparison.groups[by]
+    grouper = Grouper(agents)  # a comparison built by hand: group its metered calls now
+    columns: list[list[MeteredCall]] = [comparison.baseline_calls]
+    columns += [v.calls for v in comparison.variants]
+    return [grouper.tables(calls)[by] for calls in columns]
 
 
-def _cost_rows(by: str, comparison: Comparison, key: Callable[[MeteredCall], str]) -> Breakdown:
-    columns = [(name, _group_cost(calls, key)) for name, calls in _columns(comparison)]
-    keys = sorted({k for _, groups in columns for k in groups})
-    rows = {name: tuple(groups.get(name) for _, groups in columns) for name in keys}
-    return Breakdown(by, tuple(name for name, _ in columns), dict(rows))
+def _rows(by: str, comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    tables = _tables(by, comparison, agents)
+    keys = sorted({k for table in tables for k in table})
+    empty = ToolUse() if by == "tool" else None
+    rows = {name: tuple(table.get(name, empty) for table in tables) for name in keys}
+    return Breakdown(by, tuple(_names(comparison)), dict(rows))
 
 
 def by_model(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
-    return _cost_rows("model", comparison, lambda m: m.call.priced_model or "(no model)")
+    return _rows("model", comparison, agents)
 
 
 def by_agent(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
-    return _cost_rows("agent", comparison, lambda m: agents.role(m.call))
-
-
-def _tool_tokens(calls: Iterable[MeteredCall]) -> dict[str, ToolUse]:
-    """Per tool: requests sending it, definition tokens, result tokens (offline counts)."""
-    table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    for item in calls:
-        call = item.call
-        count = counter(encoding_for(call))
-        for tool in call.tools:
-            entry = table[tool.name]
-            entry[0] += 1
-            entry[1] += count(tool.name) + count(tool.description) + count(str(tool.input_schema))
-        names = {
-            b.id: b.name for m in call.messages for b in m.content if isinstance(b, ToolUseBlock)
-        }
-        for message in call.messages:
-            for block in message.content:
-                if isinstance(block, ToolResultBlock):
-                    name = names.get(block.tool_use_id, "(unknown tool)")
-                    table[name][2] += block_tokens(block, count).tokens
-    return {name: ToolUse(*values) for name, values in table.items()}
+    return _rows("agent", comparison, agents)
 
 
 def by_tool(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
-    columns = [(name, _tool_tokens(calls)) for name, calls in _columns(comparison)]
-    names = sorted({n for _, table in columns for n in table})
-    rows = {name: tuple(table.get(name, ToolUse()) for _, table in columns) for name in names}
-    return Breakdown("tool", tuple(name for name, _ in columns), dict(rows))
+    return _rows("tool", comparison, agents)
 
 
 BREAKDOWNS: dict[str, Callable[[Comparison, AgentMatcher], Breakdown]] = {

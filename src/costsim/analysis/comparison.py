@@ -12,20 +12,31 @@ recording itself. Every cost, delta and attribution carries a p90 band in dollar
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
-from costsim.analysis.bands import Band, VariantBands, combine, variant_bands
-from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
+from costsim.analysis.bands import Band, VariantBands, combine
+from costsim.analysis.economics import BreakpointEconomics
+from costsim.analysis.outcomes import Share, VariantPart, outcome, part
 from costsim.engine.simulate import Engine, VariantResult
-from costsim.pricing.ledger import MeteredCall, Totals, meter
+from costsim.pricing.ledger import MeteredCall, Totals
 from costsim.strategies.registry import Variant
 from costsim.strategies.trace import Event
 
-__all__ = ["Comparison", "VariantSummary", "compare_variants", "delta_pct"]
+__all__ = [
+    "Comparison",
+    "VariantSummary",
+    "attribute_steps",
+    "compare_variants",
+    "delta_pct",
+    "finish",
+    "summarise",
+    "summary_of",
+]
 
 
 def _difference(new: Decimal | None, old: Decimal | None) -> Decimal | None:
@@ -94,6 +105,9 @@ class Comparison:
     as_of: datetime | None = None
     title: str = ""
     description: str = ""
+    groups: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
+    """Breakdowns summed per cassette: per key (model, agent, tool), one table per column (the
+    baseline, then every variant) of group name -> Totals (tokens per tool: ToolUse)."""
 
 
 def delta_pct(new: float | Decimal | None, old: float | Decimal | None) -> float | None:
@@ -102,52 +116,47 @@ def delta_pct(new: float | Decimal | None, old: float | Decimal | None) -> float
     return float((Decimal(str(new)) - Decimal(str(old))) / Decimal(str(old)) * 100)
 
 
-def _gap(result: VariantResult, as_of: datetime | None) -> tuple[Decimal | None, Decimal | None]:
-    resimulated = [item for trace in result.baselines for item in trace.calls if item.resimulated]
-    simulated = Totals.of(meter(i.call, as_of=as_of, usage=i.usage) for i in resimulated)
-    recorded = Totals.of(meter(i.call, as_of=as_of) for i in resimulated)
-    return simulated.cost_usd, recorded.cost_usd
+def summary_of(variant: Variant, item: VariantPart) -> VariantSummary:
+    """A variant's summary from the sums of its run (over one cassette or all)."""
+    return VariantSummary(
+        variant=variant,
+        totals=item.totals,
+        per_cassette=item.per_cassette,
+        events=item.events,
+        bands=item.bands,
+        baseline=item.baseline,
+        baseline_per_cassette=item.baseline_per_cassette,
+        resimulated_calls=item.resimulated_calls,
+        resimulation_gap=(item.gap[0].cost_usd, item.gap[1].cost_usd),
+        breakpoints=item.breakpoints,
+    )
 
 
 def summarise(
     engine: Engine, variant: Variant, result: VariantResult, as_of: datetime | None
 ) -> VariantSummary:
     """The totals, like-for-like baseline and bands of one variant's run."""
-    calls = result.metered(as_of=as_of)
-    return VariantSummary(
-        variant=variant,
-        totals=Totals.of(calls),
-        per_cassette=result.totals_by_trace(as_of=as_of),
-        events=result.events,
-        bands=variant_bands(result, engine.meter, as_of),
-        calls=calls,
-        baseline=Totals.of(result.baseline_metered(as_of=as_of)),
-        baseline_per_cassette=result.baseline_by_trace(as_of=as_of),
-        resimulated_calls=sum(
-            item.resimulated for trace in result.baselines for item in trace.calls
-        ),
-        resimulation_gap=_gap(result, as_of),
-        breakpoints=breakpoint_economics(result.traces, as_of=as_of),
-    )
+    summary = summary_of(variant, part(engine, result, as_of))
+    summary.calls = result.metered(as_of=as_of)
+    return summary
 
 
-def _attribute(
-    engine: Engine, summary: VariantSummary, as_of: datetime | None
-) -> tuple[dict[str, Decimal | None], dict[str, Band]]:
-    """Each step's marginal saving: the delta without it minus the delta with everything."""
+def attribute_steps(summary: VariantSummary, reduced: Sequence[Band]) -> None:
+    """Each step's marginal saving, from the delta of the variant without it (``reduced``, in
+    step order): that delta minus the delta with everything; and what the marginals leave."""
     variant = summary.variant
-    if len(variant.steps) < 2:
-        return {}, {}
+    if len(variant.steps) < 2 or len(reduced) != len(variant.steps):
+        return
     full = summary.delta
-    savings: dict[str, Decimal | None] = {}
-    bands: dict[str, Band] = {}
-    for index, step in enumerate(variant.steps):
-        reduced = variant.without(index)
-        rest = summarise(engine, reduced, engine.run(reduced), as_of).delta
+    for step, rest in zip(variant.steps, reduced, strict=True):
         saving = _difference(rest.value, full.value)
-        savings[step.describe()] = saving
-        bands[step.describe()] = combine(saving, rest, full)
-    return savings, bands
+        summary.attribution[step.describe()] = saving
+        summary.attribution_bands[step.describe()] = combine(saving, rest, full)
+    if summary.attribution and None not in summary.attribution.values():
+        marginals = [v for v in summary.attribution.values() if v is not None]
+        total_saving = full.value
+        if total_saving is not None:
+            summary.interaction = -total_saving - sum(marginals, start=Decimal(0))
 
 
 def compare_variants(
@@ -160,27 +169,36 @@ def compare_variants(
     description: str = "",
     on_variant: Callable[[Variant], None] | None = None,
 ) -> Comparison:
-    baseline = engine.run(Variant("baseline"))
-    summaries = []
-    for variant in variants:
+    """Every variant over the engine's traces: the share of all of them (see
+    :mod:`costsim.analysis.outcomes`, which splits the same work per cassette), finished."""
+    chosen = list(variants)
+    for variant in chosen:
         if on_variant is not None:
             on_variant(variant)
-        summary = summarise(engine, variant, engine.run(variant), as_of)
-        if attribute:
-            summary.attribution, summary.attribution_bands = _attribute(engine, summary, as_of)
-        if summary.attribution and None not in summary.attribution.values():
-            marginals = [v for v in summary.attribution.values() if v is not None]
-            total_saving = summary.delta.value
-            if total_saving is not None:
-                summary.interaction = -total_saving - sum(marginals, start=Decimal(0))
+    share = outcome(engine, chosen, as_of=as_of, attribute=attribute)
+    return finish(share, chosen, as_of=as_of, title=title, description=description)
+
+
+def finish(
+    share: Share,
+    variants: Sequence[Variant],
+    *,
+    as_of: datetime | None = None,
+    title: str = "",
+    description: str = "",
+) -> Comparison:
+    """The comparison of ``variants`` from the share of every cassette (merged in order)."""
+    summaries = []
+    for variant, item in zip(variants, share.variants, strict=True):
+        summary = summary_of(variant, item)
+        attribute_steps(summary, item.reduced)
         summaries.append(summary)
-    baseline_calls = baseline.metered(as_of=as_of)
     return Comparison(
-        baseline=Totals.of(baseline_calls),
-        baseline_calls=baseline_calls,
-        baseline_per_cassette=baseline.totals_by_trace(as_of=as_of),
+        baseline=share.baseline,
+        baseline_per_cassette=share.baseline_per_cassette,
         variants=summaries,
         as_of=as_of,
         title=title,
         description=description,
+        groups=share.groups,
     )

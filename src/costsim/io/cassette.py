@@ -21,7 +21,15 @@ from costsim.errors import CassetteError, CassetteNotFoundError, InteractionErro
 from costsim.io.bodies import decode_body
 from costsim.io.cassette_yaml import parse_document
 
-__all__ = ["Body", "Cassette", "Headers", "Interaction", "iter_cassette_paths", "load_cassette"]
+__all__ = [
+    "Body",
+    "Cassette",
+    "Headers",
+    "Interaction",
+    "cassette_from_bytes",
+    "iter_cassette_paths",
+    "load_cassette",
+]
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
 
@@ -158,6 +166,11 @@ def load_cassette(path: Path) -> Cassette:
         raise CassetteNotFoundError(path) from None
     except OSError as exc:
         raise CassetteError(path, f"cannot be read ({exc.strerror})") from None
+    return cassette_from_bytes(path, data)
+
+
+def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
+    """Parse the bytes of the cassette file at ``path`` (read by the caller)."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:

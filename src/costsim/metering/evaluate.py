@@ -52,9 +52,11 @@ __all__ = [
     "FamilyReport",
     "Grouping",
     "calibrate",
+    "calibrate_samples",
     "exclusion_reason",
     "first_folder",
     "is_text_only_chat",
+    "trace_samples",
 ]
 
 MIN_CALLS = 20
@@ -106,6 +108,46 @@ def exclusion_reason(call: Call, features: Features) -> str | None:
     return None
 
 
+def trace_samples(
+    trace: CassetteTrace, source: str, serialiser: Serialiser | None = None
+) -> tuple[list[Sample], dict[str, Counter[str]]]:
+    """The calibration samples of one trace (``source``: its group), and the calls left out
+    per family with the reason: cassettes are sampled independently, in any process."""
+    serialiser = serialiser or Serialiser()
+    samples: list[Sample] = []
+    excluded: dict[str, Counter[str]] = defaultdict(Counter)
+    previous: dict[str, Call] = {}
+    for call in trace.calls:
+        features = serialiser.features(call)
+        name = family(call)
+        reason = exclusion_reason(call, features)
+        if reason is not None:
+            excluded[name][reason] += 1
+            continue
+        assert call.usage is not None
+        klass = content_class(call)
+        recipe = is_recipe(call)
+        before = previous.get(name)
+        previous[name] = call
+        samples.append(
+            Sample(
+                cassette=trace.path,
+                source=source,
+                index=call.provenance.index,
+                flavour=call.flavour,
+                features=features,
+                recorded=call.usage.prompt_total,
+                family=name,
+                klass=klass,
+                fitted=not recipe and klass not in MEDIA,
+                recipe=recipe,
+                text_only=is_text_only_chat(call),
+                continues=before is not None and _is_continuation(before, call),
+            )
+        )
+    return samples, excluded
+
+
 def _samples(
     traces: Iterable[CassetteTrace], group: Grouping
 ) -> tuple[list[Sample], dict[str, Counter[str]]]:
@@ -113,22 +155,10 @@ def _samples(
     excluded: dict[str, Counter[str]] = defaultdict(Counter)
     serialiser = Serialiser()
     for trace in traces:
-        source = group(trace.path)
-        for call in trace.calls:
-            features = serialiser.features(call)
-            name = family(call)
-            reason = exclusion_reason(call, features)
-            if reason is not None:
-                excluded[name][reason] += 1
-                continue
-            assert call.usage is not None
-            klass = content_class(call)
-            fitted = not is_recipe(call) and klass not in MEDIA
-            samples.append(
-                Sample(
-                    trace.path, source, call, features, call.usage.prompt_total, name, klass, fitted
-                )
-            )
+        found, left_out = trace_samples(trace, group(trace.path), serialiser)
+        samples.extend(found)
+        for name, reasons in left_out.items():
+            excluded[name].update(reasons)
     return samples, excluded
 
 
@@ -210,14 +240,14 @@ def _pairs(samples: list[Sample]) -> list[tuple[Sample, Sample]]:
         (first, second)
         for run in by_cassette.values()
         for first, second in itertools.pairwise(run)
-        if second.recorded > first.recorded and _is_continuation(first.call, second.call)
+        if second.recorded > first.recorded and second.continues
     ]
 
 
 def _predict(samples: list[Sample], coefficients: Callable[[Sample], Coefficients]) -> Predictions:
     return {
         s.key: (s.features.raw + s.features.fixed)
-        if is_recipe(s.call)
+        if s.recipe
         else coefficients(s).predict(s.features)
         for s in samples
     }
@@ -240,6 +270,18 @@ def calibrate(
     """
     grouping = group or (lambda path: path.parent.name)
     samples, excluded = _samples(traces, grouping)
+    return calibrate_samples(samples, excluded, shipped=shipped, defaults=defaults)
+
+
+def calibrate_samples(
+    samples: list[Sample],
+    excluded: dict[str, Counter[str]],
+    *,
+    shipped: bool = False,
+    defaults: bool = True,
+) -> CalibrationReport:
+    """:func:`calibrate` on samples already taken (:func:`trace_samples`), in trace order."""
+    excluded = defaultdict(Counter, excluded)
     by_source = _Folds(samples, lambda s: s.source, defaults=defaults)
     by_cassette = _Folds(samples, lambda s: str(s.cassette), defaults=defaults)
     loco = _predict(samples, lambda s: by_cassette.coefficients(s.family, str(s.cassette)))

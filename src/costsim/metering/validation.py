@@ -38,19 +38,29 @@ Predictions = dict[Key, float]
 
 @dataclass(frozen=True, slots=True)
 class Sample:
+    """A recorded call as the calibration sees it (small: samples travel between processes)."""
+
     cassette: Path
     source: str
-    call: Call
+    index: int
+    """The call's interaction index in its cassette."""
+    flavour: Flavour
     features: Features
     recorded: int
     family: str
     klass: str
     fitted: bool
     """Used for fitting (not a recipe call, not media)."""
+    recipe: bool = False
+    """OpenAI's cookbook recipe counts it on its own (see ``is_recipe``)."""
+    text_only: bool = False
+    """A text-only OpenAI chat request (see :func:`is_text_only_chat`)."""
+    continues: bool = False
+    """The next turn of the conversation of the cassette's previous call of its family."""
 
     @property
     def key(self) -> Key:
-        return (self.cassette, self.call.provenance.index)
+        return (self.cassette, self.index)
 
 
 @dataclass(slots=True)
@@ -167,7 +177,7 @@ def family_report(
         errors=errors,
         increment_errors=increments,
     )
-    text_only = [s for s in items if is_text_only_chat(s.call)]
+    text_only = [s for s in items if s.text_only]
     if text_only:
         report.text_only_calls = len(text_only)
         report.text_only_exact = sum(1 for s in text_only if s.features.raw == s.recorded)
@@ -182,7 +192,7 @@ totals of text, tool and reasoning requests experience)."""
 
 
 def _cell_keys(sample: Sample) -> list[tuple[str, str]]:
-    flavour = sample.call.flavour.value
+    flavour = sample.flavour.value
     keys = [(flavour, sample.klass), (flavour, "all")]
     if sample.klass not in MEDIA:
         keys.append((flavour, "no_media"))
@@ -210,7 +220,7 @@ def cells(
         chosen = pair_groups.get((flavour, klass), [])
         increments = increment_errors(chosen, held_out)
         loco_increments = increment_errors(chosen, loco)
-        text_only = [s for s in items if is_text_only_chat(s.call)]
+        text_only = [s for s in items if s.text_only]
         exact = sum(1 for s in text_only if s.features.raw == s.recorded)
         cells.append(
             Cell(

