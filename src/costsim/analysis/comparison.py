@@ -21,6 +21,7 @@ from typing import Any
 
 from costsim.analysis.bands import Band, VariantBands, combine
 from costsim.analysis.economics import BreakpointEconomics
+from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, VariantPart, outcome, part
 from costsim.engine.simulate import Engine, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals
@@ -168,6 +169,7 @@ def compare_variants(
     title: str = "",
     description: str = "",
     on_variant: Callable[[Variant], None] | None = None,
+    agents: AgentMatcher | None = None,
 ) -> Comparison:
     """Every variant over the engine's traces: the share of all of them (see
     :mod:`costsim.analysis.outcomes`, which splits the same work per cassette), finished."""
@@ -175,7 +177,7 @@ def compare_variants(
     for variant in chosen:
         if on_variant is not None:
             on_variant(variant)
-    share = outcome(engine, chosen, as_of=as_of, attribute=attribute)
+    share = outcome(engine, chosen, as_of=as_of, attribute=attribute, agents=agents)
     return finish(share, chosen, as_of=as_of, title=title, description=description)
 
 
@@ -200,5 +202,5 @@ def finish(
         as_of=as_of,
         title=title,
         description=description,
-        groups=share.groups,
+        groups={**share.groups, "tool": share.tools},
     )

@@ -16,17 +16,19 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 from costsim.analysis.bands import Band, VariantBands, variant_bands
 from costsim.analysis.economics import BreakpointEconomics, _order, breakpoint_economics
-from costsim.analysis.groups import GROUPINGS, AgentMatcher, Grouper, merge_groups
+from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, merge_groups
 from costsim.engine.simulate import Engine, VariantResult
 from costsim.pricing.ledger import Totals, meter
 from costsim.strategies.registry import Variant
 from costsim.strategies.trace import Event
 
 __all__ = ["Share", "VariantPart", "gap_totals", "merge", "outcome", "part"]
+
+
+COSTS = ("model", "agent")
 
 
 @dataclass(slots=True)
@@ -54,8 +56,11 @@ class Share:
     baseline: Totals
     baseline_per_cassette: dict[Path, Totals]
     variants: list[VariantPart]
-    groups: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    """Per breakdown key, one table per column: the baseline, then each variant."""
+    groups: dict[str, list[dict[str, Totals]]] = field(default_factory=dict)
+    """Cost per model and per agent role: one table per column (the baseline, then each
+    variant)."""
+    tools: list[dict[str, ToolUse]] = field(default_factory=list)
+    """Tokens per tool, one table per column."""
 
 
 def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, Totals]:
@@ -117,7 +122,8 @@ def outcome(
         baseline=Totals.of(baseline_calls),
         baseline_per_cassette=baseline.totals_by_trace(as_of=as_of),
         variants=parts,
-        groups={key: [column[key] for column in columns] for key in GROUPINGS},
+        groups={key: [column[key] for column in columns] for key in COSTS},
+        tools=[column["tool"] for column in columns],
     )
 
 
@@ -196,7 +202,8 @@ def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bo
         Totals(),
         {},
         [_empty(variant, attribute) for variant in variants],
-        {key: [{} for _ in range(len(variants) + 1)] for key in GROUPINGS},
+        {key: [{} for _ in range(len(variants) + 1)] for key in COSTS},
+        [{} for _ in range(len(variants) + 1)],
     )
     for share in shares:
         total.baseline.merge(share.baseline)
@@ -206,4 +213,6 @@ def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bo
         for key, tables in share.groups.items():
             for into, table in zip(total.groups[key], tables, strict=True):
                 merge_groups(into, table)
+        for into_tools, tools in zip(total.tools, share.tools, strict=True):
+            merge_groups(into_tools, tools)
     return total

@@ -27,8 +27,11 @@ from costsim.analysis.advice import advise_caching
 from costsim.analysis.breakdown import BREAKDOWNS
 from costsim.analysis.cassettes import SORT_KEYS
 from costsim.analysis.checks import validate_rules
-from costsim.analysis.comparison import compare_variants
-from costsim.analysis.report import GROUPINGS, build_report, load_traces
+from costsim.analysis.comparison import compare_variants, finish
+from costsim.analysis.groups import AgentMatcher
+from costsim.analysis.report import GROUPINGS, build_report
+from costsim.api.execution import cache_info, clear_cache, configured, resolve
+from costsim.api.pipeline import compare_all, load_all
 from costsim.api.results import (
     Advice,
     BaselineComparison,
@@ -42,10 +45,12 @@ from costsim.api.results import (
     Result,
     Simulation,
     Traces,
+    agent_matcher,
 )
 from costsim.cache.rules import default_rules
 from costsim.engine import Engine
 from costsim.errors import ConfigError
+from costsim.io.cassette import iter_cassette_paths
 from costsim.io.config import secrets_ignore, tool_config
 from costsim.metering.evaluate import Grouping, first_folder
 from costsim.metering.evaluate import calibrate as fit_and_measure
@@ -73,11 +78,14 @@ __all__ = [
     "Simulation",
     "Traces",
     "advise",
+    "cache_info",
     "calibrate",
     "check_cache",
     "check_cassettes",
+    "clear_cache",
     "compare",
     "compare_baselines",
+    "configured",
     "find_scenarios",
     "list_cassettes",
     "load",
@@ -104,13 +112,23 @@ def _paths(paths: PathLike | Iterable[PathLike]) -> list[Path]:
     return [Path(path) for path in paths]
 
 
-def load(paths: PathLike | Iterable[PathLike], *, lenient: bool = False) -> Traces:
+def load(
+    paths: PathLike | Iterable[PathLike],
+    *,
+    lenient: bool = False,
+    jobs: int | None = None,
+    cache: bool | None = None,
+) -> Traces:
     """Load and normalise the cassettes under ``paths`` (files or folders, recursively).
 
     An unreadable file raises :class:`~costsim.errors.CassetteError`; with ``lenient`` it is
-    skipped and listed in ``.skipped``.
+    skipped and listed in ``.skipped``. Cassettes are parsed by ``jobs`` processes (default:
+    one per core) and kept in ``.costsim_cache`` unless ``cache`` is False (see
+    :mod:`costsim.api.execution` for the defaults).
     """
-    traces, skipped = load_traces(_paths(paths), lenient=lenient)
+    settings = resolve(jobs, cache)
+    found = list(iter_cassette_paths(_paths(paths)))
+    traces, skipped = load_all(found, lenient=lenient, settings=settings)
     return Traces(tuple(traces), tuple(skipped))
 
 
@@ -162,17 +180,49 @@ def simulate(
     as_of: datetime | None = None,
     gap: float | None = None,
     lenient: bool = False,
+    jobs: int | None = None,
+    cache: bool | None = None,
+    scheduler: str | None = None,
 ) -> Simulation:
     """Replay ``traces`` under ``strategies`` (applied in order: ``"caching:ttl=1h"``, a list
     of such, or a Variant) against the recorded baseline. ``gap``: seconds between calls of
-    traces without recorded dates."""
-    loaded = _traces(traces, lenient=lenient)
+    traces without recorded dates. Paths are simulated cassette by cassette, in parallel (see
+    :func:`compare` for ``jobs``, ``cache`` and ``scheduler``)."""
     rules = default_rules()
     if gap is not None:
         rules = dataclasses.replace(rules, default_gap_seconds=gap)
+    variant = _variant(strategies)
+    paths = _as_paths(traces)
+    if paths is not None:  # streamed, cassette by cassette
+        share, skipped = compare_all(
+            list(iter_cassette_paths(paths)),
+            [variant],
+            rules=rules,
+            agents={},
+            matcher=AgentMatcher(),
+            as_of=_utc(as_of),
+            lenient=lenient,
+            settings=resolve(jobs, cache, scheduler),
+        )
+        data = finish(share, [variant], as_of=_utc(as_of))
+        return Simulation(data, skipped=tuple(skipped))
+    loaded = _traces(traces, lenient=lenient)
     engine = Engine(loaded, rules=rules)
-    data = compare_variants(engine, [_variant(strategies)], as_of=_utc(as_of))
+    data = compare_variants(engine, [variant], as_of=_utc(as_of))
     return Simulation(data, skipped=loaded.skipped)
+
+
+def _as_paths(source: TracesLike) -> list[Path] | None:
+    """The paths ``source`` names, or None when it is (or holds) loaded traces."""
+    if isinstance(source, Traces):
+        return None
+    if isinstance(source, str | os.PathLike):
+        return [Path(source)]
+    if isinstance(source, list | tuple) and all(
+        isinstance(item, str | os.PathLike) for item in source
+    ):
+        return [Path(item) for item in source]
+    return None
 
 
 def compare(
@@ -181,9 +231,17 @@ def compare(
     variants: Iterable[str] | None = None,
     lenient: bool = False,
     on_variant: Callable[[Variant], None] | None = None,
+    jobs: int | None = None,
+    cache: bool | None = None,
+    scheduler: str | None = None,
 ) -> Comparison:
     """Every variant of a scenario (a scenario file, or a :class:`Scenario` built in Python
-    whose cassette patterns are relative to the working folder) against the recording."""
+    whose cassette patterns are relative to the working folder) against the recording.
+
+    Cassettes are simulated independently by ``jobs`` processes (default: one per core), or by
+    the workers of the Dask cluster whose scheduler is at ``scheduler`` (``tcp://host:8786``);
+    loaded cassettes and each cassette's results are kept in ``.costsim_cache`` unless
+    ``cache`` is False. The result is the same whichever runs it."""
     if isinstance(scenario, Scenario):
         loaded = prepare_scenario(scenario, Path.cwd() / "(scenario)")
     else:
@@ -194,23 +252,27 @@ def compare(
     if missing:
         raise ConfigError(f"no variant named {missing[0]!r}; variants: {', '.join(known)}")
     chosen = [variant for variant in loaded.variants if variant.name in wanted]
-    traces = load(loaded.cassettes, lenient=lenient)
     model = loaded.scenario
     overrides = [(r.rule, r.model, r.value, r.since) for r in model.model_rules]
     agents = {name: AgentSpec(rule.match, rule.tier) for name, rule in model.agents.items()}
-    engine = Engine(traces, rules=default_rules().with_overrides(overrides), agents=agents)
     day = model.pricing.as_of
     as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
-    data = compare_variants(
-        engine,
+    for variant in chosen:
+        if on_variant is not None:
+            on_variant(variant)
+    share, skipped = compare_all(
+        list(iter_cassette_paths(list(loaded.cassettes))),
         chosen,
+        rules=default_rules().with_overrides(overrides),
+        agents=agents,
+        matcher=agent_matcher(loaded),
         as_of=as_of,
-        title=model.name,
-        description=model.description,
-        on_variant=on_variant,
+        lenient=lenient,
+        settings=resolve(jobs, cache, scheduler),
     )
+    data = finish(share, chosen, as_of=as_of, title=model.name, description=model.description)
     failures = tuple(gate(data, model.budgets, None))
-    return Comparison(ScenarioComparison(loaded, data, failures), skipped=traces.skipped)
+    return Comparison(ScenarioComparison(loaded, data, failures), skipped=tuple(skipped))
 
 
 def scenario_variants(scenario: PathLike) -> list[str]:

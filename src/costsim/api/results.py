@@ -19,7 +19,7 @@ from costsim.metering.evaluate import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
 from costsim.render.formats import RenderOptions, document, formats, render
-from costsim.scenario import gate
+from costsim.scenario import LoadedScenario, gate
 from costsim.scenario.result import ScenarioComparison
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "Result",
     "Simulation",
     "Traces",
+    "agent_matcher",
 ]
 
 
@@ -147,20 +148,21 @@ class Comparison(Result):
 
     def breakdown(self, by: str) -> Breakdown:
         """Cost per ``model`` or ``agent`` role, or tokens per ``tool``, in every variant."""
-        return Breakdown(breakdown(by, self.data.comparison, _agents(self.data)))
+        return Breakdown(breakdown(by, self.data.comparison, agent_matcher(self.data.loaded)))
 
 
-def _agents(result: ScenarioComparison) -> AgentMatcher:
+def agent_matcher(loaded: LoadedScenario) -> AgentMatcher:
+    """How a scenario names the agent role of a call (its ``agents``)."""
     import re
 
-    rules = result.loaded.scenario.agents
+    rules = loaded.scenario.agents
     return AgentMatcher(
         patterns=tuple(
             (name, re.compile(rule.match)) for name, rule in rules.items() if rule.match
         ),
         files=tuple(
             (name, frozenset(p.resolve() for p in files))
-            for name, files in result.loaded.agent_files().items()
+            for name, files in loaded.agent_files().items()
         ),
     )
 

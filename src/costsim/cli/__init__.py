@@ -9,6 +9,7 @@ import click
 
 from costsim.cli.advise import advise
 from costsim.cli.baseline import baseline
+from costsim.cli.cache import cache
 from costsim.cli.calibrate import calibrate
 from costsim.cli.cassettes import cassettes
 from costsim.cli.check_cache import check_cache_command
@@ -33,6 +34,7 @@ cli.add_command(simulate)
 cli.add_command(compare)
 cli.add_command(baseline)
 cli.add_command(advise)
+cli.add_command(cache)
 
 
 def main() -> None:

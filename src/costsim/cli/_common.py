@@ -5,8 +5,11 @@ Exit codes: 0 clean; 1 findings or a failed gate; 2 bad input or usage.
 
 from __future__ import annotations
 
+import contextlib
 import functools
-from collections.abc import Callable
+import sys
+import time
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -107,3 +110,76 @@ def emit(text: str, output: Path | None) -> None:
         write_atomic(output, text)
     else:
         click.echo(text, nl=False)
+
+
+@contextlib.contextmanager
+def _stderr_progress(label: str) -> Iterator[Callable[[int, int], None]]:
+    """A progress bar on stderr for a run that takes over a second; silent when stderr is not
+    a terminal."""
+    if not sys.stderr.isatty():
+        yield lambda _done, _total: None
+        return
+    started = time.monotonic()
+    bar: Any = None
+    shown = 0
+
+    def update(done: int, total: int) -> None:
+        nonlocal bar, shown
+        if bar is None:
+            if time.monotonic() - started < 1.0:
+                return
+            bar = click.progressbar(length=total, label=label, file=sys.stderr)
+            bar.__enter__()
+        bar.update(done - shown)
+        shown = done
+
+    try:
+        yield update
+    finally:
+        if bar is not None:
+            bar.__exit__(None, None, None)
+
+
+def execution_options(command: Callable[P, R]) -> Callable[P, R]:
+    """``--jobs``, ``--no-cache`` and ``--scheduler``: how the command runs its work (the same
+    result whichever); the command runs inside :func:`costsim.api.configured`."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        from costsim import api
+
+        jobs = kwargs.pop("jobs", None)
+        no_cache = kwargs.pop("no_cache", False)
+        scheduler = kwargs.pop("scheduler", None)
+        with (
+            _stderr_progress("cassettes") as progress,
+            api.configured(
+                jobs=jobs, cache=False if no_cache else None, scheduler=scheduler, progress=progress
+            ),
+        ):
+            return command(*args, **kwargs)
+
+    options = [
+        click.option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="Send cassette batches to the Dask cluster whose scheduler is at ADDRESS "
+            "(tcp://host:8786; needs costsim[dask]). Default: [tool.costsim] scheduler.",
+        ),
+        click.option(
+            "--no-cache",
+            is_flag=True,
+            help="Neither read nor write the cache of loaded cassettes (.costsim_cache).",
+        ),
+        click.option(
+            "-j",
+            "--jobs",
+            type=click.IntRange(min=1),
+            metavar="N",
+            help="Worker processes (default: one per core; 1: none). The output is the same.",
+        ),
+    ]
+    decorated: Callable[..., Any] = wrapper
+    for option in options:
+        decorated = option(decorated)
+    return decorated

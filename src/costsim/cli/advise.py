@@ -9,6 +9,7 @@ import click
 from costsim.cli._common import (
     as_of_option,
     emit,
+    execution_options,
     format_option,
     handle_errors,
     lenient_option,
@@ -37,6 +38,7 @@ def advise() -> None:
 @lenient_option
 @output_option
 @handle_errors
+@execution_options
 def caching(
     paths: tuple[Path, ...],
     gap: float | None,

@@ -8,6 +8,7 @@ import click
 
 from costsim.cli._common import (
     emit,
+    execution_options,
     handle_errors,
     lenient_option,
     output_option,
@@ -37,6 +38,7 @@ from costsim.cli._common import (
 @lenient_option
 @output_option
 @handle_errors
+@execution_options
 def calibrate(
     paths: tuple[Path, ...],
     fmt: str,

@@ -8,6 +8,7 @@ import click
 
 from costsim.cli._common import (
     emit,
+    execution_options,
     handle_errors,
     lenient_option,
     output_option,
@@ -24,6 +25,7 @@ from costsim.cli._common import (
 @lenient_option
 @output_option
 @handle_errors
+@execution_options
 def check_cache_command(
     paths: tuple[Path, ...], fmt: str, lenient: bool, output: Path | None
 ) -> None:

@@ -14,6 +14,7 @@ import click
 from costsim.cli._common import (
     Findings,
     emit,
+    execution_options,
     format_option,
     handle_errors,
     lenient_option,
@@ -52,6 +53,7 @@ def _progress(total: int, label: str) -> Iterator[Callable[[Any], None]]:
 @lenient_option
 @output_option
 @handle_errors
+@execution_options
 def compare(
     scenarios: tuple[Path, ...],
     only: tuple[str, ...],

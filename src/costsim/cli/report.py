@@ -9,6 +9,7 @@ import click
 from costsim.cli._common import (
     as_of_option,
     emit,
+    execution_options,
     format_option,
     handle_errors,
     lenient_option,
@@ -35,6 +36,7 @@ GROUPINGS = ("cassette", "model", "provider", "flavour")
 @lenient_option
 @output_option
 @handle_errors
+@execution_options
 def report(
     paths: tuple[Path, ...],
     by: str,

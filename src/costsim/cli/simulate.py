@@ -9,6 +9,7 @@ import click
 from costsim.cli._common import (
     as_of_option,
     emit,
+    execution_options,
     format_option,
     handle_errors,
     lenient_option,
@@ -41,6 +42,7 @@ from costsim.cli._common import (
 @lenient_option
 @output_option
 @handle_errors
+@execution_options
 def simulate(
     paths: tuple[Path, ...],
     strategies: tuple[str, ...],

@@ -102,6 +102,14 @@ class Meter:
         """Fit on ``traces`` (families with too few calls use shipped defaults)."""
         return cls(calibrate(traces))
 
+    def fresh(self) -> Meter:
+        """This meter with an empty memo: the same coefficients and error tables, for the next
+        batch of traces (the memo holds the messages it counted)."""
+        copy = object.__new__(Meter)
+        copy.__dict__.update(self.__dict__)
+        copy._serialiser = Serialiser()
+        return copy
+
     @property
     def serialiser(self) -> Serialiser:
         """The memoising serialiser this meter counts with (shared with cache prefixes)."""

@@ -8,7 +8,7 @@ memoised by text, so each distinct block is tokenised once per process.
 
 from __future__ import annotations
 
-import base64
+import binascii
 import gzip
 import hashlib
 from dataclasses import dataclass
@@ -19,7 +19,7 @@ import tiktoken
 
 from costsim.errors import DataError
 
-__all__ = ["ENCODINGS", "TokenCounter", "counter", "encoding"]
+__all__ = ["ENCODINGS", "TokenCounter", "counter", "encoding", "trim_counters"]
 
 _ENDOFTEXT = "<|endoftext|>"
 _ENDOFPROMPT = "<|endofprompt|>"
@@ -101,11 +101,10 @@ def encoding(name: str) -> tiktoken.Encoding:
     spec = ENCODINGS.get(name)
     if spec is None:
         raise DataError(f"unknown encoding {name!r}; known: {', '.join(ENCODINGS)}")
-    ranks: dict[bytes, int] = {}
-    for line in _read_vocabulary(spec).splitlines():
-        if line:
-            token, rank = line.split()
-            ranks[base64.b64decode(token)] = int(rank)
+    fields = _read_vocabulary(spec).split()  # "<base64 token> <rank>" per line
+    if len(fields) % 2:
+        raise DataError(f"the {spec.name} vocabulary file is malformed")
+    ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
     return tiktoken.Encoding(
         name=spec.name,
         pat_str=spec.pat_str,
@@ -135,8 +134,25 @@ class TokenCounter:
     def distinct_texts(self) -> int:
         return len(self._cache)
 
+    def trim(self, limit: int) -> None:
+        """Forget the texts counted so far once there are more than ``limit`` of them (a
+        long-running process keeps its memory bounded)."""
+        if len(self._cache) > limit:
+            self._cache.clear()
+
+
+_LIVE: list[TokenCounter] = []
+
 
 @cache
 def counter(name: str) -> TokenCounter:
     """The process-wide memoising counter for an encoding."""
-    return TokenCounter(name)
+    made = TokenCounter(name)
+    _LIVE.append(made)
+    return made
+
+
+def trim_counters(limit: int) -> None:
+    """:meth:`TokenCounter.trim` every counter made so far (none is made here)."""
+    for made in _LIVE:
+        made.trim(limit)

@@ -1,0 +1,261 @@
+"""How the public API runs its work: the cache, a local process pool, or a Dask cluster.
+
+Cassettes are independent, so they are loaded, normalised and simulated in batches by a pool
+of processes (``jobs``, default: the machine's cores) or by the workers of an existing Dask
+distributed cluster (``scheduler``, ``pip install 'costsim[dask]'``); batches come back in
+cassette order, so the result is the same as a serial run's, byte for byte.
+
+Settings come from the keyword arguments of the API functions, else from the innermost
+:func:`configured` block (the CLI's ``--jobs``, ``--no-cache`` and ``--scheduler`` set one),
+else from ``[tool.costsim]`` in the nearest ``pyproject.toml`` (``jobs``, ``cache``,
+``scheduler``), else the defaults.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import multiprocessing
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Executor, ProcessPoolExecutor
+from contextvars import ContextVar
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, TypeVar
+
+from costsim.errors import ConfigError
+from costsim.io.config import tool_config
+from costsim.io.store import CACHE_DIR_NAME, CacheStore
+
+__all__ = [
+    "Progress",
+    "Settings",
+    "cache_info",
+    "clear_cache",
+    "configured",
+    "current",
+    "resolve",
+    "run_batches",
+]
+
+T = TypeVar("T")
+R = TypeVar("R")
+Progress = Callable[[int, int], None]
+"""Called with (cassettes done, cassettes in all) as a run goes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    jobs: int | None = None
+    """Worker processes; None: one per core; 1: no pool."""
+    cache: bool = True
+    """Read and write the cache of loaded cassettes (``--no-cache``: neither)."""
+    cache_dir: Path | None = None
+    """Where the cache lives; None: ``.costsim_cache`` in the working folder (or
+    ``$COSTSIM_CACHE_DIR``)."""
+    scheduler: str | None = None
+    """The address of a Dask distributed scheduler to send batches to."""
+    progress: Progress | None = None
+
+    @property
+    def workers(self) -> int:
+        return max(1, self.jobs if self.jobs is not None else (os.cpu_count() or 1))
+
+    def store(self) -> CacheStore | None:
+        if not self.cache:
+            return None
+        root = self.cache_dir or Path(os.environ.get("COSTSIM_CACHE_DIR") or CACHE_DIR_NAME)
+        return CacheStore(root.absolute())
+
+
+_CURRENT: ContextVar[Settings | None] = ContextVar("costsim_execution", default=None)
+
+
+def _from_config() -> Settings:
+    path, table = tool_config()
+    jobs, cache, scheduler = table.get("jobs"), table.get("cache", True), table.get("scheduler")
+    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
+        raise ConfigError(f"{path}: [tool.costsim] jobs must be a whole number of at least 1")
+    if not isinstance(cache, bool):
+        raise ConfigError(f"{path}: [tool.costsim] cache must be true or false")
+    if scheduler is not None and not isinstance(scheduler, str):
+        raise ConfigError(f"{path}: [tool.costsim] scheduler must be an address string")
+    return Settings(jobs=jobs, cache=cache, scheduler=scheduler or None)
+
+
+def current() -> Settings:
+    """The settings in force: the innermost :func:`configured` block's, else the config's."""
+    return _CURRENT.get() or _from_config()
+
+
+@contextlib.contextmanager
+def configured(**changes: Any) -> Iterator[Settings]:
+    """Run the API calls inside with these settings (unset ones: the config's)."""
+    settings = replace(current(), **{k: v for k, v in changes.items() if v is not None})
+    if settings.jobs is not None and settings.jobs < 1:
+        raise ConfigError("--jobs must be at least 1")
+    token = _CURRENT.set(settings)
+    try:
+        yield settings
+    finally:
+        _CURRENT.reset(token)
+
+
+def resolve(
+    jobs: int | None = None, cache: bool | None = None, scheduler: str | None = None
+) -> Settings:
+    """The settings in force, with the API call's own keywords on top."""
+    settings = current()
+    if jobs is not None:
+        if jobs < 1:
+            raise ConfigError("jobs must be at least 1")
+        settings = replace(settings, jobs=jobs)
+    if cache is not None:
+        settings = replace(settings, cache=cache)
+    if scheduler is not None:
+        settings = replace(settings, scheduler=scheduler or None)
+    return settings
+
+
+def batches(items: Sequence[T], sizes: Sequence[int], parts: int) -> list[list[T]]:
+    """Consecutive runs of ``items`` of about equal total ``sizes``, about ``parts`` of them
+    (order kept: results merge in the order of the items)."""
+    if not items:
+        return []
+    budget = max(1, sum(sizes) // max(parts, 1))
+    runs: list[list[T]] = [[]]
+    filled = 0
+    for item, size in zip(items, sizes, strict=True):
+        if runs[-1] and filled + size > budget:
+            runs.append([])
+            filled = 0
+        runs[-1].append(item)
+        filled += size
+    return runs
+
+
+def _context() -> multiprocessing.context.BaseContext:
+    """fork where it is safe (Linux, no other thread yet): workers start at once with
+    costsim already imported; else forkserver (POSIX) or spawn."""
+    methods = multiprocessing.get_all_start_methods()
+    if sys.platform.startswith("linux") and threading.active_count() == 1 and "fork" in methods:
+        return multiprocessing.get_context("fork")
+    if "forkserver" in methods:
+        return multiprocessing.get_context("forkserver")
+    return multiprocessing.get_context("spawn")
+
+
+def run_batches(
+    settings: Settings,
+    function: Callable[[Any, list[T]], list[R]],
+    job: Any,
+    runs: list[list[T]],
+    *,
+    local: bool = False,
+    prepare: Callable[[list[T]], list[T]] | None = None,
+) -> Iterator[list[R]]:
+    """``function(job, run)`` for every run, results yielded in the order of ``runs``.
+
+    One run (or ``jobs`` 1) is done here; otherwise by a process pool, or by the Dask cluster
+    at ``settings.scheduler`` (``local``: never); ``prepare`` readies a run for a worker on
+    another machine (attaching the files' bytes, say).
+    """
+    if settings.scheduler and not local:
+        yield from _dask(settings.scheduler, function, job, runs, prepare or (lambda run: run))
+        return
+    if len(runs) <= 1 or settings.workers <= 1:
+        for run in runs:
+            yield function(job, run)
+        return
+    with ProcessPoolExecutor(
+        max_workers=min(settings.workers, len(runs)), mp_context=_context()
+    ) as pool:
+        yield from _ordered(pool, function, job, runs, window=2 * settings.workers)
+
+
+def _ordered(
+    pool: Executor,
+    function: Callable[[Any, list[T]], list[R]],
+    job: Any,
+    runs: list[list[T]],
+    *,
+    window: int,
+) -> Iterator[list[R]]:
+    """Submit at most ``window`` runs ahead of the one being merged (bounded memory)."""
+    pending: list[Any] = []
+    upcoming = iter(runs)
+    for run in upcoming:
+        pending.append(pool.submit(function, job, run))
+        if len(pending) >= window:
+            break
+    while pending:
+        result = pending.pop(0).result()
+        nxt = next(upcoming, None)
+        if nxt is not None:
+            pending.append(pool.submit(function, job, nxt))
+        yield result
+
+
+def _dask(
+    address: str,
+    function: Callable[[Any, list[T]], list[R]],
+    job: Any,
+    runs: list[list[T]],
+    prepare: Callable[[list[T]], list[T]],
+) -> Iterator[list[R]]:
+    try:
+        distributed: Any = importlib.import_module("distributed")
+    except ImportError:
+        raise ConfigError(
+            "--scheduler needs Dask distributed: pip install 'costsim[dask]'"
+        ) from None
+    try:
+        client = distributed.Client(address, timeout="10s", set_as_default=False)
+    except OSError as exc:
+        raise ConfigError(f"cannot reach the Dask scheduler at {address} ({exc})") from None
+    try:
+        shared = client.scatter(job, broadcast=True)
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        pending: list[Any] = []
+        upcoming: Iterator[list[T]] = iter(runs)
+        for run in upcoming:
+            pending.append(client.submit(function, shared, prepare(run), pure=False))
+            if len(pending) >= 2 * workers:
+                break
+        while pending:
+            result = pending.pop(0).result()
+            nxt = next(upcoming, None)
+            if nxt is not None:
+                pending.append(client.submit(function, shared, prepare(nxt), pure=False))
+            yield result
+    finally:
+        client.close()
+
+
+def each(values: Iterable[Iterable[R]]) -> Iterator[R]:
+    for value in values:
+        yield from value
+
+
+def clear_cache(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, int]:
+    """Delete costsim's cache folder (``.costsim_cache`` in the working folder, or
+    ``$COSTSIM_CACHE_DIR``, or ``cache_dir``): (the folder, the entries it held)."""
+    settings = replace(
+        resolve(cache=True), cache_dir=Path(cache_dir) if cache_dir is not None else None
+    )
+    store = settings.store()
+    assert store is not None
+    return store.root, store.clear()
+
+
+def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, int, int]:
+    """costsim's cache folder, the entries it holds and their size in bytes."""
+    settings = replace(
+        resolve(cache=True), cache_dir=Path(cache_dir) if cache_dir is not None else None
+    )
+    store = settings.store()
+    assert store is not None
+    return (store.root, *store.size())

@@ -1,0 +1,251 @@
+"""Loading and comparing many cassettes: cached, in parallel, streamed, in a fixed order.
+
+``load_all`` gives every trace (what the commands that look at traces need); ``compare_all``
+never holds more than a few cassettes' traces: it calibrates the estimator from samples each
+worker takes, then has each worker simulate its cassettes and send back their shares of the
+comparison, merged here in cassette order as they arrive (memory: the summaries).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Iterator, Sequence
+from dataclasses import replace
+from datetime import datetime
+from pathlib import Path
+
+from costsim.analysis.groups import AgentMatcher
+from costsim.analysis.outcomes import Share, merge
+from costsim.analysis.report import Skipped
+from costsim.api.execution import Settings, batches, run_batches
+from costsim.api.work import (
+    Item,
+    LoadJob,
+    SampleJob,
+    SimulateJob,
+    cached_trace,
+    decode_report,
+    encode_report,
+    load_run,
+    sample_run,
+    simulate_run,
+)
+from costsim.cache.rules import CacheRules
+from costsim.errors import CostsimError
+from costsim.io.store import CacheStore, content_digest
+from costsim.metering.evaluate import CalibrationReport, calibrate_samples
+from costsim.metering.validation import Sample
+from costsim.model import CassetteTrace
+from costsim.providers.normalise import load_trace
+from costsim.strategies.registry import AgentSpec, Variant, get_strategy
+
+__all__ = ["compare_all", "load_all"]
+
+_POOL_BYTES = 2_000_000
+"""Below this much to parse, a pool costs more than it saves."""
+_PARTS = 8
+"""Batches per worker: small enough to balance, large enough to amortise."""
+
+
+def _read(path: Path) -> tuple[str | None, int]:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None, 0
+    return content_digest(data), len(data)
+
+
+def _fail(path: Path, message: str, lenient: bool, skipped: list[Skipped]) -> None:
+    """A cassette that could not be read: raise its error (as a serial run does) or skip it."""
+    if not lenient:
+        load_trace(path)  # raises the genuine error
+        raise CostsimError(message)
+    skipped.append(Skipped(path, message))
+
+
+def _settings_for(settings: Settings, size: int) -> Settings:
+    if size < _POOL_BYTES and not settings.scheduler:
+        return replace(settings, jobs=1)
+    return settings
+
+
+def _with_bytes(run: list[Item]) -> list[Item]:
+    """The run with each cassette's bytes, for workers that may not see this machine's files."""
+    return [(path, digest, _bytes(path)) for path, digest, _ in run]
+
+
+def _bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+def load_all(
+    paths: Sequence[Path], *, lenient: bool, settings: Settings
+) -> tuple[list[CassetteTrace], list[Skipped]]:
+    """Every cassette's trace, in order: from the cache, else parsed by the pool."""
+    store = settings.store()
+    found: dict[int, CassetteTrace | str] = {}
+    misses: list[Item] = []
+    sizes: list[int] = []
+    where: list[int] = []
+    for index, path in enumerate(paths):
+        digest, size = _read(path)
+        item: Item = (path, digest, None)
+        trace = cached_trace(store, item)
+        if trace is not None:
+            found[index] = trace
+            continue
+        misses.append(item)
+        sizes.append(size)
+        where.append(index)
+    runs = batches(list(zip(where, misses, strict=True)), sizes, settings.workers * _PARTS)
+    job = LoadJob(store.root if store is not None else None)
+    local = _settings_for(settings, sum(sizes))
+    for run, results in zip(
+        runs,
+        run_batches(local, _load_indexed, job, runs, local=True),
+        strict=True,
+    ):
+        for (index, _), result in zip(run, results, strict=True):
+            found[index] = result
+    traces: list[CassetteTrace] = []
+    skipped: list[Skipped] = []
+    for index, path in enumerate(paths):
+        result = found[index]
+        if isinstance(result, str):
+            _fail(path, result, lenient, skipped)
+        else:
+            traces.append(result)
+    return traces, skipped
+
+
+def _load_indexed(job: LoadJob, run: list[tuple[int, Item]]) -> list[CassetteTrace | str]:
+    return load_run(job, [item for _, item in run])
+
+
+def _calibrate(
+    items: list[Item],
+    sizes: list[int],
+    store: CacheStore | None,
+    settings: Settings,
+    lenient: bool,
+) -> tuple[CalibrationReport, str]:
+    """The estimator fitted on every cassette (cached under the hash of all their bytes)."""
+    key = CacheStore.key(
+        "calibration", *(f"{digest}:{path.parent.name}" for path, digest, _ in items)
+    )
+    if store is not None:
+        hit = store.get("calibration", key)
+        report = decode_report(hit) if hit is not None else None
+        if report is not None:
+            return report, key
+    samples: list[Sample] = []
+    excluded: dict[str, Counter[str]] = defaultdict(Counter)
+    runs = batches(items, sizes, settings.workers * _PARTS)
+    job = SampleJob(store.root if store is not None else None)
+    results_of = run_batches(settings, sample_run, job, runs, prepare=_with_bytes)
+    for run, results in zip(runs, results_of, strict=True):
+        for (path, _, _), result in zip(run, results, strict=True):
+            if isinstance(result, str):
+                _fail(path, result, lenient, [])
+                continue
+            samples.extend(result[0])
+            for name, reasons in result[1].items():
+                excluded[name].update(reasons)
+    report = calibrate_samples(samples, excluded)
+    if store is not None:
+        store.put("calibration", key, encode_report(report))
+    return report, key
+
+
+def _fingerprint(
+    variants: Sequence[Variant],
+    rules: CacheRules,
+    agents: dict[str, AgentSpec],
+    matcher: AgentMatcher,
+    as_of: datetime | None,
+    calibration: str,
+) -> str | None:
+    """What a cassette's share depends on besides its bytes and path; None when a strategy
+    comes from another package (its code is not part of costsim's fingerprint)."""
+    for variant in variants:
+        for step in variant.steps:
+            if not type(get_strategy(step.strategy)).__module__.startswith("costsim."):
+                return None
+    parts = [
+        repr(list(variants)),
+        repr(rules),
+        repr(sorted(agents.items())),
+        repr([(name, pattern.pattern) for name, pattern in matcher.patterns]),
+        repr([(name, sorted(map(str, files))) for name, files in matcher.files]),
+        repr(as_of),
+        calibration,
+    ]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def compare_all(
+    paths: Sequence[Path],
+    variants: Sequence[Variant],
+    *,
+    rules: CacheRules,
+    agents: dict[str, AgentSpec],
+    matcher: AgentMatcher,
+    as_of: datetime | None,
+    lenient: bool,
+    settings: Settings,
+) -> tuple[Share, list[Skipped]]:
+    """Every cassette's share of the comparison of ``variants``, merged in cassette order."""
+    store = settings.store()
+    with tempfile.TemporaryDirectory(prefix="costsim-run-") as scratch:
+        if store is None and not settings.scheduler:
+            store = CacheStore(Path(scratch))  # this run's only: parsed once, read twice
+        items: list[Item] = []
+        sizes: list[int] = []
+        for path in paths:
+            digest, size = _read(path)
+            items.append((path, digest, None))
+            sizes.append(size)
+        settings = _settings_for(settings, sum(sizes))
+        report, calibration = _calibrate(items, sizes, store, settings, lenient)
+        job = SimulateJob(
+            cache=store.root if store is not None else None,
+            report=report,
+            rules=rules,
+            agents=agents,
+            variants=tuple(variants),
+            as_of=as_of,
+            matcher=matcher,
+            fingerprint=_fingerprint(variants, rules, agents, matcher, as_of, calibration)
+            if settings.cache
+            else None,
+        )
+        skipped: list[Skipped] = []
+        runs = batches(items, sizes, settings.workers * _PARTS)
+        shares = _shares(settings, job, runs, lenient, skipped, len(items))
+        return merge(shares, variants), skipped
+
+
+def _shares(
+    settings: Settings,
+    job: SimulateJob,
+    runs: list[list[Item]],
+    lenient: bool,
+    skipped: list[Skipped],
+    total: int,
+) -> Iterator[Share]:
+    done = 0
+    results_of = run_batches(settings, simulate_run, job, runs, prepare=_with_bytes)
+    for run, results in zip(runs, results_of, strict=True):
+        for (path, _, _), result in zip(run, results, strict=True):
+            if isinstance(result, str):
+                _fail(path, result, lenient, skipped)
+            else:
+                yield result
+        done += len(run)
+        if settings.progress is not None:
+            settings.progress(done, total)

@@ -1,0 +1,197 @@
+"""The work a batch of cassettes is, wherever it runs: this process, a pool process or a Dask
+worker. Each function takes a job (what every batch shares) and a run of items (one per
+cassette, in order) and returns one result per item; nothing here prints or raises for a bad
+cassette (its error comes back as text, and the caller decides).
+
+Every cassette's normalised trace is kept in the cache, keyed by the hash of its bytes; so is
+each cassette's share of a comparison, keyed by its bytes, its path, the calibration and
+everything the comparison was asked (variants, rules, agents, date).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+
+from pydantic import TypeAdapter, ValidationError
+
+from costsim.analysis.groups import AgentMatcher
+from costsim.analysis.outcomes import Share, outcome
+from costsim.cache.rules import CacheRules
+from costsim.engine import Engine
+from costsim.errors import CostsimError
+from costsim.io.store import CacheStore
+from costsim.io.trace_codec import decode_trace, encode_trace
+from costsim.metering.evaluate import CalibrationReport, trace_samples
+from costsim.metering.meter import Meter
+from costsim.metering.tokenizers import trim_counters
+from costsim.metering.validation import Sample
+from costsim.model import CassetteTrace
+from costsim.providers.normalise import load_trace, trace_from_bytes
+from costsim.strategies.registry import AgentSpec, Variant
+
+__all__ = [
+    "Item",
+    "LoadJob",
+    "SampleJob",
+    "SimulateJob",
+    "cached_trace",
+    "load_run",
+    "sample_run",
+    "simulate_run",
+]
+
+Item = tuple[Path, str | None, bytes | None]
+"""A cassette: its path, the hash of its bytes (None: unreadable here) and the bytes
+themselves when the worker may not see the file (a Dask worker on another machine)."""
+
+_TEXTS = 200_000
+"""Distinct texts a worker's token counters remember before starting afresh."""
+
+
+@cache
+def _share_adapter() -> TypeAdapter[Share]:
+    return TypeAdapter(Share)
+
+
+@cache
+def _report_adapter() -> TypeAdapter[CalibrationReport]:
+    return TypeAdapter(CalibrationReport)
+
+
+def encode_report(report: CalibrationReport) -> bytes:
+    return _report_adapter().dump_json(report)
+
+
+def decode_report(data: bytes) -> CalibrationReport | None:
+    try:
+        return _report_adapter().validate_json(data)
+    except (ValidationError, ValueError):
+        return None
+
+
+def _store(root: Path | None) -> CacheStore | None:
+    return CacheStore(root) if root is not None else None
+
+
+def cached_trace(store: CacheStore | None, item: Item) -> CassetteTrace | None:
+    """The cassette's trace from the cache; None when it is not there (or is corrupt)."""
+    path, digest, _ = item
+    if store is None or not digest:
+        return None
+    hit = store.get("trace", CacheStore.key("trace", digest))
+    return decode_trace(hit, path) if hit is not None else None
+
+
+def trace_of(store: CacheStore | None, item: Item) -> CassetteTrace:
+    """The normalised trace of a cassette: from the cache, else parsed (and cached)."""
+    path, digest, data = item
+    key = CacheStore.key("trace", digest) if store is not None and digest else None
+    trace = cached_trace(store, item)
+    if trace is not None:
+        return trace
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return load_trace(path)  # raises the error a serial run raises
+    trace = trace_from_bytes(path, data)
+    if store is not None and key is not None:
+        store.put("trace", key, encode_trace(trace))
+    return trace
+
+
+@dataclass(frozen=True, slots=True)
+class LoadJob:
+    cache: Path | None
+
+
+def load_run(job: LoadJob, items: list[Item]) -> list[CassetteTrace | str]:
+    """Each cassette's trace, or the text of its error."""
+    store = _store(job.cache)
+    results: list[CassetteTrace | str] = []
+    for item in items:
+        try:
+            results.append(trace_of(store, item))
+        except CostsimError as exc:
+            results.append(str(exc))
+    return results
+
+
+@dataclass(frozen=True, slots=True)
+class SampleJob:
+    cache: Path | None
+
+
+Samples = tuple[list[Sample], dict[str, Counter[str]]]
+
+
+def sample_run(job: SampleJob, items: list[Item]) -> list[Samples | str]:
+    """Each cassette's calibration samples (its source: its folder's name), or its error."""
+    store = _store(job.cache)
+    results: list[Samples | str] = []
+    for item in items:
+        try:
+            trace = trace_of(store, item)
+        except CostsimError as exc:
+            results.append(str(exc))
+            continue
+        results.append(trace_samples(trace, trace.path.parent.name))
+        _trim()
+    return results
+
+
+def _trim() -> None:
+    trim_counters(_TEXTS)
+
+
+@dataclass(frozen=True, slots=True)
+class SimulateJob:
+    cache: Path | None
+    report: CalibrationReport
+    rules: CacheRules
+    agents: dict[str, AgentSpec]
+    variants: tuple[Variant, ...]
+    as_of: datetime | None
+    matcher: AgentMatcher
+    attribute: bool = True
+    fingerprint: str | None = None
+    """What the comparison was asked, hashed: keys each cassette's share in the cache (None:
+    shares are not cached, e.g. a strategy from another package, whose code costsim cannot
+    fingerprint)."""
+
+
+def simulate_run(job: SimulateJob, items: list[Item]) -> list[Share | str]:
+    """Each cassette's share of the comparison, or its error."""
+    store = _store(job.cache)
+    meter = Meter(job.report)
+    results: list[Share | str] = []
+    for item in items:
+        path, digest, _ = item
+        key = None
+        if store is not None and digest and job.fingerprint:
+            key = CacheStore.key("share", digest, str(path), job.fingerprint)
+            hit = store.get("share", key)
+            if hit is not None:
+                try:
+                    results.append(_share_adapter().validate_json(hit))
+                    continue
+                except (ValidationError, ValueError):
+                    pass  # a corrupt entry: computed again, and replaced
+        try:
+            trace = trace_of(store, item)
+        except CostsimError as exc:
+            results.append(str(exc))
+            continue
+        engine = Engine([trace], meter=meter.fresh(), rules=job.rules, agents=job.agents)
+        share = outcome(
+            engine, job.variants, as_of=job.as_of, attribute=job.attribute, agents=job.matcher
+        )
+        if store is not None and key is not None:
+            store.put("share", key, _share_adapter().dump_json(share, exclude_defaults=True))
+        results.append(share)
+        _trim()
+    return results
