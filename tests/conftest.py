@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -19,3 +20,9 @@ def corpus() -> Path:
 
 collect_ignore = ["installed"]
 """A user's project for the install smoke test (tests/installed/smoke.py runs it)."""
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """costsim's cache (.costsim_cache) goes to a folder of the test session, not the repo."""
+    os.environ.setdefault("COSTSIM_CACHE_DIR", str(tmp_path_factory.mktemp("costsim_cache")))

@@ -288,9 +288,10 @@ def _single_media_errors(traces: list[CassetteTrace], group: Any) -> list[float]
     samples, _ = evaluate._samples(traces, group)
     folds = evaluate._Folds(samples, lambda s: s.source)
     predictions = evaluate._predict(samples, lambda s: folds.coefficients(s.family, s.source))
+    calls = {(trace.path, call.provenance.index): call for trace in traces for call in trace.calls}
     errors = []
     for sample in samples:
-        media = [b for b in content_blocks(sample.call) if b.kind != "text"]
+        media = [b for b in content_blocks(calls[sample.key]) if b.kind != "text"]
         if len(media) != 1:
             continue
         block = media[0]

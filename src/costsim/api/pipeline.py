@@ -12,9 +12,12 @@ import hashlib
 import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime
+from functools import cache
 from pathlib import Path
+
+from pydantic import TypeAdapter, ValidationError
 
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, merge
@@ -127,22 +130,51 @@ def _load_indexed(job: LoadJob, run: list[tuple[int, Item]]) -> list[CassetteTra
     return load_run(job, [item for _, item in run])
 
 
+def _calibration_key(items: list[Item]) -> str:
+    return CacheStore.key(
+        "calibration", *(f"{digest}:{path.parent.name}" for path, digest, _ in items)
+    )
+
+
+@dataclass(slots=True)
+class _Run:
+    """A whole comparison as the cache keeps it: the merged share and the cassettes skipped."""
+
+    share: Share
+    skipped: list[Skipped]
+
+
+@cache
+def _run_adapter() -> TypeAdapter[_Run]:
+    return TypeAdapter(_Run)
+
+
+def _cached_run(store: CacheStore | None, key: str | None) -> _Run | None:
+    if store is None or key is None:
+        return None
+    hit = store.get("comparison", key)
+    if hit is None:
+        return None
+    try:
+        return _run_adapter().validate_json(hit)
+    except (ValidationError, ValueError):
+        return None  # corrupt: computed again, and replaced
+
+
 def _calibrate(
     items: list[Item],
     sizes: list[int],
     store: CacheStore | None,
     settings: Settings,
     lenient: bool,
-) -> tuple[CalibrationReport, str]:
+) -> CalibrationReport:
     """The estimator fitted on every cassette (cached under the hash of all their bytes)."""
-    key = CacheStore.key(
-        "calibration", *(f"{digest}:{path.parent.name}" for path, digest, _ in items)
-    )
+    key = _calibration_key(items)
     if store is not None:
         hit = store.get("calibration", key)
         report = decode_report(hit) if hit is not None else None
         if report is not None:
-            return report, key
+            return report
     samples: list[Sample] = []
     excluded: dict[str, Counter[str]] = defaultdict(Counter)
     runs = batches(items, sizes, settings.workers * _PARTS)
@@ -159,7 +191,7 @@ def _calibrate(
     report = calibrate_samples(samples, excluded)
     if store is not None:
         store.put("calibration", key, encode_report(report))
-    return report, key
+    return report
 
 
 def _fingerprint(
@@ -211,7 +243,23 @@ def compare_all(
             items.append((path, digest, None))
             sizes.append(size)
         settings = _settings_for(settings, sum(sizes))
-        report, calibration = _calibrate(items, sizes, store, settings, lenient)
+        fingerprint = (
+            _fingerprint(variants, rules, agents, matcher, as_of, _calibration_key(items))
+            if settings.cache
+            else None
+        )
+        run_key = None
+        if fingerprint is not None and all(digest for _, digest, _ in items):
+            run_key = CacheStore.key(
+                "comparison", fingerprint, *(f"{digest}:{path}" for path, digest, _ in items)
+            )
+        cached = _cached_run(store, run_key)
+        if cached is not None:
+            if settings.progress is not None:
+                settings.progress(len(items), len(items))
+            _check(cached.skipped, lenient)
+            return cached.share, cached.skipped
+        report = _calibrate(items, sizes, store, settings, lenient)
         job = SimulateJob(
             cache=store.root if store is not None else None,
             report=report,
@@ -220,14 +268,20 @@ def compare_all(
             variants=tuple(variants),
             as_of=as_of,
             matcher=matcher,
-            fingerprint=_fingerprint(variants, rules, agents, matcher, as_of, calibration)
-            if settings.cache
-            else None,
+            fingerprint=fingerprint,
         )
         skipped: list[Skipped] = []
         runs = batches(items, sizes, settings.workers * _PARTS)
-        shares = _shares(settings, job, runs, lenient, skipped, len(items))
-        return merge(shares, variants), skipped
+        share = merge(_shares(settings, job, runs, lenient, skipped, len(items)), variants)
+        if store is not None and run_key is not None:
+            store.put("comparison", run_key, _run_adapter().dump_json(_Run(share, skipped)))
+        return share, skipped
+
+
+def _check(skipped: list[Skipped], lenient: bool) -> None:
+    """A cached run that skipped cassettes: strict mode raises the first one's error."""
+    if skipped and not lenient:
+        _fail(skipped[0].path, skipped[0].error, lenient, [])
 
 
 def _shares(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+from functools import lru_cache
 from pathlib import Path
 
 from tabulate import tabulate
@@ -20,8 +22,14 @@ __all__ = [
 
 def display_path(path: Path) -> str:
     """A path relative to the working directory when it lies below it."""
+    return _display(path, os.getcwd())
+
+
+@lru_cache(maxsize=65536)
+def _display(path: Path, cwd: str) -> str:
+    """Once per file and working folder: a report names each cassette many times."""
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(path.resolve().relative_to(Path(cwd).resolve()))
     except ValueError:
         return str(path)
 

@@ -1,0 +1,211 @@
+"""The machinery that makes runs fast gives the results a plain serial run gives: the cache of
+loaded cassettes (and of each cassette's share of a comparison), the process pool, and a Dask
+cluster; a corrupt or half-written cache is never an error."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from costsim import api
+from costsim.api import execution, pipeline
+from costsim.cli import cli
+from costsim.errors import ConfigError
+
+ROOT = Path(__file__).resolve().parents[1]
+SCENARIOS = ROOT / "scenarios"
+EXAMPLES = ROOT / "cassettes"
+BUNDLED = SCENARIOS / "bundled_examples.yaml"
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(folder))
+    return folder
+
+
+@pytest.fixture
+def pool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Small inputs go through the process pool too (by default they are run in-process)."""
+    monkeypatch.setattr(pipeline, "_POOL_BYTES", 0)
+
+
+def _doc(result: Any) -> str:
+    return json.dumps(result.to_json(), indent=2)
+
+
+def _entries(folder: Path) -> list[Path]:
+    return sorted(folder.rglob("*.json")) if folder.is_dir() else []
+
+
+def test_cached_traces_equal_parsed_ones(cache_dir: Path) -> None:
+    plain = api.load(EXAMPLES, cache=False)
+    assert not cache_dir.exists()
+    written = api.load(EXAMPLES)
+    assert _entries(cache_dir)
+    read = api.load(EXAMPLES)
+    assert list(written) == list(plain) == list(read)
+    assert [repr(trace) for trace in read] == [repr(trace) for trace in plain]
+
+
+def test_the_same_bytes_elsewhere_are_read_at_their_own_path(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    source = EXAMPLES / "anthropic_support_agent.yaml"
+    copy = tmp_path / "elsewhere" / "copy.yaml"
+    copy.parent.mkdir()
+    copy.write_bytes(source.read_bytes())
+    api.load(source)
+    entries = _entries(cache_dir)
+    moved = api.load(copy)[0]
+    assert _entries(cache_dir) == entries  # keyed by content: read, not written again
+    assert moved.path == copy
+    assert all(call.provenance.path == copy for call in moved.calls)
+    assert repr(moved) == repr(api.load(copy, cache=False)[0])
+
+
+@pytest.mark.parametrize("scenario", sorted(SCENARIOS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_parallel_and_cached_comparisons_equal_a_serial_one(
+    scenario: Path, cache_dir: Path, pool: None
+) -> None:
+    serial = _doc(api.compare(scenario, jobs=1, cache=False))
+    assert not cache_dir.exists()
+    assert _doc(api.compare(scenario, jobs=2)) == serial  # cold: parsed, and cached
+    assert _doc(api.compare(scenario, jobs=2)) == serial  # warm: read back
+
+
+def test_a_simulation_of_paths_equals_one_of_loaded_traces(cache_dir: Path, pool: None) -> None:
+    streamed = api.simulate(EXAMPLES, "caching:ttl=1h", jobs=2)
+    loaded = api.simulate(api.load(EXAMPLES, cache=False), "caching:ttl=1h")
+    assert _doc(streamed) == _doc(loaded)
+
+
+def test_breakdowns_of_a_streamed_comparison(cache_dir: Path, pool: None) -> None:
+    result = api.compare(BUNDLED, jobs=2)
+    for by in api.BREAKDOWN_KEYS:
+        assert result.breakdown(by).render("table") == (
+            api.compare(BUNDLED, jobs=1, cache=False).breakdown(by).render("table")
+        )
+
+
+def test_corrupt_entries_are_ignored_and_rebuilt(cache_dir: Path) -> None:
+    expected = _doc(api.compare(BUNDLED, jobs=1))
+    entries = _entries(cache_dir)
+    assert entries
+    for index, entry in enumerate(entries):
+        data = entry.read_bytes()
+        entry.write_bytes(b"{not json" if index % 2 else data[: len(data) // 2])
+    assert _doc(api.compare(BUNDLED, jobs=1)) == expected
+    for entry in _entries(cache_dir):
+        json.loads(entry.read_bytes())  # replaced by complete entries
+    assert _doc(api.compare(BUNDLED, jobs=1)) == expected
+
+
+def test_no_cache_neither_reads_nor_writes(cache_dir: Path) -> None:
+    api.compare(BUNDLED, cache=False)
+    api.load(EXAMPLES, cache=False)
+    assert not cache_dir.exists()
+
+
+def test_cli_jobs_and_no_cache_give_the_same_bytes(cache_dir: Path, pool: None) -> None:
+    args = ["compare", str(BUNDLED), "--format", "json"]
+    serial = CliRunner().invoke(cli, [*args, "--jobs", "1", "--no-cache"])
+    assert serial.exit_code == 0, serial.output
+    assert not cache_dir.exists()
+    for extra in (["--jobs", "2"], ["-j", "2"], []):
+        parallel = CliRunner().invoke(cli, [*args, *extra])
+        assert parallel.exit_code == 0, parallel.output
+        assert parallel.stdout == serial.stdout
+
+
+def test_cache_clear_and_info(cache_dir: Path) -> None:
+    api.load(EXAMPLES)
+    info = CliRunner().invoke(cli, ["cache", "info"])
+    assert info.exit_code == 0
+    assert str(cache_dir) in info.output
+    cleared = CliRunner().invoke(cli, ["cache", "clear"])
+    assert cleared.exit_code == 0
+    assert "removed" in cleared.output
+    assert not cache_dir.exists()
+    again = CliRunner().invoke(cli, ["cache", "clear"])
+    assert "removed 0 cache entries" in again.output
+
+
+def test_a_new_cache_folder_keeps_itself_out_of_git(cache_dir: Path) -> None:
+    api.load(EXAMPLES)
+    assert (cache_dir / ".gitignore").read_text().splitlines()[-1] == "*"
+    assert (cache_dir / "CACHEDIR.TAG").read_text().startswith("Signature: 8a477f597d28d172")
+
+
+def test_killed_runs_leave_no_corrupt_entry(cache_dir: Path) -> None:
+    command = [sys.executable, "-m", "costsim", "compare", str(SCENARIOS), "--format", "json"]
+    env = {**os.environ, "COSTSIM_CACHE_DIR": str(cache_dir)}
+    expected = subprocess.run(
+        [*command, "--no-cache"], env=env, capture_output=True, check=True, cwd=ROOT
+    ).stdout
+    for delay in (0.5, 1.0, 1.5, 2.0, 2.5, 3.0):
+        process = subprocess.Popen(
+            command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        time.sleep(delay)
+        process.kill()
+        process.wait()
+        for entry in _entries(cache_dir):
+            json.loads(entry.read_bytes())  # an entry is complete, or not there at all
+    after = subprocess.run(command, env=env, capture_output=True, check=True, cwd=ROOT).stdout
+    assert after == expected
+
+
+def test_settings_from_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.costsim]\nscheduler = "tcp://127.0.0.1:8786"\njobs = 3\ncache = false\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    settings = execution.current()
+    assert (settings.scheduler, settings.jobs, settings.cache) == ("tcp://127.0.0.1:8786", 3, False)
+    with api.configured(jobs=1):
+        assert execution.current().jobs == 1
+        assert execution.resolve(jobs=2).jobs == 2
+    (tmp_path / "pyproject.toml").write_text("[tool.costsim]\njobs = 0\n")
+    with pytest.raises(ConfigError, match="jobs"):
+        execution.current()
+
+
+def test_batches_keep_order_and_balance() -> None:
+    runs = execution.batches(list(range(10)), [1] * 9 + [20], 4)
+    assert [item for run in runs for item in run] == list(range(10))
+    assert runs[-1] == [9]
+
+
+def test_dask_cluster_gives_the_local_result(cache_dir: Path) -> None:
+    distributed = pytest.importorskip(
+        "distributed", reason="Dask distributed is not installed (pip install 'costsim[dask]')"
+    )
+    local = _doc(api.compare(BUNDLED, jobs=1, cache=False))
+    with distributed.LocalCluster(
+        n_workers=2,
+        threads_per_worker=1,
+        processes=False,
+        host="127.0.0.1",
+        protocol="tcp",
+        dashboard_address=None,
+    ) as cluster:
+        address = cluster.scheduler_address
+        assert address.startswith("tcp://127.0.0.1:")
+        remote = _doc(api.compare(BUNDLED, scheduler=address, cache=False))
+        cli_run = CliRunner().invoke(
+            cli, ["compare", str(BUNDLED), "--format", "json", "--scheduler", address]
+        )
+    assert remote == local
+    assert cli_run.exit_code == 0, cli_run.output
+    local_cli = CliRunner().invoke(cli, ["compare", str(BUNDLED), "--format", "json", "-j", "1"])
+    assert cli_run.stdout == local_cli.stdout
