@@ -90,7 +90,7 @@ def measure(command: list[str], env: dict[str, str]) -> tuple[float, float, int,
         output = out.read()
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    peak = max(peak, after.ru_maxrss * 1024)
+    peak = peak or after.ru_maxrss * 1024  # no /proc: the largest child so far
     return wall, cpu, peak, output
 
 

@@ -11,6 +11,7 @@ call is metered as sent (through the engine's cache simulation).
 from __future__ import annotations
 
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -54,6 +55,27 @@ def _best_of(folder: Path, *args: str, runs: int = 3) -> float:
     return min(times)
 
 
+IMPORT = "import pytest; import costsim.plugin.hooks"
+
+
+def import_ms(runs: int = 7) -> float:
+    """Median cumulative import time (ms) of the plugin module pytest loads through its entry
+    point, measured with ``python -X importtime`` after pytest itself is imported."""
+    times = []
+    for _ in range(runs):
+        result = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", IMPORT],
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        for line in result.stderr.splitlines():
+            parts = [part.strip() for part in line.split("|")]
+            if len(parts) == 3 and parts[2] == "costsim.plugin.hooks":
+                times.append(int(parts[1]) / 1000)
+    return statistics.median(times)
+
+
 def main() -> None:
     tests = int(sys.argv[1]) if len(sys.argv) > 1 else 300
     with tempfile.TemporaryDirectory() as tmp:
@@ -66,6 +88,8 @@ def main() -> None:
         drifted = _best_of(folder, "--costsim")
     calls = tests * 3
     print(f"{tests} tests, {calls} replayed calls")
+    print(f"  importing the inactive plugin: {import_ms():.1f} ms (python -X importtime, median)")
+    print(f"  --costsim wall overhead: {(metered - plain) / plain:+.1%}")
     print(f"  without --costsim: {plain:.2f} s")
     print(f"  with --costsim:    {metered:.2f} s  (x{metered / plain:.2f}, "
           f"{(metered - plain) / calls * 1000:.2f} ms per call)")  # fmt: skip

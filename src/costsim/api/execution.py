@@ -37,6 +37,7 @@ __all__ = [
     "clear_cache",
     "configured",
     "current",
+    "pool_session",
     "resolve",
     "run_batches",
 ]
@@ -170,10 +171,47 @@ def run_batches(
         for run in runs:
             yield function(job, run)
         return
+    shared = _SESSION.get()
+    if shared is not None:
+        yield from _ordered(shared.pool(), function, job, runs, window=2 * settings.workers)
+        return
     with ProcessPoolExecutor(
         max_workers=min(settings.workers, len(runs)), mp_context=_context()
     ) as pool:
         yield from _ordered(pool, function, job, runs, window=2 * settings.workers)
+
+
+class _Session:
+    """One process pool for several steps of a run, started when first needed."""
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._pool: ProcessPoolExecutor | None = None
+
+    def pool(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=_context())
+        return self._pool
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(cancel_futures=True)
+
+
+_SESSION: ContextVar[_Session | None] = ContextVar("costsim_pool", default=None)
+
+
+@contextlib.contextmanager
+def pool_session(settings: Settings) -> Iterator[None]:
+    """Every :func:`run_batches` inside shares one pool: its workers keep what they loaded
+    (the tokenizer vocabularies, the texts they counted) from one step to the next."""
+    session = _Session(settings.workers)
+    token = _SESSION.set(session)
+    try:
+        yield
+    finally:
+        _SESSION.reset(token)
+        session.close()
 
 
 def _ordered(

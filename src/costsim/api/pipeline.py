@@ -22,7 +22,7 @@ from pydantic import TypeAdapter, ValidationError
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, merge
 from costsim.analysis.report import Skipped
-from costsim.api.execution import Settings, batches, run_batches
+from costsim.api.execution import Settings, batches, pool_session, run_batches
 from costsim.api.work import (
     Item,
     LoadJob,
@@ -233,7 +233,7 @@ def compare_all(
 ) -> tuple[Share, list[Skipped]]:
     """Every cassette's share of the comparison of ``variants``, merged in cassette order."""
     store = settings.store()
-    with tempfile.TemporaryDirectory(prefix="costsim-run-") as scratch:
+    with tempfile.TemporaryDirectory(prefix="costsim-run-") as scratch, pool_session(settings):
         if store is None and not settings.scheduler:
             store = CacheStore(Path(scratch))  # this run's only: parsed once, read twice
         items: list[Item] = []
