@@ -11,17 +11,19 @@ run's memory is its summaries.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 from costsim.analysis.bands import Band, VariantBands, variant_bands
 from costsim.analysis.economics import BreakpointEconomics, _order, breakpoint_economics
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, merge_groups
-from costsim.engine.simulate import Engine, VariantResult
-from costsim.pricing.ledger import Totals, meter
+from costsim.engine.simulate import Engine, TraceResult, VariantResult
+from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import Variant
 from costsim.strategies.trace import Event
 
@@ -71,16 +73,33 @@ def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, T
     return simulated, recorded
 
 
-def part(engine: Engine, result: VariantResult, as_of: datetime | None) -> VariantPart:
-    """The sums of one variant's run."""
-    calls = result.metered(as_of=as_of)
+def _by_trace(traces: Sequence[TraceResult], calls: list[MeteredCall]) -> dict[Path, Totals]:
+    """Totals per trace of metered ``calls`` (the traces' calls, in order)."""
+    totals: dict[Path, Totals] = {}
+    start = 0
+    for trace in traces:
+        end = start + len(trace.calls)
+        totals[trace.path] = Totals.of(calls[start:end])
+        start = end
+    return totals
+
+
+def part(
+    engine: Engine,
+    result: VariantResult,
+    as_of: datetime | None,
+    calls: list[MeteredCall] | None = None,
+) -> VariantPart:
+    """The sums of one variant's run (``calls``: its calls metered already)."""
+    calls = result.metered(as_of=as_of) if calls is None else calls
+    baseline = result.baseline_metered(as_of=as_of)
     return VariantPart(
         totals=Totals.of(calls),
-        per_cassette=result.totals_by_trace(as_of=as_of),
+        per_cassette=_by_trace(result.traces, calls),
         events=result.events,
         bands=variant_bands(result, engine.meter, as_of),
-        baseline=Totals.of(result.baseline_metered(as_of=as_of)),
-        baseline_per_cassette=result.baseline_by_trace(as_of=as_of),
+        baseline=Totals.of(baseline),
+        baseline_per_cassette=_by_trace(result.baselines, baseline),
         resimulated_calls=sum(
             item.resimulated for trace in result.baselines for item in trace.calls
         ),
@@ -95,6 +114,54 @@ def _delta(item: VariantPart) -> Band:
     return item.bands.delta_band(value)
 
 
+def _unchanged(result: VariantResult) -> bool:
+    """The variant left every trace as recorded (the engine then bills the recording)."""
+    return all(t is b for t, b in zip(result.traces, result.baselines, strict=True))
+
+
+def _copy(totals: Totals) -> Totals:
+    fresh = Totals()
+    fresh.merge(totals)
+    return fresh
+
+
+def _as_recorded(recorded: VariantPart, events: list[Event]) -> VariantPart:
+    """The part of a variant that changed nothing: the recording's sums, its own events."""
+    bands = dataclasses.replace(recorded.bands, per_cassette=dict(recorded.bands.per_cassette))
+    return dataclasses.replace(
+        recorded,
+        totals=_copy(recorded.totals),
+        per_cassette={path: _copy(t) for path, t in recorded.per_cassette.items()},
+        events=events,
+        bands=bands,
+        baseline=_copy(recorded.baseline),
+        baseline_per_cassette={p: _copy(t) for p, t in recorded.baseline_per_cassette.items()},
+        gap=(Totals(), Totals()),
+        breakpoints=[],
+        reduced=[],
+    )
+
+
+class _Runs:
+    """Runs variants on an engine, billing every run that changes nothing only once."""
+
+    def __init__(self, engine: Engine, as_of: datetime | None, grouper: Grouper) -> None:
+        self.engine, self.as_of, self.grouper = engine, as_of, grouper
+        self.baseline = engine.run(Variant("baseline"))
+        self.baseline_calls = self.baseline.metered(as_of=as_of)
+        self.tables = grouper.tables(self.baseline_calls)
+        self._recorded: VariantPart | None = None
+
+    def part(self, variant: Variant) -> tuple[VariantPart, dict[str, dict[str, Any]]]:
+        result = self.engine.run(variant)
+        if _unchanged(result):
+            if self._recorded is None:
+                self._recorded = part(self.engine, self.baseline, self.as_of, self.baseline_calls)
+            return _as_recorded(self._recorded, result.events), self.tables
+        calls = result.metered(as_of=self.as_of)
+        return part(self.engine, result, self.as_of, calls), self.grouper.tables(calls)
+
+
 def outcome(
     engine: Engine,
     variants: Sequence[Variant],
@@ -104,23 +171,19 @@ def outcome(
     agents: AgentMatcher | None = None,
 ) -> Share:
     """The share of the engine's traces (usually one) in a comparison of ``variants``."""
-    grouper = Grouper(agents or AgentMatcher())
-    baseline = engine.run(Variant("baseline"))
-    baseline_calls = baseline.metered(as_of=as_of)
-    columns = [grouper.tables(baseline_calls)]
+    runs = _Runs(engine, as_of, Grouper(agents or AgentMatcher()))
+    columns = [runs.tables]
     parts = []
     for variant in variants:
-        result = engine.run(variant)
-        item = part(engine, result, as_of)
-        columns.append(grouper.tables(result.metered(as_of=as_of)))
+        item, tables = runs.part(variant)
+        columns.append(tables)
         if attribute and len(variant.steps) >= 2:
             for index in range(len(variant.steps)):
-                reduced = variant.without(index)
-                item.reduced.append(_delta(part(engine, engine.run(reduced), as_of)))
+                item.reduced.append(_delta(runs.part(variant.without(index))[0]))
         parts.append(item)
     return Share(
-        baseline=Totals.of(baseline_calls),
-        baseline_per_cassette=baseline.totals_by_trace(as_of=as_of),
+        baseline=Totals.of(runs.baseline_calls),
+        baseline_per_cassette=_by_trace(runs.baseline.traces, runs.baseline_calls),
         variants=parts,
         groups={key: [column[key] for column in columns] for key in COSTS},
         tools=[column["tool"] for column in columns],
