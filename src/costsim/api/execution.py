@@ -121,16 +121,23 @@ def resolve(
     return settings
 
 
+MAX_BATCH = 48
+"""Most cassettes in one batch: a batch's results travel and wait to be merged together, so
+this bounds memory however many cassettes a run has."""
+MAX_BATCH_BYTES = 4_000_000
+
+
 def batches(items: Sequence[T], sizes: Sequence[int], parts: int) -> list[list[T]]:
-    """Consecutive runs of ``items`` of about equal total ``sizes``, about ``parts`` of them
-    (order kept: results merge in the order of the items)."""
+    """Consecutive runs of ``items`` of about equal total ``sizes``, at least ``parts`` of
+    them and none larger than :data:`MAX_BATCH` items or :data:`MAX_BATCH_BYTES` (order
+    kept: results merge in the order of the items)."""
     if not items:
         return []
-    budget = max(1, sum(sizes) // max(parts, 1))
+    budget = max(1, min(sum(sizes) // max(parts, 1), MAX_BATCH_BYTES))
     runs: list[list[T]] = [[]]
     filled = 0
     for item, size in zip(items, sizes, strict=True):
-        if runs[-1] and filled + size > budget:
+        if runs[-1] and (filled + size > budget or len(runs[-1]) >= MAX_BATCH):
             runs.append([])
             filled = 0
         runs[-1].append(item)

@@ -17,11 +17,12 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
-from costsim.analysis.groups import AgentMatcher
-from costsim.analysis.outcomes import Share, merge
+from costsim.analysis.groups import AgentMatcher, ToolUse
+from costsim.analysis.outcomes import Share, VariantPart, merge
 from costsim.analysis.report import Skipped
 from costsim.api.execution import Settings, batches, pool_session, run_batches
 from costsim.api.work import (
@@ -42,6 +43,7 @@ from costsim.io.store import CacheStore, content_digest
 from costsim.metering.evaluate import CalibrationReport, calibrate_samples
 from costsim.metering.validation import Sample
 from costsim.model import CassetteTrace
+from costsim.pricing.ledger import Totals
 from costsim.providers.normalise import load_trace
 from costsim.strategies.registry import AgentSpec, Variant, get_strategy
 
@@ -151,6 +153,25 @@ class _Run:
 @cache
 def _run_adapter() -> TypeAdapter[_Run]:
     return TypeAdapter(_Run)
+
+
+@cache
+def _adapter(kind: Any) -> TypeAdapter[Any]:
+    return TypeAdapter(kind)
+
+
+def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
+    """The JSON of ``_Run(share, skipped)`` a piece at a time (one variant's sums at most):
+    a large run's entry is never all in memory."""
+    yield b'{"share":{"baseline":' + _adapter(Totals).dump_json(share.baseline)
+    yield b',"baseline_per_cassette":'
+    yield _adapter(dict[Path, Totals]).dump_json(share.baseline_per_cassette)
+    yield b',"variants":['
+    for index, item in enumerate(share.variants):
+        yield (b"," if index else b"") + _adapter(VariantPart).dump_json(item)
+    yield b'],"groups":' + _adapter(dict[str, list[dict[str, Totals]]]).dump_json(share.groups)
+    yield b',"tools":' + _adapter(list[dict[str, ToolUse]]).dump_json(share.tools)
+    yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped) + b"}"
 
 
 def _cached_run(store: CacheStore | None, key: str | None) -> _Run | None:
@@ -281,7 +302,7 @@ def compare_all(
         runs = batches(items, sizes, settings.workers * _PARTS)
         share = merge(_shares(settings, job, runs, lenient, skipped, len(items)), variants)
         if store is not None and run_key is not None:
-            store.put("comparison", run_key, _run_adapter().dump_json(_Run(share, skipped)))
+            store.put_chunks("comparison", run_key, _run_chunks(share, skipped))
         return share, skipped
 
 

@@ -19,6 +19,7 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Iterable
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
@@ -87,6 +88,10 @@ class CacheStore:
 
     def put(self, kind: str, key: str, data: bytes) -> None:
         """Write an entry atomically; any failure only means it is not cached."""
+        self.put_chunks(kind, key, (data,))
+
+    def put_chunks(self, kind: str, key: str, chunks: Iterable[bytes]) -> None:
+        """:meth:`put` an entry made piece by piece (never all in memory at once)."""
         path = self._path(kind, key)
         try:
             self._prepare()
@@ -96,7 +101,8 @@ class CacheStore:
             return
         try:
             with os.fdopen(handle, "wb") as file:
-                file.write(data)
+                for chunk in chunks:
+                    file.write(chunk)
             os.replace(tmp, path)
         except OSError:
             Path(tmp).unlink(missing_ok=True)
