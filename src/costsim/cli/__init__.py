@@ -14,6 +14,7 @@ from costsim.cli.check_cache import check_cache_command
 from costsim.cli.compare import compare
 from costsim.cli.report import report
 from costsim.cli.simulate import simulate
+from costsim.cli.strategies import strategies_command
 
 __all__ = ["cli", "main"]
 
@@ -31,6 +32,7 @@ cli.add_command(check_cache_command)
 cli.add_command(simulate)
 cli.add_command(compare)
 cli.add_command(baseline)
+cli.add_command(strategies_command)
 
 
 def main() -> None:
