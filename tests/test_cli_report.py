@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from costsim.cli import cli
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.usefixtures("columns_100")
+
 
 def _run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, list(args))

@@ -171,14 +171,42 @@ def make_step(name: str, params: Mapping[str, Any] | None = None, *, where: str 
     try:
         return Step(name, strategy.params.model_validate(dict(params or {})))
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            key = ".".join(str(part) for part in error["loc"]) or "(parameters)"
-            value = error.get("input")
-            problems.append(f"{key}={value!r}: {error['msg']}")
-        known = ", ".join(strategy.params.model_fields)
+        known = list(strategy.params.model_fields)
+        problems = [_param_problem(error, known) for error in exc.errors()]
         prefix = f"{where}: " if where else ""
         raise ConfigError(
             f"{prefix}invalid parameters for strategy {name!r}: {'; '.join(problems)} "
-            f"(parameters: {known})"
+            f"(parameters: {', '.join(known)}; see costsim strategies {name})"
         ) from None
+
+
+_EXPECTED = {
+    "int_parsing": "a whole number",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "bool_parsing": "true or false",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "a mapping",
+}
+
+
+def _param_problem(error: Any, known: list[str]) -> str:
+    """One parameter problem in plain words, naming the key and the value given."""
+    key = ".".join(str(part) for part in error["loc"]) or "(parameters)"
+    value = error.get("input")
+    if error["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"{key}={value!r}: unknown parameter{hint}"
+    if error["type"] == "literal_error":
+        return f"{key}={value!r}: expected one of {error['ctx']['expected']}"
+    if error["type"] == "missing":
+        return f"{key}: required"
+    if error["type"] in _EXPECTED:
+        return f"{key}={value!r}: expected {_EXPECTED[error['type']]}"
+    return f"{key}={value!r}: {str(error['msg']).removeprefix('Value error, ')}"
