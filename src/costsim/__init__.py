@@ -39,10 +39,10 @@ if TYPE_CHECKING:
         compare_scenarios,
         list_baselines,
         list_cassettes,
+        list_strategies,
         load,
         report,
         simulate,
-        strategies,
     )
 
 __all__ = [
@@ -69,10 +69,10 @@ __all__ = [
     "compare_scenarios",
     "list_baselines",
     "list_cassettes",
+    "list_strategies",
     "load",
     "report",
     "simulate",
-    "strategies",
 ]
 
 try:

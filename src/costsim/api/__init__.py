@@ -20,7 +20,7 @@ from __future__ import annotations
 from costsim.analysis.breakdown import BREAKDOWNS
 from costsim.analysis.cassettes import SORT_KEYS
 from costsim.analysis.report import GROUPINGS
-from costsim.api._catalog import compare_baselines, list_baselines, strategies
+from costsim.api._catalog import compare_baselines, list_baselines, list_strategies
 from costsim.api._scenarios import compare, compare_scenarios, scenario_variants
 from costsim.api._traffic import (
     PathLike,
@@ -89,11 +89,11 @@ __all__ = [
     "format_for",
     "list_baselines",
     "list_cassettes",
+    "list_strategies",
     "load",
     "report",
     "scenario_variants",
     "simulate",
-    "strategies",
 ]
 
 REPORT_GROUPINGS = tuple(GROUPINGS)

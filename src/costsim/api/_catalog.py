@@ -11,10 +11,10 @@ from costsim.api._traffic import PathLike
 from costsim.api.results import BaselineComparison, BaselineList, Strategies
 from costsim.strategies.catalog import describe_strategies
 
-__all__ = ["compare_baselines", "list_baselines", "strategies"]
+__all__ = ["compare_baselines", "list_baselines", "list_strategies"]
 
 
-def strategies(name: str | None = None) -> Strategies:
+def list_strategies(name: str | None = None) -> Strategies:
     """Every registered strategy (built-in and from ``costsim.strategies`` entry points) with
     its parameters, types, defaults and meanings; or the one ``name``d ("did you mean" when
     it is unknown)."""

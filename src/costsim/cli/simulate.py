@@ -27,7 +27,7 @@ from costsim.cli._common import (
     multiple=True,
     metavar="NAME[:key=value,...]",
     help="A strategy to apply, in order (repeatable; 'a & b' stacks two in one -s). "
-    "`costsim strategies` lists them and their parameters. None: the identity variant.",
+    "costsim strategies lists them and their parameters. None: the identity variant.",
 )
 @click.option(
     "--gap",

@@ -16,4 +16,4 @@ def strategies_command(name: str | None, out: Output) -> None:
     entry points); with NAME, its parameters with their types, defaults and meanings."""
     from costsim import api
 
-    out.emit(api.strategies(name))
+    out.emit(api.list_strategies(name))

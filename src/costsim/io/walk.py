@@ -3,10 +3,10 @@ virtual environments, ``site-packages`` and ``node_modules`` are skipped; ``incl
 ``exclude`` globs narrow the search; a folder that holds no cassette is reported, not
 silently counted as nothing.
 
-Globs are matched against a file's path relative to the folder given (``*`` also crosses
-``/``, so ``**/fixtures/*`` and ``*fixtures*`` both work) and, when they hold no ``/``,
-against its name and the names of the folders it is in (``--exclude legacy`` skips every
-``legacy`` folder).
+Globs are matched against a file's path relative to the folder given, or any end of it
+(``cassettes/*.yaml`` matches ``tests/cassettes/a.yaml``; ``*`` also crosses ``/``) and, when
+they hold no ``/``, against its name and the names of the folders it is in (``--exclude
+legacy`` skips every ``legacy`` folder).
 """
 
 from __future__ import annotations
@@ -49,11 +49,11 @@ class Selection:
         return cls(tuple(include), tuple(exclude))
 
     def _matches(self, patterns: tuple[str, ...], relative: PurePosixPath) -> bool:
-        text = relative.as_posix()
+        parts = relative.parts
+        tails = ["/".join(parts[i:]) for i in range(len(parts))]
         for pattern in patterns:
-            if fnmatchcase(text, pattern):
-                return True
-            if "/" not in pattern and any(fnmatchcase(part, pattern) for part in relative.parts):
+            names = tails if "/" in pattern else parts
+            if any(fnmatchcase(name, pattern) for name in names):
                 return True
         return False
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from costsim.render.text import Column, markdown_table, shorten_right, table, wrap
+from costsim.render.text import Column, markdown_table, shorten_right, wrap
 from costsim.strategies.catalog import ParamInfo, StrategyInfo
 
 __all__ = ["strategies_document", "strategies_markdown", "strategies_table"]
@@ -26,19 +26,14 @@ def _default(param: ParamInfo) -> str:
 
 
 def _overview(infos: list[StrategyInfo], width: int) -> list[str]:
-    columns = [
-        Column("strategy", align="left"),
-        Column("what it does", align="left", cut="right", min_width=20),
-        Column("parameters", align="left", cut="right", min_width=20),
-    ]
-    rows = [[i.name, i.summary, ", ".join(p.name for p in i.params)] for i in infos]
-    return [
-        f"{len(infos)} strategies.",
-        "",
-        *table(columns, rows, width=width),
-        "",
-        *wrap(_USAGE, width),
-    ]
+    """One block per strategy: its name and what it does, then its parameters."""
+    pad = max(len(info.name) for info in infos) + 2
+    lines = [f"{len(infos)} strategies:", ""]
+    for info in infos:
+        lines += wrap(info.name.ljust(pad) + info.summary, width, subsequent=" " * pad)
+        names = ", ".join(p.name for p in info.params) or "(no parameters)"
+        lines += wrap(names, width, indent=" " * pad, subsequent=" " * pad)
+    return [*lines, "", *wrap(_USAGE, width, subsequent="")]
 
 
 def _detail(info: StrategyInfo, width: int) -> list[str]:
@@ -57,8 +52,11 @@ def _detail(info: StrategyInfo, width: int) -> list[str]:
 
 def strategies_table(infos: list[StrategyInfo], *, width: int) -> str:
     if len(infos) == 1:
-        example = f"costsim simulate PATH -s {infos[0].name}:key=value,..."
-        lines = [*_detail(infos[0], width), "", *wrap(f"Example: {example}", width)]
+        usage = (
+            f"Use: costsim simulate PATH -s '{infos[0].name}:key=value,...' (nested keys as "
+            "tiers.light=VALUE, lists as a+b, text holding , & + = : in double quotes)."
+        )
+        lines = [*_detail(infos[0], width), "", *wrap(usage, width, subsequent="")]
     else:
         lines = _overview(infos, width)
     return "\n".join(lines) + "\n"

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import os
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -48,11 +49,19 @@ GAP = "  "
 
 
 def display_path(path: Path) -> str:
-    """A path relative to the working directory when it lies below it."""
+    """A path relative to the working directory: below it, or up to two folders above it
+    (``../.costsim/main.json``); else as given."""
+    here = Path.cwd().resolve()
+    resolved = path.resolve()
     try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
+        return str(resolved.relative_to(here))
     except ValueError:
-        return str(path)
+        pass
+    if path.is_absolute():
+        relative = Path(os.path.relpath(resolved, here))
+        if relative.parts[:3].count("..") <= 2 and ".." not in relative.parts[2:]:
+            return str(relative)
+    return str(path)
 
 
 def shorten_left(text: str, width: int) -> str:

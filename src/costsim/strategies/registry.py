@@ -206,7 +206,7 @@ def _param_problem(error: Any, known: list[str]) -> str:
     if error["type"] == "literal_error":
         return f"{key}={value!r}: expected one of {error['ctx']['expected']}"
     if error["type"] == "missing":
-        return f"{key}: required"
+        return f"{key}=(missing): a value is required"
     if error["type"] in _EXPECTED:
         return f"{key}={value!r}: expected {_EXPECTED[error['type']]}"
     return f"{key}={value!r}: {str(error['msg']).removeprefix('Value error, ')}"
