@@ -22,7 +22,17 @@ __all__ = ["cli", "main"]
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="costsim")
 def cli() -> None:
-    """Replay recorded LLM API traffic (vcrpy cassettes) and report what it cost."""
+    """Replay recorded LLM API traffic (vcrpy cassettes) and report what it cost.
+
+    \b
+    Start with:
+      costsim report tests/cassettes/        what the recordings cost
+      costsim strategies                     what can be simulated
+      costsim simulate tests/cassettes/ -s caching:ttl=1h
+      costsim compare scenarios/             which variant saves most, how sure
+
+    Every command takes --format table|json|markdown, -o FILE, --wide, -v and -q.
+    """
 
 
 cli.add_command(report)

@@ -17,7 +17,7 @@ folder_option = click.option(
 )
 
 
-@click.group()
+@click.group(short_help="Baselines pytest --costsim-save wrote: list, compare.")
 def baseline() -> None:
     """Work with baselines saved by pytest --costsim-save NAME (.costsim/NAME.json)."""
 

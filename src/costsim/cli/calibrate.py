@@ -16,7 +16,7 @@ from costsim.cli._common import (
 )
 
 
-@click.command()
+@click.command(short_help="How well the offline token estimator does on PATHS.")
 @paths_argument
 @click.option(
     "--group",

@@ -11,7 +11,7 @@ from costsim.cli._common import Output, handle_errors, output_options, paths_arg
 SORTS = ("name", "date", "calls", "size")
 
 
-@click.group()
+@click.group(short_help="What cassette files hold (list) and what is wrong (check).")
 def cassettes() -> None:
     """Inspect cassette files."""
 

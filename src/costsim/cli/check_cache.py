@@ -16,7 +16,7 @@ from costsim.cli._common import (
 )
 
 
-@click.command("check-cache")
+@click.command("check-cache", short_help="Does the cache simulator reproduce what was billed?")
 @paths_argument
 @lenient_option
 @walk_options

@@ -18,7 +18,7 @@ from costsim.cli._common import (
 )
 
 
-@click.command()
+@click.command(short_help="Each scenario's variants against the recording, answer first.")
 @click.argument("scenarios", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option(
     "--variant", "only", multiple=True, metavar="NAME", help="Only these variants (repeatable)."

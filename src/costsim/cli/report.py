@@ -20,7 +20,7 @@ from costsim.cli._common import (
 )
 
 
-@click.command()
+@click.command(short_help="What the LLM calls recorded in PATHS cost.")
 @paths_argument
 @click.option(
     "--by",

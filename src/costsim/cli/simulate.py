@@ -18,7 +18,7 @@ from costsim.cli._common import (
 )
 
 
-@click.command()
+@click.command(short_help="Replay PATHS under strategies (-s) against the recording.")
 @paths_argument
 @click.option(
     "-s",

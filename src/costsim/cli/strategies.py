@@ -7,7 +7,7 @@ import click
 from costsim.cli._common import Output, handle_errors, output_options
 
 
-@click.command("strategies")
+@click.command("strategies", short_help="The strategies to simulate, and their parameters.")
 @click.argument("name", required=False)
 @output_options
 @handle_errors
