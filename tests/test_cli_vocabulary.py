@@ -128,6 +128,7 @@ def test_baseline_tolerances_take_percent_with_or_without_sign(tmp_path: Path) -
 
 
 def test_one_by_vocabulary() -> None:
+    assert _common.FORMATS == api.FORMATS  # --format offers what the registry renders
     assert _common.REPORT_GROUPINGS == api.REPORT_GROUPINGS
     assert _common.BREAKDOWNS == api.BREAKDOWN_KEYS
     assert set(api.REPORT_GROUPINGS) < set(api.BREAKDOWN_KEYS)
