@@ -19,3 +19,9 @@ def corpus() -> Path:
 
 collect_ignore = ["installed"]
 """A user's project for the install smoke test (tests/installed/smoke.py runs it)."""
+
+
+@pytest.fixture
+def columns_100(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal of 100 columns, whatever the one running the tests (CLI output fits it)."""
+    monkeypatch.setenv("COLUMNS", "100")

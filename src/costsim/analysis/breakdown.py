@@ -1,4 +1,5 @@
-"""Breakdowns of a comparison: cost per model, per agent role, tokens per tool.
+"""Breakdowns of a comparison: cost per cassette, model, provider, flavour or agent role;
+tokens per tool.
 
 Each grouping is one entry in ``BREAKDOWNS``; each gives one row per key with one cell per
 column (the baseline, then every variant). Tables and JSON are made in
@@ -125,11 +126,28 @@ def by_tool(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
     return Breakdown("tool", tuple(name for name, _ in columns), dict(rows))
 
 
+def by_cassette(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _cost_rows("cassette", comparison, lambda m: str(m.call.provenance.path))
+
+
+def by_provider(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _cost_rows("provider", comparison, lambda m: m.call.provider)
+
+
+def by_flavour(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _cost_rows("flavour", comparison, lambda m: m.call.flavour.value)
+
+
 BREAKDOWNS: dict[str, Callable[[Comparison, AgentMatcher], Breakdown]] = {
+    "cassette": by_cassette,
     "model": by_model,
+    "provider": by_provider,
+    "flavour": by_flavour,
     "agent": by_agent,
     "tool": by_tool,
 }
+"""The ``--by`` vocabulary of ``compare``: the groupings of ``report`` (cassette, model,
+provider, flavour) and those only a scenario knows (agent roles, tools)."""
 
 
 def breakdown(by: str, comparison: Comparison, agents: AgentMatcher) -> Breakdown:
