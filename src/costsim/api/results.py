@@ -12,7 +12,7 @@ from decimal import Decimal
 from typing import Any, ClassVar, overload
 
 from costsim.analysis import advice, baseline, cache_fidelity, cassettes, comparison, report
-from costsim.analysis.breakdown import AgentMatcher, breakdown
+from costsim.analysis.breakdown import breakdown
 from costsim.analysis.checks import Finding
 from costsim.analysis.report import Skipped
 from costsim.metering.evaluate import CalibrationReport
@@ -31,6 +31,7 @@ __all__ = [
     "CassetteCheck",
     "CassetteList",
     "Comparison",
+    "Comparisons",
     "Report",
     "Result",
     "Simulation",
@@ -147,22 +148,23 @@ class Comparison(Result):
 
     def breakdown(self, by: str) -> Breakdown:
         """Cost per ``model`` or ``agent`` role, or tokens per ``tool``, in every variant."""
-        return Breakdown(breakdown(by, self.data.comparison, _agents(self.data)))
+        return Breakdown(breakdown(by, self.data.comparison, self.data.agent_matcher()))
 
 
-def _agents(result: ScenarioComparison) -> AgentMatcher:
-    import re
+@dataclass(frozen=True, slots=True)
+class Comparisons(Result):
+    """Several scenarios' comparisons as one result (one HTML page, one JSON document)."""
 
-    rules = result.loaded.scenario.agents
-    return AgentMatcher(
-        patterns=tuple(
-            (name, re.compile(rule.match)) for name, rule in rules.items() if rule.match
-        ),
-        files=tuple(
-            (name, frozenset(p.resolve() for p in files))
-            for name, files in result.loaded.agent_files().items()
-        ),
-    )
+    kind: ClassVar[str] = "comparisons"
+    data: tuple[ScenarioComparison, ...]
+
+    @classmethod
+    def of(cls, comparisons: Sequence[Comparison]) -> Comparisons:
+        skipped = tuple(item for result in comparisons for item in result.skipped)
+        return cls(tuple(result.data for result in comparisons), skipped=skipped)
+
+    def __iter__(self) -> Iterator[ScenarioComparison]:
+        return iter(self.data)
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ from costsim.render import (
     calibration,
     cassettes,
     comparison,
+    html,
     report,
     scenario,
 )
@@ -36,7 +37,7 @@ __all__ = [
     "write_atomic",
 ]
 
-FORMATS = ("table", "json", "markdown")
+FORMATS = ("table", "json", "markdown", "html")
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +65,7 @@ KINDS: dict[str, Kind] = {
         {
             "table": lambda data, _: report.render_table(data),
             "markdown": lambda data, _: report.render_markdown(data),
+            "html": lambda data, _: html.report_page(data),
         },
     ),
     "simulation": Kind(
@@ -73,6 +75,7 @@ KINDS: dict[str, Kind] = {
                 data, "table", verbose=options.verbose
             ),
             "markdown": lambda data, _: comparison.render_comparison(data, "markdown"),
+            "html": lambda data, _: html.simulation_page(data),
         },
     ),
     "comparison": Kind(
@@ -80,6 +83,15 @@ KINDS: dict[str, Kind] = {
         {
             "table": lambda data, _: scenario.scenario_text(data, "table"),
             "markdown": lambda data, _: scenario.scenario_text(data, "markdown"),
+            "html": lambda data, _: html.scenario_page(data),
+        },
+    ),
+    "comparisons": Kind(
+        scenario.scenarios_document,
+        {
+            "table": lambda data, _: scenario.scenarios_text(data, "table"),
+            "markdown": lambda data, _: scenario.scenarios_text(data, "markdown"),
+            "html": lambda data, _: html.scenarios_page(data),
         },
     ),
     "breakdown": Kind(

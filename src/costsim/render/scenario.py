@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from costsim.render.comparison import comparison_json, render_comparison
+from costsim.render.report import FORMAT_VERSION
 from costsim.render.text import display_path
 from costsim.scenario.result import ScenarioComparison
 
-__all__ = ["scenario_document", "scenario_text"]
+__all__ = ["scenario_document", "scenario_text", "scenarios_document", "scenarios_text"]
 
 
 def scenario_document(result: ScenarioComparison) -> dict[str, Any]:
@@ -22,3 +24,21 @@ def scenario_document(result: ScenarioComparison) -> dict[str, Any]:
 
 def scenario_text(result: ScenarioComparison, fmt: str) -> str:
     return render_comparison(result.comparison, fmt)
+
+
+def scenarios_document(results: Sequence[ScenarioComparison]) -> dict[str, Any]:
+    """Several scenarios in one document (``costsim compare`` of a folder)."""
+    return {
+        "format_version": FORMAT_VERSION,
+        "kind": "costsim.compare",
+        "scenarios": [scenario_document(result) for result in results],
+        "gate_failures": [
+            f"{result.loaded.scenario.name}: {failure}"
+            for result in results
+            for failure in result.gate_failures
+        ],
+    }
+
+
+def scenarios_text(results: Sequence[ScenarioComparison], fmt: str) -> str:
+    return "\n".join(scenario_text(result, fmt) for result in results)
