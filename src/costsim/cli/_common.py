@@ -71,7 +71,7 @@ paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Pat
 format_option = click.option(
     "--format",
     "fmt",
-    type=click.Choice(["table", "json", "markdown"]),
+    type=click.Choice(["table", "json", "markdown", "html"]),
     default="table",
     show_default=True,
     help="Output format.",

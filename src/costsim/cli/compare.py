@@ -73,6 +73,7 @@ def compare(
     if missing:
         raise ConfigError(f"no variant named {missing[0]!r}; variants: {', '.join(known)}")
     parts: list[str] = []
+    results: list[api.Comparison] = []
     documents: list[dict[str, Any]] = []
     failures: list[str] = []
     for path in files:
@@ -84,6 +85,8 @@ def compare(
         failures.extend(f"{result.name}: {failure}" for failure in found)
         if fmt == "json":
             documents.append({**result.to_json(), "gate_failures": found})
+        elif fmt == "html":
+            results.append(result)
         else:
             parts.append(result.render(fmt))
             if by is not None:
@@ -96,6 +99,8 @@ def compare(
             "gate_failures": failures,
         }
         text = json.dumps(document, indent=2) + "\n"
+    elif fmt == "html":
+        text = api.Comparisons.of(results).render("html")
     else:
         text = "\n".join(parts)
     emit(text, output)
