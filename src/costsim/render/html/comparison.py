@@ -249,7 +249,8 @@ def comparison_sections(
     if tools.rows:
         nodes.append(tools_figure(f"{prefix}-tools", tools, [c.label for c in columns]).node())
     flags = findings.comparison_findings(comparison, [c.label for c in columns])
-    nodes.append(findings_table(f"{prefix}-findings", "Divergence flags and notes", flags))
+    empty = "None: no divergence flag, note or unpriced call."
+    nodes.append(findings_table(f"{prefix}-findings", "Divergence flags and notes", flags, empty))
     return outcome(comparison, columns), [node for node in nodes if node is not None]
 
 

@@ -271,7 +271,9 @@ def waterfall_figure(
     return Figure(ident, title, chart, table, notes)
 
 
-def findings_table(ident: str, title: str, findings: Sequence[Finding]) -> Node:
+def findings_table(
+    ident: str, title: str, findings: Sequence[Finding], empty: str = "None."
+) -> Node:
     """Divergence flags and notes, each with its file and interaction (no chart: a list)."""
     rows = [
         (
@@ -287,8 +289,6 @@ def findings_table(ident: str, title: str, findings: Sequence[Finding]) -> Node:
     headers = ("", "kind", "by", "file", "interaction", "message")
     table = Table(title, headers, rows)
     body: Node = (
-        el("div", table.node(), class_="scroll")
-        if findings
-        else el("p", "None: no divergence flag or note.", class_="note")
+        el("div", table.node(), class_="scroll") if findings else el("p", empty, class_="note")
     )
     return el("section", el("h3", title), body, id=ident)

@@ -99,7 +99,10 @@ def report_page(report: Report) -> str:
     nodes.append(_estimator(report))
     nodes.append(
         findings_table(
-            "findings", "Notes, unpriced calls and skipped files", report_findings(report)
+            "findings",
+            "Notes, unpriced calls and skipped files",
+            report_findings(report),
+            "None: every call was read and priced.",
         )
     )
     meta = [

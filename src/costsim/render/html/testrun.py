@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from costsim.analysis.baseline import TestCost
-from costsim.pricing.money import money, partial_money
+from costsim.pricing.money import partial_money
 from costsim.render.html.bars import Bar, stacked_bars
 from costsim.render.html.costs import TOKEN_CLASSES
 from costsim.render.html.figures import TOP, Finding, findings_table, tokens_cell
@@ -166,7 +166,8 @@ def _drift(run: TestRun) -> Node:
         )
         for row in run.drift
     ]
-    return findings_table("drift", "Drifted calls", found)
+    empty = "None: every replayed request matched its recording."
+    return findings_table("drift", "Drifted calls", found, empty)
 
 
 def test_run_page(run: TestRun) -> str:
@@ -189,5 +190,4 @@ def test_run_page(run: TestRun) -> str:
         items += [el("li", text) for text in run.notes]
         extra.append(el("section", el("h3", "Notes"), el("ul", *items), id="notes"))
     body = [node for node in [*figures, *extra] if node is not None]
-    meta = [f"Total: {money(whole.cost_usd)}" if whole.cost_usd is not None else ""]
-    return document("costsim: LLM calls in the test run", [answer], body, [m for m in meta if m])
+    return document("costsim: LLM calls in the test run", [answer], body)
