@@ -63,6 +63,8 @@ class Parsed(HTMLParser):
     _headers: list[str] = field(default_factory=list)
     _rows: int = 0
     _in_body: bool = False
+    _in_title: bool = False
+    """Inside a chart's tooltip (``<title>``): not part of the outline."""
 
     def __post_init__(self) -> None:
         HTMLParser.__init__(self, convert_charrefs=True)
@@ -83,6 +85,8 @@ class Parsed(HTMLParser):
             self._headers, self._rows = [], 0
         elif tag == "tbody":
             self._in_body = True
+        elif tag == "title" and self._svg is not None:
+            self._in_title = True
         elif tag == "tr" and self._in_body:
             self._rows += 1
 
@@ -91,7 +95,7 @@ class Parsed(HTMLParser):
         self.handle_endtag(tag)
 
     def handle_data(self, data: str) -> None:
-        if self._capture is not None:
+        if self._capture is not None and not self._in_title:
             self._text.append(data)
 
     def handle_endtag(self, tag: str) -> None:
@@ -100,7 +104,9 @@ class Parsed(HTMLParser):
         ):
             self._captured(self._capture, " ".join(" ".join(self._text).split()))
             self._capture = None
-        if tag == "tbody":
+        if tag == "title":
+            self._in_title = False
+        elif tag == "tbody":
             self._in_body = False
         elif tag == "svg" and self._svg is not None:
             shapes = ", ".join(f"{n} {name}" for name, n in sorted(self._svg.items()))

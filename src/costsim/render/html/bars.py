@@ -38,7 +38,6 @@ class Bar:
     segments: tuple[tuple[str, float], ...]
     value_label: str
     band: tuple[float, float] | None = None
-    tip: str = ""
 
     @property
     def total(self) -> float:
@@ -59,10 +58,12 @@ def _label_width(labels: Sequence[str]) -> float:
     return min(max((len(label) for label in labels), default=4) * CHAR + 16, 250.0)
 
 
-def _clip(label: str, width: float) -> str:
-    """``label`` cut from the left to fit ``width`` (its end names it best: a file name)."""
+def _label(label: str, width: float, y: float) -> Node:
+    """A row's label right-aligned left of the bars, cut from the left to fit ``width`` (its
+    end names it best: a file name); the whole label is its tooltip."""
     room = max(int((width - 10) / CHAR), 4)
-    return label if len(label) <= room else "…" + label[len(label) - room + 1 :]
+    shown = label if len(label) <= room else "…" + label[len(label) - room + 1 :]
+    return el("text", el("title", label), shown, x=width - 6, y=y + ROW * 0.7, text_anchor="end")
 
 
 def _frame(labels: Sequence[str], high: float, low: float) -> tuple[float, Scale, list[float]]:
@@ -86,31 +87,33 @@ def stacked_bars(
     height = TOP + len(bars) * (ROW + GAP) + BOTTOM
     bottom = height - BOTTOM
     marks: list[Node] = [x_axis(scale, ticks, TOP - 6, bottom, tick_format)]
+    names = dict(classes)
     for row, bar in enumerate(bars):
         y = TOP + row * (ROW + GAP)
-        marks.append(text(left - 6, y + ROW * 0.7, _clip(bar.label, left), anchor="end"))
+        marks.append(_label(bar.label, left, y))
         reached = 0.0
         parts: list[Node] = []
         for cls, value in bar.segments:
             if value <= 0:
                 continue
             start, reached = scale(reached), reached + value
-            tip = f"{bar.label}: {bar.tip or cls}"
+            tip = f"{bar.label}: {names.get(cls, cls)} {tick_format(value)}"
             parts.append(rect(start, y, scale(reached) - start, ROW, cls, tip))
         marks.append(el("g", *parts, class_="bar"))
         if bar.band is not None and bar.band[1] > bar.band[0]:
-            marks.append(_whisker(scale, bar.band, y + ROW / 2))
+            tip = f"error band: {tick_format(bar.band[0])} to {tick_format(bar.band[1])}"
+            marks.append(_whisker(scale, bar.band, y + ROW / 2, tip))
         end_x = scale(max(bar.total, bar.band[1] if bar.band else 0.0))
         marks.append(text(end_x + 6, y + ROW * 0.7, bar.value_label, cls="value"))
     marks.append(legend(classes, left, 14))
     return chart(height, title, *marks)
 
 
-def _whisker(scale: Scale, band: tuple[float, float], y: float) -> Node:
+def _whisker(scale: Scale, band: tuple[float, float], y: float, tip: str) -> Node:
     low, high = scale(band[0]), scale(band[1])
     return el(
         "g",
-        el("title", "error band"),
+        el("title", tip),
         line(low, y, high, y, "band"),
         line(low, y - 7, low, y + 7, "band"),
         line(high, y - 7, high, y + 7, "band"),
@@ -139,8 +142,9 @@ def waterfall(title: str, steps: Sequence[Step], tick_format: Callable[[float], 
     for row, (step, (start, end)) in enumerate(zip(steps, levels, strict=True)):
         y = TOP + row * (ROW + GAP)
         cls = "c-total" if step.kind == "total" else ("c-save" if end < start else "c-add")
-        marks.append(text(left - 6, y + ROW * 0.7, _clip(step.label, left), anchor="end"))
-        marks.append(rect(scale(start), y, scale(end) - scale(start), ROW, cls, step.label))
+        marks.append(_label(step.label, left, y))
+        tip = f"{step.label}: {step.value_label}"
+        marks.append(rect(scale(start), y, scale(end) - scale(start), ROW, cls, tip))
         if previous is not None:
             marks.append(line(scale(previous), y - GAP, scale(previous), y, "connector"))
         marks.append(text(scale(max(start, end)) + 6, y + ROW * 0.7, step.value_label, cls="value"))
