@@ -100,6 +100,7 @@ def test_output_file_takes_its_format_from_the_extension(tmp_path: Path) -> None
         ("r.json", lambda text: json.loads(text)["kind"] == "costsim.report"),
         ("r.md", lambda text: text.startswith("## costsim report")),
         ("r.txt", lambda text: text.startswith("6 LLM calls in 3 cassettes")),
+        ("r.html", lambda text: text.startswith("<!DOCTYPE html>")),
     ):
         result = runner.invoke(cli, ["report", str(EXAMPLES), "-o", str(tmp_path / name)])
         assert result.exit_code == 0 and result.stdout == "", result.output
@@ -110,10 +111,14 @@ def test_output_file_takes_its_format_from_the_extension(tmp_path: Path) -> None
     )
     assert (tmp_path / "x.json").read_text().startswith("## costsim report")
     # an extension costsim cannot write is refused before any work, not written as a table
-    result = runner.invoke(cli, ["report", str(EXAMPLES), "-o", str(tmp_path / "r.html")])
+    result = runner.invoke(cli, ["report", str(EXAMPLES), "-o", str(tmp_path / "r.pdf")])
     assert result.exit_code == 2
     assert "cannot tell which format to write to" in result.stderr
-    assert not (tmp_path / "r.html").exists()
+    assert not (tmp_path / "r.pdf").exists()
+    # a format a command's result does not have is one sentence, exit 2
+    result = runner.invoke(cli, ["check-cache", str(EXAMPLES), "-o", str(tmp_path / "c.html")])
+    assert result.exit_code == 2 and "has no 'html' format" in result.stderr
+    assert not (tmp_path / "c.html").exists()
 
 
 @pytest.mark.parametrize(
@@ -133,7 +138,12 @@ def test_output_file_takes_its_format_from_the_extension(tmp_path: Path) -> None
 )
 def test_every_command_has_the_same_output_options(args: list[str]) -> None:
     result = CliRunner().invoke(cli, [*args, "--help"])
-    for option in ("--format [table|json|markdown]", "-o, --output", "--wide", "-v, --verbose"):
+    for option in (
+        "--format [table|json|markdown|html]",
+        "-o, --output",
+        "--wide",
+        "-v, --verbose",
+    ):
         assert option in result.stdout, (args, option)
     markdown = CliRunner().invoke(cli, [*args, "--format", "markdown"])
     assert markdown.exit_code == 0, markdown.output

@@ -109,6 +109,8 @@ class CassetteReport:
     size_bytes: int
     first_recorded: datetime | None
     last_recorded: datetime | None
+    calls: list[MeteredCall] = field(default_factory=list, repr=False, compare=False)
+    """Every metered call, in recorded order (what the charts of the HTML report draw)."""
 
 
 @dataclass(slots=True)
@@ -194,6 +196,7 @@ def build_report(
                 size_bytes=trace.size_bytes,
                 first_recorded=min(dates, default=None),
                 last_recorded=max(dates, default=None),
+                calls=metered,
             )
         )
     return Report(

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, overload
 
 from costsim.analysis import advice, cache_fidelity, cassettes, comparison, report
 from costsim.analysis.baseline_store import BaselineDiff, SavedBaseline
-from costsim.analysis.breakdown import AgentMatcher, breakdown
+from costsim.analysis.breakdown import breakdown
 from costsim.analysis.checks import Finding
 from costsim.analysis.report import Skipped
 from costsim.metering.evaluate import CalibrationReport
@@ -173,22 +173,7 @@ class Comparison(Result):
 
     def breakdown(self, by: str) -> Breakdown:
         """Cost per ``model`` or ``agent`` role, or tokens per ``tool``, in every variant."""
-        return Breakdown(breakdown(by, self.data.comparison, _agents(self.data)))
-
-
-def _agents(result: ScenarioComparison) -> AgentMatcher:
-    import re
-
-    rules = result.loaded.scenario.agents
-    return AgentMatcher(
-        patterns=tuple(
-            (name, re.compile(rule.match)) for name, rule in rules.items() if rule.match
-        ),
-        files=tuple(
-            (name, frozenset(p.resolve() for p in files))
-            for name, files in result.loaded.agent_files().items()
-        ),
-    )
+        return Breakdown(breakdown(by, self.data.comparison, self.data.agent_matcher()))
 
 
 @dataclass(frozen=True, slots=True)

@@ -36,7 +36,7 @@ EXIT_INPUT = 2
 DEFAULT_WIDTH = 100
 PROGRESS_AFTER = 1.0
 """Seconds a run goes on before its progress bar appears."""
-FORMATS = ("table", "json", "markdown")
+FORMATS = ("table", "json", "markdown", "html")
 """``--format`` choices: the format registry's (``costsim.api.FORMATS``; a test keeps them
 equal), not imported so that ``costsim --help`` stays fast."""
 

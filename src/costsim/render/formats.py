@@ -23,6 +23,7 @@ from costsim.render import (
     cassettes,
     comparison,
     comparison_text,
+    html,
     report,
     report_text,
     scenario,
@@ -43,9 +44,16 @@ __all__ = [
     "write_atomic",
 ]
 
-FORMATS = ("table", "json", "markdown")
+FORMATS = ("table", "json", "markdown", "html")
 """Every format, in the order ``--format`` lists them."""
-EXTENSIONS = {".json": "json", ".md": "markdown", ".markdown": "markdown", ".txt": "table"}
+EXTENSIONS = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "table",
+    ".html": "html",
+    ".htm": "html",
+}
 """The format ``-o FILE`` writes when ``--format`` does not say."""
 
 
@@ -78,12 +86,17 @@ KINDS: dict[str, Kind] = {
                 d, width=o.fit, verbose=o.verbose, wide=o.wide
             ),
             "markdown": lambda d, o: report_text.render_markdown(d, verbose=o.verbose),
+            "html": lambda d, _: html.report_page(d),
         },
         "report.schema.json",
     ),
     "simulation": Kind(
         lambda data: comparison.comparison_json(data, single=True),
-        {"table": _comparison_table, "markdown": _comparison_markdown},
+        {
+            "table": _comparison_table,
+            "markdown": _comparison_markdown,
+            "html": lambda d, _: html.simulation_page(d),
+        },
         "simulation.schema.json",
     ),
     "comparison": Kind(
@@ -91,6 +104,7 @@ KINDS: dict[str, Kind] = {
         {
             "table": lambda d, o: scenario.scenario_text(d, "table", o),
             "markdown": lambda d, o: scenario.scenario_text(d, "markdown", o),
+            "html": lambda d, _: html.scenario_page(d),
         },
         "comparison.schema.json",
     ),
@@ -99,6 +113,7 @@ KINDS: dict[str, Kind] = {
         {
             "table": lambda d, o: scenario.comparisons_text(d, "table", o),
             "markdown": lambda d, o: scenario.comparisons_text(d, "markdown", o),
+            "html": lambda d, _: html.scenarios_page([run.result for run in d.runs]),
         },
         "compare.schema.json",
     ),

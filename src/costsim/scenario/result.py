@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from costsim.analysis.breakdown import Breakdown
+from costsim.analysis.breakdown import AgentMatcher, Breakdown
 from costsim.analysis.comparison import Comparison
 from costsim.analysis.report import Skipped
 from costsim.scenario.load import LoadedScenario
@@ -18,6 +19,19 @@ class ScenarioComparison:
     comparison: Comparison
     gate_failures: tuple[str, ...]
     """The scenario's own budgets that a variant breaks."""
+
+    def agent_matcher(self) -> AgentMatcher:
+        """Names each call's agent role by the scenario's ``agents`` rules."""
+        rules = self.loaded.scenario.agents
+        return AgentMatcher(
+            patterns=tuple(
+                (name, re.compile(rule.match)) for name, rule in rules.items() if rule.match
+            ),
+            files=tuple(
+                (name, frozenset(p.resolve() for p in files))
+                for name, files in self.loaded.agent_files().items()
+            ),
+        )
 
 
 @dataclass(frozen=True, slots=True)
