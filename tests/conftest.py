@@ -26,3 +26,9 @@ collect_ignore = ["installed"]
 def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
     """costsim's cache (.costsim_cache) goes to a folder of the test session, not the repo."""
     os.environ.setdefault("COSTSIM_CACHE_DIR", str(tmp_path_factory.mktemp("costsim_cache")))
+
+
+@pytest.fixture
+def columns_100(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A terminal of 100 columns, whatever the one running the tests (CLI output fits it)."""
+    monkeypatch.setenv("COLUMNS", "100")

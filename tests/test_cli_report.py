@@ -14,6 +14,8 @@ from click.testing import CliRunner
 from costsim.cli import cli
 from tests.conftest import EXAMPLES
 
+pytestmark = pytest.mark.usefixtures("columns_100")
+
 
 def _run(*args: str) -> tuple[int, str, str]:
     result = CliRunner().invoke(cli, list(args))
@@ -30,7 +32,8 @@ def test_report_table_lists_cassettes_and_total() -> None:
     code, out, _ = _run("report", str(EXAMPLES))
     assert code == 0
     assert "anthropic_support_agent.yaml" in out and "TOTAL" in out
-    assert "1 errored call(s)" in out
+    assert "1 errored call: unbilled" in out
+    assert out.startswith("6 LLM calls in 3 cassettes: $")  # the answer first
 
 
 @pytest.mark.parametrize("by", ["cassette", "model", "provider", "flavour"])
@@ -98,8 +101,9 @@ def test_unknown_model_listed_as_unpriced(tmp_path: Path) -> None:
     assert document["totals"]["cost_usd"] is None and document["totals"]["unpriced_calls"] == 1
     assert document["unpriced"][0]["model"] == "gpt-imaginary-2024-07-18"
     _, table, _ = _run("report", str(tmp_path))
-    row = table.splitlines()[2]
+    row = next(line for line in table.splitlines() if line.startswith("TOTAL"))
     assert row.endswith("unpriced*") and "$0.000000" not in row
+    assert table.startswith("1 LLM call in 1 cassette: cost unknown (1 call unpriced).")
     assert "genai-prices has no price for openai model 'gpt-imaginary-2024-07-18'" in table
 
 
@@ -112,8 +116,9 @@ def test_cassettes_list_sorted_by_calls() -> None:
     code, out, _ = _run("cassettes", "list", str(EXAMPLES), "--sort", "calls")
     lines = out.splitlines()
     assert code == 0
-    assert "anthropic_support_agent.yaml" in lines[2]
-    assert "2025-11-03" in lines[2] and "anthropic" in lines[2]
+    assert lines[0] == "3 cassettes, 6 LLM calls."
+    assert "anthropic_support_agent.yaml" in lines[4]
+    assert "2025-11-03" in lines[4] and "claude-sonnet-4-5" in lines[4]
 
 
 def test_cassettes_check_clean_examples() -> None:
@@ -121,7 +126,10 @@ def test_cassettes_check_clean_examples() -> None:
     assert code == 0 and "nothing found" in out
 
 
-def test_cassettes_check_finds_secrets_and_missing_usage(tmp_path: Path) -> None:
+def test_cassettes_check_finds_secrets_and_missing_usage(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)  # paths are printed relative to the working folder
     source = yaml.safe_load((EXAMPLES / "anthropic_support_agent.yaml").read_text())
     key = "sk-ant-api03-" + "A1b2C3d4E5" * 9 + "xyzAA"
     source["interactions"][0]["request"]["headers"]["x-api-key"] = [key]
@@ -136,13 +144,13 @@ def test_cassettes_check_finds_secrets_and_missing_usage(tmp_path: Path) -> None
     )
     (tmp_path / "nousage.yaml").write_text(chat)
     (tmp_path / "empty.yaml").write_text("interactions: []\nversion: 1\n")
-    code, out, _ = _run("cassettes", "check", str(tmp_path))
+    code, out, _ = _run("cassettes", "check", ".")
     assert code == 1
-    assert (
-        "leaky.yaml: interaction 0: [error] anthropic-api-key: Anthropic API key in request "
-        "header 'x-api-key'"
+    assert (  # too long for one line of 100: the message goes under its place
+        "leaky.yaml: interaction 0: [error] anthropic-api-key:\n"
+        "    Anthropic API key in request header 'x-api-key'"
     ) in out
-    assert "[error] openai-api-key: OpenAI API key in request body" in out
+    assert "[error] openai-api-key:\n    OpenAI API key in request body" in out
     assert "nousage.yaml: interaction 0: [warning] no-usage: openai-chat call without usage" in out
     assert "empty.yaml: [warning] no-llm-calls: no LLM calls" in out
     assert key not in out  # never print the secret itself

@@ -319,13 +319,14 @@ def test_leave_one_source_out_acceptance_on_corpus(corpus: Path) -> None:
     assert anthropic.increment_p90_error_pct <= 25.0
     chat = cells[("openai-chat", "text")]
     assert chat.exact_match_rate is not None and chat.exact_match_rate >= 0.995
-    # Known gaps (see README "Calibration"): Responses p90 and Chat-with-tools median miss the
-    # issue's targets (5% / 20%, 1%); these guard the levels reached against regression.
+    # The targets are 5% / 20% (Responses) and 1% (Chat with tools); the guards hold
+    # the levels reached (1.1% / 5.9%, 0.8% / 2.3%) with a little room.
     responses = cells[("openai-responses", "no_media")]
-    assert responses.median_ape is not None and responses.median_ape <= 6.0
-    assert responses.p90_ape is not None and responses.p90_ape <= 40.0
+    assert responses.median_ape is not None and responses.median_ape <= 1.5
+    assert responses.p90_ape is not None and responses.p90_ape <= 8.0
     tools = cells[("openai-chat", "tools")]
-    assert tools.median_ape is not None and tools.median_ape <= 4.0
+    assert tools.median_ape is not None and tools.median_ape <= 1.0
+    assert tools.p90_ape is not None and tools.p90_ape <= 3.0
     media = _single_media_errors(traces, first_folder(corpus))
     assert len(media) >= 50
     assert (median(media) or 0.0) <= 15.0

@@ -43,6 +43,11 @@ def _doc(result: Any) -> str:
     return json.dumps(result.to_json(), indent=2)
 
 
+def _pages(result: Any) -> tuple[str, ...]:
+    """Every format of a result: what must not depend on how it was computed."""
+    return tuple(result.render(fmt) for fmt in ("json", "table", "markdown", "html"))
+
+
 def _entries(folder: Path) -> list[Path]:
     return sorted(folder.rglob("*.json")) if folder.is_dir() else []
 
@@ -77,16 +82,16 @@ def test_the_same_bytes_elsewhere_are_read_at_their_own_path(
 def test_parallel_and_cached_comparisons_equal_a_serial_one(
     scenario: Path, cache_dir: Path, pool: None
 ) -> None:
-    serial = _doc(api.compare(scenario, jobs=1, cache=False))
+    serial = _pages(api.compare(scenario, jobs=1, cache=False))
     assert not cache_dir.exists()
-    assert _doc(api.compare(scenario, jobs=2)) == serial  # cold: parsed, and cached
-    assert _doc(api.compare(scenario, jobs=2)) == serial  # warm: read back
+    assert _pages(api.compare(scenario, jobs=2)) == serial  # cold: parsed, and cached
+    assert _pages(api.compare(scenario, jobs=2)) == serial  # warm: read back
 
 
 def test_a_simulation_of_paths_equals_one_of_loaded_traces(cache_dir: Path, pool: None) -> None:
     streamed = api.simulate(EXAMPLES, "caching:ttl=1h", jobs=2)
     loaded = api.simulate(api.load(EXAMPLES, cache=False), "caching:ttl=1h")
-    assert _doc(streamed) == _doc(loaded)
+    assert _pages(streamed) == _pages(loaded)
 
 
 def test_breakdowns_of_a_streamed_comparison(cache_dir: Path, pool: None) -> None:

@@ -8,7 +8,9 @@ from decimal import Decimal
 from pathlib import Path
 
 from costsim.engine import Engine, Variant, make_step
+from costsim.metering.openai_framing import call_tokens, parallel_calls_tokens
 from costsim.metering.serialise import serialise
+from costsim.metering.tokenizers import counter
 from costsim.model import (
     Call,
     CassetteTrace,
@@ -95,8 +97,12 @@ def test_later_call_carries_one_merged_turn() -> None:
     assert len(final.call.messages[1].content) == 3
     recorded = trace.calls[-1].usage
     assert recorded is not None and final.usage is not None
-    # two assistant messages fewer: 2 x (3 per message + 1 for "assistant")
-    assert final.usage.prompt_total == recorded.prompt_total - 8
+    # two assistant messages fewer: 2 x (3 per message + 1 for "assistant"); the three calls
+    # of one turn reach GPT-4o as one multi_tool_use.parallel call instead of three
+    count = counter("o200k_base")
+    calls = [b for b in final.call.messages[1].content if isinstance(b, ToolUseBlock)]
+    wrapped = parallel_calls_tokens(calls, count) - sum(call_tokens(b, count) for b in calls)
+    assert final.usage.prompt_total == recorded.prompt_total - 8 + wrapped
 
 
 def test_dependent_input_is_a_divergence_and_non_batchable_tools_stay() -> None:

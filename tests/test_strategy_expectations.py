@@ -263,7 +263,7 @@ def test_parameters_validated() -> None:
         make_step("expectations", {"ref_patterns": ["[unclosed"]})
     with pytest.raises(ConfigError, match="console_max_messages"):
         make_step("expectations", {"default": {"console_max_messages": -1}})
-    with pytest.raises(ConfigError, match="Extra inputs"):
+    with pytest.raises(ConfigError, match=r"expect=\{\}: unknown parameter"):
         make_step("expectations", {"expect": {}})
 
 

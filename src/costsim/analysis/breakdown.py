@@ -1,4 +1,5 @@
-"""Breakdowns of a comparison: cost per model, per agent role, tokens per tool.
+"""Breakdowns of a comparison: cost per cassette, model, provider, flavour or agent role;
+tokens per tool.
 
 Each grouping is one entry in ``BREAKDOWNS``; each gives one row per key with one cell per
 column (the baseline, then every variant). Tables and JSON are made in
@@ -16,7 +17,15 @@ from costsim.analysis.comparison import Comparison
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, system_text
 from costsim.pricing.ledger import MeteredCall, Totals
 
-__all__ = ["BREAKDOWNS", "AgentMatcher", "Breakdown", "ToolUse", "breakdown", "system_text"]
+__all__ = [
+    "BREAKDOWNS",
+    "AgentMatcher",
+    "Breakdown",
+    "ToolUse",
+    "breakdown",
+    "comparison_tables",
+    "system_text",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +50,13 @@ def _tables(by: str, comparison: Comparison, agents: AgentMatcher) -> list[dict[
     return [grouper.tables(calls)[by] for calls in columns]
 
 
+def comparison_tables(
+    comparison: Comparison, agents: AgentMatcher | None = None
+) -> dict[str, list[dict[str, Any]]]:
+    """Every breakdown table of ``comparison``: per key, one table per column."""
+    return {by: _tables(by, comparison, agents or AgentMatcher()) for by in BREAKDOWNS}
+
+
 def _rows(by: str, comparison: Comparison, agents: AgentMatcher) -> Breakdown:
     tables = _tables(by, comparison, agents)
     keys = sorted({k for table in tables for k in table})
@@ -61,11 +77,28 @@ def by_tool(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
     return _rows("tool", comparison, agents)
 
 
+def by_cassette(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _rows("cassette", comparison, agents)
+
+
+def by_provider(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _rows("provider", comparison, agents)
+
+
+def by_flavour(comparison: Comparison, agents: AgentMatcher) -> Breakdown:
+    return _rows("flavour", comparison, agents)
+
+
 BREAKDOWNS: dict[str, Callable[[Comparison, AgentMatcher], Breakdown]] = {
+    "cassette": by_cassette,
     "model": by_model,
+    "provider": by_provider,
+    "flavour": by_flavour,
     "agent": by_agent,
     "tool": by_tool,
 }
+"""The ``--by`` vocabulary of ``compare``: the groupings of ``report`` (cassette, model,
+provider, flavour) and those only a scenario knows (agent roles, tools)."""
 
 
 def breakdown(by: str, comparison: Comparison, agents: AgentMatcher) -> Breakdown:

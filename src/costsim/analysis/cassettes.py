@@ -10,7 +10,8 @@ from pathlib import Path
 from costsim.analysis.checks import Finding, check_cassette, validate_rules
 from costsim.analysis.secret_rules import Severity
 from costsim.errors import ConfigError, CostsimError
-from costsim.io.cassette import iter_cassette_paths, load_cassette
+from costsim.io.cassette import load_cassette
+from costsim.io.walk import Found, Progress, Selection, find_cassettes
 from costsim.providers.normalise import normalise
 
 __all__ = [
@@ -66,10 +67,27 @@ SORT_KEYS: dict[str, Callable[[CassetteListing], tuple[object, ...]]] = {
 }
 
 
-def list_cassettes(paths: Iterable[Path], *, sort: str = "name") -> list[CassetteListing]:
+def _tick(progress: Progress | None, what: str, done: int, total: int) -> None:
+    if progress is not None:
+        progress(what, done, total)
+
+
+def list_cassettes(
+    paths: Iterable[Path],
+    *,
+    sort: str = "name",
+    selection: Selection | None = None,
+    progress: Progress | None = None,
+) -> tuple[list[CassetteListing], Found]:
+    """One listing per cassette under ``paths``, sorted; and what the walk found."""
     if sort not in SORT_KEYS:
         raise ConfigError(f"cannot sort by {sort!r}; valid: {', '.join(SORT_KEYS)}")
-    return sorted((_listing(p) for p in iter_cassette_paths(list(paths))), key=SORT_KEYS[sort])
+    found = find_cassettes(list(paths), selection)
+    items = []
+    for done, path in enumerate(found.files, start=1):
+        items.append(_listing(path))
+        _tick(progress, "reading", done, len(found.files))
+    return sorted(items, key=SORT_KEYS[sort]), found
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,6 +100,8 @@ class CassetteCheck:
     """Informational findings left out (bot-management cookies, usage-only calls)."""
     ignored: int = 0
     """Findings of rules the user silenced."""
+    warnings: tuple[str, ...] = ()
+    """Folders that hold no cassette."""
 
     @property
     def failing(self) -> int:
@@ -90,15 +110,22 @@ class CassetteCheck:
 
 
 def check_cassettes(
-    paths: Iterable[Path], *, ignore: Iterable[str] = (), show_info: bool = False
+    paths: Iterable[Path],
+    *,
+    ignore: Iterable[str] = (),
+    show_info: bool = False,
+    selection: Selection | None = None,
+    progress: Progress | None = None,
 ) -> CassetteCheck:
     """Unreadable cassettes, calls without (valid) usage, calls costsim cannot meter and
     credentials left in recordings; ``ignore`` silences rules by id."""
     skip = validate_rules(ignore, "--ignore")
     shown: list[Finding] = []
     hidden = ignored = checked = 0
-    for path in iter_cassette_paths(list(paths)):
+    found = find_cassettes(list(paths), selection)
+    for path in found.files:
         checked += 1
+        _tick(progress, "checking", checked, len(found.files))
         for finding in check_cassette(path):
             if finding.rule in skip:
                 ignored += 1
@@ -106,4 +133,4 @@ def check_cassettes(
                 hidden += 1
             else:
                 shown.append(finding)
-    return CassetteCheck(checked, tuple(shown), hidden, ignored)
+    return CassetteCheck(checked, tuple(shown), hidden, ignored, tuple(found.warnings()))

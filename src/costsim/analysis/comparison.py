@@ -23,6 +23,7 @@ from costsim.analysis.bands import Band, VariantBands, combine
 from costsim.analysis.economics import BreakpointEconomics
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, VariantPart, outcome, part
+from costsim.analysis.turns import Turns
 from costsim.engine.simulate import Engine, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals
 from costsim.strategies.registry import Variant
@@ -107,8 +108,12 @@ class Comparison:
     title: str = ""
     description: str = ""
     groups: dict[str, list[dict[str, Any]]] = field(default_factory=dict, repr=False)
-    """Breakdowns summed per cassette: per key (model, agent, tool), one table per column (the
-    baseline, then every variant) of group name -> Totals (tokens per tool: ToolUse)."""
+    """Breakdowns summed per cassette: per key (cassette, model, provider, flavour, agent,
+    tool), one table per column (the baseline, then every variant) of group name -> Totals
+    (tokens per tool: ToolUse)."""
+    turns: Turns | None = None
+    """Running tokens per turn of the trace with the most recorded prompt tokens, in every
+    column."""
 
 
 def delta_pct(new: float | Decimal | None, old: float | Decimal | None) -> float | None:
@@ -203,4 +208,5 @@ def finish(
         title=title,
         description=description,
         groups={**share.groups, "tool": share.tools},
+        turns=share.turns,
     )

@@ -22,6 +22,7 @@ from typing import Any
 from costsim.analysis.bands import Band, VariantBands, variant_bands
 from costsim.analysis.economics import BreakpointEconomics, _order, breakpoint_economics
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, merge_groups
+from costsim.analysis.turns import Turns, largest, turn_series
 from costsim.engine.simulate import Engine, TraceResult, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import Variant
@@ -30,7 +31,7 @@ from costsim.strategies.trace import Event
 __all__ = ["Share", "VariantPart", "gap_totals", "merge", "outcome", "part"]
 
 
-COSTS = ("model", "agent")
+COSTS = ("cassette", "model", "provider", "flavour", "agent")
 
 
 @dataclass(slots=True)
@@ -63,6 +64,8 @@ class Share:
     variant)."""
     tools: list[dict[str, ToolUse]] = field(default_factory=list)
     """Tokens per tool, one table per column."""
+    turns: Turns | None = None
+    """Running tokens per turn of the trace with the most recorded prompt tokens."""
 
 
 def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, Totals]:
@@ -152,14 +155,25 @@ class _Runs:
         self.tables = grouper.tables(self.baseline_calls)
         self._recorded: VariantPart | None = None
 
-    def part(self, variant: Variant) -> tuple[VariantPart, dict[str, dict[str, Any]]]:
+    def part(
+        self, variant: Variant
+    ) -> tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]:
         result = self.engine.run(variant)
         if _unchanged(result):
             if self._recorded is None:
                 self._recorded = part(self.engine, self.baseline, self.as_of, self.baseline_calls)
-            return _as_recorded(self._recorded, result.events), self.tables
+            return _as_recorded(self._recorded, result.events), self.tables, self.baseline_calls
         calls = result.metered(as_of=self.as_of)
-        return part(self.engine, result, self.as_of, calls), self.grouper.tables(calls)
+        return part(self.engine, result, self.as_of, calls), self.grouper.tables(calls), calls
+
+    def turns(self, columns: list[list[MeteredCall]]) -> Turns | None:
+        """The running totals of the trace with the most recorded prompt tokens."""
+        per_trace = _by_trace(self.baseline.traces, self.baseline_calls)
+        if not per_trace:
+            return None
+        path = max(per_trace, key=lambda p: (per_trace[p].prompt_tokens, str(p)))
+        series = [turn_series(calls, path) for calls in columns]
+        return Turns(path, per_trace[path].prompt_tokens, series)
 
 
 def outcome(
@@ -173,10 +187,12 @@ def outcome(
     """The share of the engine's traces (usually one) in a comparison of ``variants``."""
     runs = _Runs(engine, as_of, Grouper(agents or AgentMatcher()))
     columns = [runs.tables]
+    metered = [runs.baseline_calls]
     parts = []
     for variant in variants:
-        item, tables = runs.part(variant)
+        item, tables, calls = runs.part(variant)
         columns.append(tables)
+        metered.append(calls)
         if attribute and len(variant.steps) >= 2:
             for index in range(len(variant.steps)):
                 item.reduced.append(_delta(runs.part(variant.without(index))[0]))
@@ -187,6 +203,7 @@ def outcome(
         variants=parts,
         groups={key: [column[key] for column in columns] for key in COSTS},
         tools=[column["tool"] for column in columns],
+        turns=runs.turns(metered),
     )
 
 
@@ -278,4 +295,5 @@ def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bo
                 merge_groups(into, table)
         for into_tools, tools in zip(total.tools, share.tools, strict=True):
             merge_groups(into_tools, tools)
+        total.turns = largest(total.turns, share.turns)
     return total

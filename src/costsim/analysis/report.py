@@ -9,7 +9,7 @@ from datetime import datetime
 from pathlib import Path
 
 from costsim.errors import ConfigError, CostsimError
-from costsim.io.cassette import iter_cassette_paths
+from costsim.io.walk import Progress, Selection, find_cassettes
 from costsim.metering.meter import ErrorBand, Meter
 from costsim.metering.models import family
 from costsim.model import Call, CassetteTrace, NoteKind, Provenance
@@ -19,10 +19,12 @@ from costsim.providers.normalise import load_trace
 __all__ = [
     "GROUPINGS",
     "CassetteReport",
+    "Loaded",
     "Report",
     "ReportNote",
     "Skipped",
     "build_report",
+    "load_selected",
     "load_traces",
 ]
 
@@ -35,21 +37,47 @@ class Skipped:
     error: str
 
 
-def load_traces(
-    paths: Iterable[Path], *, lenient: bool = False
-) -> tuple[list[CassetteTrace], list[Skipped]]:
-    """Load every cassette under ``paths``. In lenient mode unreadable files are skipped and
-    returned with their error; otherwise the first error is raised."""
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """Traces loaded from paths: the files skipped in lenient mode, the folders with none."""
+
+    traces: list[CassetteTrace]
+    skipped: list[Skipped]
+    empty: tuple[Path, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
+def load_selected(
+    paths: Iterable[Path],
+    *,
+    lenient: bool = False,
+    selection: Selection | None = None,
+    progress: Progress | None = None,
+) -> Loaded:
+    """Load every cassette under ``paths`` (walked as :mod:`costsim.io.walk` does). In lenient
+    mode unreadable files are skipped and returned with their error; otherwise the first error
+    is raised. ``progress`` is told of every file loaded."""
+    found = find_cassettes(list(paths), selection)
     traces: list[CassetteTrace] = []
     skipped: list[Skipped] = []
-    for path in iter_cassette_paths(list(paths)):
+    for done, path in enumerate(found.files, start=1):
         try:
             traces.append(load_trace(path))
         except CostsimError as exc:
             if not lenient:
                 raise
             skipped.append(Skipped(path, str(exc)))
-    return traces, skipped
+        if progress is not None:
+            progress("loading", done, len(found.files))
+    return Loaded(traces, skipped, found.empty, tuple(found.warnings()))
+
+
+def load_traces(
+    paths: Iterable[Path], *, lenient: bool = False
+) -> tuple[list[CassetteTrace], list[Skipped]]:
+    """Load every cassette under ``paths``: the traces, and the files skipped in lenient mode."""
+    loaded = load_selected(paths, lenient=lenient)
+    return loaded.traces, loaded.skipped
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +109,8 @@ class CassetteReport:
     size_bytes: int
     first_recorded: datetime | None
     last_recorded: datetime | None
+    calls: list[MeteredCall] = field(default_factory=list, repr=False, compare=False)
+    """Every metered call, in recorded order (what the charts of the HTML report draw)."""
 
 
 @dataclass(slots=True)
@@ -166,6 +196,7 @@ def build_report(
                 size_bytes=trace.size_bytes,
                 first_recorded=min(dates, default=None),
                 last_recorded=max(dates, default=None),
+                calls=metered,
             )
         )
     return Report(

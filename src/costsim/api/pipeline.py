@@ -24,6 +24,7 @@ from pydantic import TypeAdapter, ValidationError
 from costsim.analysis.groups import AgentMatcher, ToolUse
 from costsim.analysis.outcomes import Share, VariantPart, merge
 from costsim.analysis.report import Skipped
+from costsim.analysis.turns import Turns
 from costsim.api.execution import Settings, batches, pool_session, run_batches
 from costsim.api.work import (
     Item,
@@ -171,6 +172,7 @@ def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
         yield (b"," if index else b"") + _adapter(VariantPart).dump_json(item)
     yield b'],"groups":' + _adapter(dict[str, list[dict[str, Totals]]]).dump_json(share.groups)
     yield b',"tools":' + _adapter(list[dict[str, ToolUse]]).dump_json(share.tools)
+    yield b',"turns":' + _adapter(Turns | None).dump_json(share.turns)
     yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped) + b"}"
 
 

@@ -6,36 +6,42 @@ text in one of the formats the result has (``table``, ``markdown``, ``json``).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, ClassVar, overload
 
-from costsim.analysis import advice, baseline, cache_fidelity, cassettes, comparison, report
-from costsim.analysis.breakdown import AgentMatcher, breakdown
+from costsim.analysis import advice, cache_fidelity, cassettes, comparison, report
+from costsim.analysis.baseline_store import BaselineDiff, SavedBaseline
+from costsim.analysis.breakdown import breakdown
 from costsim.analysis.checks import Finding
 from costsim.analysis.report import Skipped
 from costsim.metering.evaluate import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
 from costsim.render.formats import RenderOptions, document, formats, render
-from costsim.scenario import LoadedScenario, gate
-from costsim.scenario.result import ScenarioComparison
+from costsim.scenario import gate
+from costsim.scenario.result import ScenarioComparison, ScenarioRuns
+from costsim.strategies.catalog import StrategyInfo
 
 __all__ = [
     "Advice",
     "BaselineComparison",
+    "BaselineList",
     "Breakdown",
     "CacheCheck",
     "Calibration",
     "CassetteCheck",
     "CassetteList",
     "Comparison",
+    "Comparisons",
     "Report",
     "Result",
     "Simulation",
+    "Strategies",
     "Traces",
-    "agent_matcher",
 ]
 
 
@@ -45,6 +51,8 @@ class Traces(Sequence[CassetteTrace]):
 
     traces: tuple[CassetteTrace, ...]
     skipped: tuple[Skipped, ...] = ()
+    warnings: tuple[str, ...] = ()
+    """Folders that held no cassette."""
 
     @overload
     def __getitem__(self, index: int) -> CassetteTrace: ...
@@ -71,13 +79,24 @@ class Result:
     skipped: tuple[Skipped, ...] = field(default=(), kw_only=True)
     """Cassettes left out in lenient mode, and why."""
 
+    warnings: tuple[str, ...] = field(default=(), kw_only=True)
+    """What the user should know that is not an error (a folder holding no cassette)."""
+
     def to_json(self) -> dict[str, Any]:
         """The JSON document (the one the CLI writes with ``--format json``)."""
-        return document(self.kind, self.data)
+        return {**document(self.kind, self.data), "warnings": list(self.warnings)}
 
-    def render(self, fmt: str = "table", *, width: int = 100, verbose: bool = False) -> str:
-        """The result as text: ``table``, ``markdown`` or ``json`` (see :meth:`formats`)."""
-        return render(self.kind, self.data, fmt, RenderOptions(width=width, verbose=verbose))
+    def render(
+        self, fmt: str = "table", *, width: int = 100, verbose: bool = False, wide: bool = False
+    ) -> str:
+        """The result as text: ``table``, ``markdown`` or ``json`` (see :meth:`formats`).
+
+        Tables fit ``width`` (paths shortened from the left); ``verbose`` lists every event,
+        note and unpriced call; ``wide`` adds the full token split and does not cut."""
+        if fmt == "json":
+            return json.dumps(self.to_json(), indent=2) + "\n"
+        options = RenderOptions(width=width, verbose=verbose, wide=wide)
+        return render(self.kind, self.data, fmt, options)
 
     @classmethod
     def formats(cls) -> list[str]:
@@ -130,6 +149,12 @@ class Comparison(Result):
     kind: ClassVar[str] = "comparison"
     data: ScenarioComparison
 
+    def to_json(self) -> dict[str, Any]:
+        """The scenario's document, as one entry of ``costsim compare --format json``."""
+        from costsim.render.scenario import skipped_json
+
+        return {**Result.to_json(self), "skipped": skipped_json(self.skipped)}
+
     @property
     def name(self) -> str:
         return self.data.loaded.scenario.name
@@ -148,23 +173,7 @@ class Comparison(Result):
 
     def breakdown(self, by: str) -> Breakdown:
         """Cost per ``model`` or ``agent`` role, or tokens per ``tool``, in every variant."""
-        return Breakdown(breakdown(by, self.data.comparison, agent_matcher(self.data.loaded)))
-
-
-def agent_matcher(loaded: LoadedScenario) -> AgentMatcher:
-    """How a scenario names the agent role of a call (its ``agents``)."""
-    import re
-
-    rules = loaded.scenario.agents
-    return AgentMatcher(
-        patterns=tuple(
-            (name, re.compile(rule.match)) for name, rule in rules.items() if rule.match
-        ),
-        files=tuple(
-            (name, frozenset(p.resolve() for p in files))
-            for name, files in loaded.agent_files().items()
-        ),
-    )
+        return Breakdown(breakdown(by, self.data.comparison, self.data.agent_matcher()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,12 +215,16 @@ class Calibration(Result):
 
 @dataclass(frozen=True, slots=True)
 class CassetteList(Result):
+    """One entry per cassette: recorded dates, LLM calls, providers, models, size."""
+
     kind: ClassVar[str] = "cassette-list"
     data: list[cassettes.CassetteListing]
 
 
 @dataclass(frozen=True, slots=True)
 class CassetteCheck(Result):
+    """What is wrong in a folder of recordings, one finding per rule and place."""
+
     kind: ClassVar[str] = "cassette-check"
     data: cassettes.CassetteCheck
 
@@ -226,10 +239,49 @@ class CassetteCheck(Result):
 
 
 @dataclass(frozen=True, slots=True)
+class Comparisons(Result):
+    """A ``compare`` run: every scenario's comparison, breakdown and gate failures."""
+
+    kind: ClassVar[str] = "comparisons"
+    data: ScenarioRuns
+
+    @property
+    def gate_failures(self) -> list[str]:
+        """Every budget or ``fail_over`` limit broken, each naming its scenario and variant."""
+        return self.data.gate_failures
+
+
+@dataclass(frozen=True, slots=True)
 class BaselineComparison(Result):
+    """Two saved baselines: regressions beyond tolerance, improvements, new and gone tests."""
+
     kind: ClassVar[str] = "baseline-comparison"
-    data: baseline.Comparison
+    data: BaselineDiff
 
     @property
     def regressions(self) -> list[str]:
-        return self.data.regressions
+        return self.data.comparison.regressions
+
+    @property
+    def improvements(self) -> list[str]:
+        return self.data.comparison.improvements
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineList(Result):
+    """The baselines saved in a project's ``.costsim`` folder."""
+
+    kind: ClassVar[str] = "baseline-list"
+    data: tuple[Path, list[SavedBaseline]]
+
+    @property
+    def names(self) -> list[str]:
+        return [saved.name for saved in self.data[1]]
+
+
+@dataclass(frozen=True, slots=True)
+class Strategies(Result):
+    """Registered strategies with their parameters, types, defaults and meanings."""
+
+    kind: ClassVar[str] = "strategies"
+    data: list[StrategyInfo]

@@ -28,7 +28,8 @@ from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.providers.normalise import call_from_interaction
-from costsim.strategies.registry import Variant, parse_step
+from costsim.strategies.registry import Variant
+from costsim.strategies.syntax import parse_variants
 
 __all__ = [
     "TOKEN_METRICS",
@@ -67,21 +68,15 @@ def read_vcr_call(
 
 
 def parse_strategies(text: str) -> list[Variant]:
-    """``caching:ttl=1h,truncation&caching`` -> one what-if variant per comma-separated entry.
+    """``caching:ttl=1h, truncation & caching`` -> one what-if variant per comma-separated
+    entry, named by its text.
 
-    A ``key=value`` part with no strategy name continues the previous entry's options, and
-    ``a&b`` stacks strategies in one variant. Unknown names and bad options raise ConfigError.
+    The strategy syntax costsim prints and ``costsim simulate -s`` reads (see
+    :mod:`costsim.strategies.syntax`): a ``key=value`` part with no strategy name continues the
+    previous entry's options, ``a & b`` stacks strategies in one variant. Unknown names and bad
+    options raise ConfigError.
     """
-    entries: list[str] = []
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        if "=" in part and ":" not in part and entries:
-            entries[-1] += "," + part
-        else:
-            entries.append(part)
-    return [
-        Variant(entry, tuple(parse_step(step.strip()) for step in entry.split("&")))
-        for entry in entries
-    ]
+    return parse_variants(text)
 
 
 def _trace(position: int, calls: Sequence[Call]) -> CassetteTrace:

@@ -16,6 +16,7 @@ from costsim.cli.check_cache import check_cache_command
 from costsim.cli.compare import compare
 from costsim.cli.report import report
 from costsim.cli.simulate import simulate
+from costsim.cli.strategies import strategies_command
 
 __all__ = ["cli", "main"]
 
@@ -23,7 +24,17 @@ __all__ = ["cli", "main"]
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="costsim")
 def cli() -> None:
-    """Replay recorded LLM API traffic (vcrpy cassettes) and report what it cost."""
+    """Replay recorded LLM API traffic (vcrpy cassettes) and report what it cost.
+
+    \b
+    Start with:
+      costsim report tests/cassettes/        what the recordings cost
+      costsim strategies                     what can be simulated
+      costsim simulate tests/cassettes/ -s caching:ttl=1h
+      costsim compare scenarios/             which variant saves most, how sure
+
+    Every command takes --format table|json|markdown, -o FILE, --wide, -v and -q.
+    """
 
 
 cli.add_command(report)
@@ -35,6 +46,7 @@ cli.add_command(compare)
 cli.add_command(baseline)
 cli.add_command(advise)
 cli.add_command(cache)
+cli.add_command(strategies_command)
 
 
 def main() -> None:

@@ -1,15 +1,22 @@
-"""Options and error handling shared by the commands.
+"""Options and error handling every command shares, so the same option means the same thing
+everywhere: ``--format``, ``-o FILE`` (the format from its extension unless ``--format`` says),
+``--wide``, ``-v/--verbose``, ``-q/--quiet``, ``--include/--exclude``, percentages with or
+without ``%``.
 
 Exit codes: 0 clean; 1 findings or a failed gate; 2 bad input or usage.
 """
 
 from __future__ import annotations
 
-import contextlib
 import functools
+import math
+import os
+import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
@@ -19,13 +26,19 @@ import click
 from costsim.errors import CostsimError, DataError, InputError
 
 if TYPE_CHECKING:
-    from costsim.api import Result
+    from costsim.api import Progress, Result
 
 P = ParamSpec("P")
 R = TypeVar("R")
 
 EXIT_FINDINGS = 1
 EXIT_INPUT = 2
+DEFAULT_WIDTH = 100
+PROGRESS_AFTER = 1.0
+"""Seconds a run goes on before its progress bar appears."""
+FORMATS = ("table", "json", "markdown", "html")
+"""``--format`` choices: the format registry's (``costsim.api.FORMATS``; a test keeps them
+equal), not imported so that ``costsim --help`` stays fast."""
 
 
 class InputProblem(click.ClickException):
@@ -70,15 +83,177 @@ def parse_as_of(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
+class Percent(click.ParamType):  # type: ignore[type-arg]
+    """A percentage: ``5``, ``5%`` or ``2.5%``; never negative."""
+
+    name = "percent"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, float):
+            return value
+        text = str(value).strip().removesuffix("%").strip()
+        try:
+            number = float(text)
+        except ValueError:
+            self.fail(f"{value!r} is not a percentage (write 5 or 5%)", param, ctx)
+        if not math.isfinite(number) or number < 0:
+            self.fail(f"{value!r}: a threshold is 0% or more", param, ctx)
+        return number
+
+
+def terminal_width() -> int:
+    """``COLUMNS`` when set, else the terminal's width, else 100."""
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        return int(columns)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
+    return DEFAULT_WIDTH
+
+
+class ProgressBar:
+    """click's progress bar on stderr, for runs that last: it appears once a run has gone on
+    for :data:`PROGRESS_AFTER` seconds, and never when stderr is not a terminal or with
+    ``-q``."""
+
+    def __init__(self, enabled: bool) -> None:
+        self.enabled = enabled and sys.stderr.isatty()
+        self.started = time.monotonic()
+        self.bar: Any = None
+        self.label = ""
+
+    def __call__(self, what: str, done: int, total: int) -> None:
+        if not self.enabled or time.monotonic() - self.started < PROGRESS_AFTER:
+            return
+        if self.bar is not None and (what != self.label or total != self.bar.length):
+            self.close()
+        if self.bar is None:
+            self.label = what
+            self.bar = click.progressbar(length=total, label=what, file=sys.stderr)
+            self.bar.__enter__()
+        self.bar.update(done - self.bar.pos)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.__exit__(None, None, None)
+            self.bar = None
+
+
+@dataclass(slots=True)
+class Output:
+    """Where and how a command writes its result (the shared output options)."""
+
+    fmt: str
+    path: Path | None = None
+    wide: bool = False
+    verbose: bool = False
+    quiet: bool = False
+    bar: ProgressBar | None = field(default=None, repr=False)
+
+    @contextmanager
+    def progress(self) -> Iterator[Progress]:
+        """A progress callback for the API; the bar is gone before the result is written."""
+        self.bar = ProgressBar(enabled=not self.quiet)
+        try:
+            yield self.bar
+        finally:
+            self.bar.close()
+
+    def warn(self, message: str) -> None:
+        if not self.quiet:
+            click.echo(f"warning: {message}", err=True)
+
+    def emit(self, result: Result, where: str = "") -> None:
+        """Warnings and skipped files on stderr, then the result in the chosen format."""
+        for message in result.warnings:
+            self.warn(message)
+        for item in result.skipped:
+            self.warn(f"{where}skipped {item.error}")
+        text = result.render(self.fmt, width=terminal_width(), verbose=self.verbose, wide=self.wide)
+        if self.path is not None:
+            from costsim.render.formats import write_atomic
+
+            write_atomic(self.path, text)
+        else:
+            click.echo(text, nl=False)
+
+
+def _format(fmt: str | None, path: Path | None) -> str:
+    from costsim.api import format_for
+    from costsim.errors import ConfigError
+
+    try:
+        return format_for(None if path is None else str(path), fmt)
+    except ConfigError as exc:
+        raise click.UsageError(str(exc)) from None
+
+
+def output_options(command: Callable[..., R]) -> Callable[..., R]:
+    """``--format``, ``-o``, ``--wide``, ``-v``, ``-q``, passed to the command as ``out``."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> R:
+        path = kwargs.pop("output")
+        out = Output(
+            fmt=_format(kwargs.pop("fmt"), path),
+            path=path,
+            wide=kwargs.pop("wide"),
+            verbose=kwargs.pop("verbose"),
+            quiet=kwargs.pop("quiet"),
+        )
+        return command(*args, out=out, **kwargs)
+
+    options = [
+        click.option(
+            "--format",
+            "fmt",
+            type=click.Choice(FORMATS),
+            default=None,
+            help="Output format [default: table, or the one -o FILE's extension names].",
+        ),
+        click.option(
+            "-o",
+            "--output",
+            type=click.Path(path_type=Path, dir_okay=False),
+            help="Write to FILE (atomically) instead of standard output; .json, .md and .txt "
+            "choose the format unless --format says otherwise.",
+        ),
+        click.option(
+            "--wide", is_flag=True, help="Every column (the full token split); not cut to fit."
+        ),
+        click.option(
+            "-v",
+            "--verbose",
+            is_flag=True,
+            help="List every event, note and unpriced call, with file and interaction.",
+        ),
+        click.option("-q", "--quiet", is_flag=True, help="No warnings or progress bar on stderr."),
+    ]
+    decorated: Callable[..., R] = wrapper
+    for option in reversed(options):
+        decorated = option(decorated)
+    return decorated
+
+
+def walk_options(command: Callable[..., R]) -> Callable[..., R]:
+    """``--include`` and ``--exclude`` globs for the folders a command walks."""
+    command = click.option(
+        "--exclude",
+        multiple=True,
+        metavar="GLOB",
+        help="Skip cassettes or folders matching GLOB (repeatable). Hidden folders, virtual "
+        "environments, site-packages and node_modules are always skipped.",
+    )(command)
+    return click.option(
+        "--include",
+        multiple=True,
+        metavar="GLOB",
+        help="Only cassettes matching GLOB, against the path under PATH or the file name "
+        "(repeatable).",
+    )(command)
+
+
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
-format_option = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json", "markdown"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
 lenient_option = click.option(
     "--lenient", is_flag=True, help="Skip unreadable cassettes with a warning instead of stopping."
 )
@@ -88,56 +263,26 @@ as_of_option = click.option(
     metavar="DATE",
     help="Price every call as of this date instead of its recorded date.",
 )
-output_option = click.option(
-    "-o",
-    "--output",
-    type=click.Path(path_type=Path, dir_okay=False),
-    help="Write the output to this file (atomically) instead of standard output.",
-)
 
 
-def warn_skipped(result: Result, where: str = "") -> None:
-    """In lenient mode: one warning on stderr per skipped cassette."""
-    for item in result.skipped:
-        click.echo(f"warning: {where}skipped {item.error}", err=True)
+REPORT_GROUPINGS = ("cassette", "model", "provider", "flavour")
+"""``report --by`` (the same as ``costsim.api.REPORT_GROUPINGS``; a test keeps them equal)."""
+BREAKDOWNS = (*REPORT_GROUPINGS, "agent", "tool")
+"""``compare --by``: the report's groupings, and what only a scenario knows."""
+BY_HELP = {
+    "cassette": "one row per cassette file",
+    "model": "per model billed",
+    "provider": "per provider",
+    "flavour": "per API flavour",
+    "agent": "per agent role of the scenario",
+    "tool": "per tool, its definition and result tokens",
+}
+"""One ``--by`` vocabulary: what each grouping means, whichever command offers it."""
 
 
-def emit(text: str, output: Path | None) -> None:
-    """Print ``text``, or write it atomically to ``output``."""
-    from costsim.render.formats import write_atomic
-
-    if output is not None:
-        write_atomic(output, text)
-    else:
-        click.echo(text, nl=False)
-
-
-@contextlib.contextmanager
-def _stderr_progress(label: str) -> Iterator[Callable[[int, int], None]]:
-    """A progress bar on stderr for a run that takes over a second; silent when stderr is not
-    a terminal."""
-    if not sys.stderr.isatty():
-        yield lambda _done, _total: None
-        return
-    started = time.monotonic()
-    bar: Any = None
-    shown = 0
-
-    def update(done: int, total: int) -> None:
-        nonlocal bar, shown
-        if bar is None:
-            if time.monotonic() - started < 1.0:
-                return
-            bar = click.progressbar(length=total, label=label, file=sys.stderr)
-            bar.__enter__()
-        bar.update(done - shown)
-        shown = done
-
-    try:
-        yield update
-    finally:
-        if bar is not None:
-            bar.__exit__(None, None, None)
+def by_help(keys: tuple[str, ...]) -> str:
+    """The help of a ``--by`` option: the same words for the same grouping everywhere."""
+    return "Group the figures: " + "; ".join(f"{key}: {BY_HELP[key]}" for key in keys) + "."
 
 
 def execution_options(command: Callable[P, R]) -> Callable[P, R]:
@@ -151,12 +296,7 @@ def execution_options(command: Callable[P, R]) -> Callable[P, R]:
         jobs = kwargs.pop("jobs", None)
         no_cache = kwargs.pop("no_cache", False)
         scheduler = kwargs.pop("scheduler", None)
-        with (
-            _stderr_progress("cassettes") as progress,
-            api.configured(
-                jobs=jobs, cache=False if no_cache else None, scheduler=scheduler, progress=progress
-            ),
-        ):
+        with api.configured(jobs=jobs, cache=False if no_cache else None, scheduler=scheduler):
             return command(*args, **kwargs)
 
     options = [

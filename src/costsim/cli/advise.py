@@ -7,15 +7,15 @@ from pathlib import Path
 import click
 
 from costsim.cli._common import (
+    Output,
     as_of_option,
-    emit,
     execution_options,
-    format_option,
     handle_errors,
     lenient_option,
-    output_option,
+    output_options,
+    parse_as_of,
     paths_argument,
-    warn_skipped,
+    walk_options,
 )
 
 
@@ -32,27 +32,36 @@ def advise() -> None:
     default=None,
     help="Seconds between calls of traces without recorded dates.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Per-breakpoint economics of every placement.")
-@format_option
 @as_of_option
 @lenient_option
-@output_option
+@walk_options
+@output_options
 @handle_errors
 @execution_options
 def caching(
     paths: tuple[Path, ...],
     gap: float | None,
-    verbose: bool,
-    fmt: str,
     as_of: str | None,
     lenient: bool,
-    output: Path | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    out: Output,
 ) -> None:
     """The caching placement and TTL that cost least on the calls recorded under PATHS, the
-    saving with its p90 band, and why money is left on the table."""
+    saving with its p90 band, and why money is left on the table (-v: per-breakpoint
+    economics of every placement)."""
     from costsim import api
-    from costsim.cli._common import parse_as_of
 
-    result = api.advise(paths, "caching", as_of=parse_as_of(as_of), gap=gap, lenient=lenient)
-    warn_skipped(result)
-    emit(result.render(fmt, verbose=verbose), output)
+    when = parse_as_of(as_of)
+    with out.progress() as progress:
+        result = api.advise(
+            paths,
+            "caching",
+            as_of=when,
+            gap=gap,
+            lenient=lenient,
+            include=include,
+            exclude=exclude,
+            progress=progress,
+        )
+    out.emit(result)

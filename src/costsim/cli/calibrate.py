@@ -7,21 +7,18 @@ from pathlib import Path
 import click
 
 from costsim.cli._common import (
-    emit,
+    Output,
     execution_options,
     handle_errors,
     lenient_option,
-    output_option,
+    output_options,
     paths_argument,
-    warn_skipped,
+    walk_options,
 )
 
 
-@click.command()
+@click.command(short_help="How well the offline token estimator does on PATHS.")
 @paths_argument
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
 @click.option(
     "--group",
     "pattern",
@@ -36,21 +33,31 @@ from costsim.cli._common import (
     "how good the estimator is on recordings it has never seen.",
 )
 @lenient_option
-@output_option
+@walk_options
+@output_options
 @handle_errors
 @execution_options
 def calibrate(
     paths: tuple[Path, ...],
-    fmt: str,
     pattern: str | None,
     shipped: bool,
     lenient: bool,
-    output: Path | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    out: Output,
 ) -> None:
     """Fit the token estimator on the recorded calls under PATHS and report its error on
     recordings it was not fitted on (leave-one-source-out, beside leave-one-cassette-out)."""
     from costsim import api
 
-    result = api.calibrate(paths, group=pattern, shipped=shipped, lenient=lenient)
-    warn_skipped(result)
-    emit(result.render(fmt), output)
+    with out.progress() as progress:
+        result = api.calibrate(
+            paths,
+            group=pattern,
+            shipped=shipped,
+            lenient=lenient,
+            include=include,
+            exclude=exclude,
+            progress=progress,
+        )
+    out.emit(result)

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from costsim.cli._common import handle_errors, paths_argument
+from costsim.cli._common import Output, handle_errors, output_options, paths_argument, walk_options
 
 SORTS = ("name", "date", "calls", "size")
 
 
-@click.group()
+@click.group(short_help="What cassette files hold (list) and what is wrong (check).")
 def cassettes() -> None:
     """Inspect cassette files."""
 
@@ -19,12 +19,24 @@ def cassettes() -> None:
 @cassettes.command("list")
 @paths_argument
 @click.option("--sort", type=click.Choice(SORTS), default="name", show_default=True)
+@walk_options
+@output_options
 @handle_errors
-def list_cassettes(paths: tuple[Path, ...], sort: str) -> None:
+def list_cassettes(
+    paths: tuple[Path, ...],
+    sort: str,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    out: Output,
+) -> None:
     """One line per cassette: recorded dates, LLM calls, providers, models, size."""
     from costsim import api
 
-    click.echo(api.list_cassettes(paths, sort=sort).render("table"), nl=False)
+    with out.progress() as progress:
+        result = api.list_cassettes(
+            paths, sort=sort, include=include, exclude=exclude, progress=progress
+        )
+    out.emit(result)
 
 
 @cassettes.command("check")
@@ -37,17 +49,16 @@ def list_cassettes(paths: tuple[Path, ...], sort: str) -> None:
     help="Do not report this rule (repeatable); also [tool.costsim] secrets.ignore.",
 )
 @click.option("--show-info", is_flag=True, help="Also list informational findings (cookies).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="Output format.",
-)
+@walk_options
+@output_options
 @handle_errors
 def check_cassettes(
-    paths: tuple[Path, ...], ignored: tuple[str, ...], show_info: bool, fmt: str
+    paths: tuple[Path, ...],
+    ignored: tuple[str, ...],
+    show_info: bool,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    out: Output,
 ) -> None:
     """Report unreadable cassettes, calls without (valid) usage, LLM calls costsim cannot meter
     and credentials left in recordings, one line per finding with its rule and severity.
@@ -56,7 +67,15 @@ def check_cassettes(
     cookies) are hidden unless --show-info, and never fail the check."""
     from costsim import api
 
-    result = api.check_cassettes(paths, ignore=ignored, show_info=show_info)
-    click.echo(result.render(fmt), nl=False)
+    with out.progress() as progress:
+        result = api.check_cassettes(
+            paths,
+            ignore=ignored,
+            show_info=show_info,
+            include=include,
+            exclude=exclude,
+            progress=progress,
+        )
+    out.emit(result)
     if result.failing:
         raise click.exceptions.Exit(1)

@@ -7,31 +7,35 @@ from pathlib import Path
 import click
 
 from costsim.cli._common import (
-    emit,
+    Output,
     execution_options,
     handle_errors,
     lenient_option,
-    output_option,
+    output_options,
     paths_argument,
-    warn_skipped,
+    walk_options,
 )
 
 
-@click.command("check-cache")
+@click.command("check-cache", short_help="Does the cache simulator reproduce what was billed?")
 @paths_argument
-@click.option(
-    "--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True
-)
 @lenient_option
-@output_option
+@walk_options
+@output_options
 @handle_errors
 @execution_options
 def check_cache_command(
-    paths: tuple[Path, ...], fmt: str, lenient: bool, output: Path | None
+    paths: tuple[Path, ...],
+    lenient: bool,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    out: Output,
 ) -> None:
     """Simulate recorded traces that used caching and compare with what they billed."""
     from costsim import api
 
-    result = api.check_cache(paths, lenient=lenient)
-    warn_skipped(result)
-    emit(result.render(fmt), output)
+    with out.progress() as progress:
+        result = api.check_cache(
+            paths, lenient=lenient, include=include, exclude=exclude, progress=progress
+        )
+    out.emit(result)

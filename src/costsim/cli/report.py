@@ -7,47 +7,56 @@ from pathlib import Path
 import click
 
 from costsim.cli._common import (
+    REPORT_GROUPINGS,
+    Output,
     as_of_option,
-    emit,
+    by_help,
     execution_options,
-    format_option,
     handle_errors,
     lenient_option,
-    output_option,
+    output_options,
     parse_as_of,
     paths_argument,
-    warn_skipped,
+    walk_options,
 )
 
-GROUPINGS = ("cassette", "model", "provider", "flavour")
 
-
-@click.command()
+@click.command(short_help="What the LLM calls recorded in PATHS cost.")
 @paths_argument
 @click.option(
     "--by",
-    type=click.Choice(GROUPINGS),
+    type=click.Choice(REPORT_GROUPINGS),
     default="cassette",
     show_default=True,
-    help="One row per cassette, model, provider or API flavour.",
+    help=by_help(REPORT_GROUPINGS),
 )
-@format_option
 @as_of_option
 @lenient_option
-@output_option
+@walk_options
+@output_options
 @handle_errors
 @execution_options
 def report(
     paths: tuple[Path, ...],
     by: str,
-    fmt: str,
     as_of: str | None,
     lenient: bool,
-    output: Path | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    out: Output,
 ) -> None:
     """Report tokens and cost of the LLM calls recorded in PATHS (files or folders)."""
     from costsim import api
 
-    result = api.report(paths, by=by, as_of=parse_as_of(as_of), lenient=lenient)
-    warn_skipped(result)
-    emit(result.render(fmt), output)
+    when = parse_as_of(as_of)
+    with out.progress() as progress:
+        result = api.report(
+            paths,
+            by=by,
+            as_of=when,
+            lenient=lenient,
+            include=include,
+            exclude=exclude,
+            progress=progress,
+        )
+    out.emit(result)

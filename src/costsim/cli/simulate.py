@@ -7,20 +7,19 @@ from pathlib import Path
 import click
 
 from costsim.cli._common import (
+    Output,
     as_of_option,
-    emit,
     execution_options,
-    format_option,
     handle_errors,
     lenient_option,
-    output_option,
+    output_options,
     parse_as_of,
     paths_argument,
-    warn_skipped,
+    walk_options,
 )
 
 
-@click.command()
+@click.command(short_help="Replay PATHS under strategies (-s) against the recording.")
 @paths_argument
 @click.option(
     "-s",
@@ -28,7 +27,8 @@ from costsim.cli._common import (
     "strategies",
     multiple=True,
     metavar="NAME[:key=value,...]",
-    help="A strategy to apply, in order (repeatable). None: the identity variant.",
+    help="A strategy to apply, in order (repeatable; 'a & b' stacks two in one -s). "
+    "costsim strategies lists them and their parameters. None: the identity variant.",
 )
 @click.option(
     "--gap",
@@ -36,28 +36,38 @@ from costsim.cli._common import (
     default=None,
     help="Seconds between calls of traces without recorded dates.",
 )
-@click.option("-v", "--verbose", is_flag=True, help="Per-breakpoint cache economics.")
-@format_option
 @as_of_option
 @lenient_option
-@output_option
+@walk_options
+@output_options
 @handle_errors
 @execution_options
 def simulate(
     paths: tuple[Path, ...],
     strategies: tuple[str, ...],
     gap: float | None,
-    verbose: bool,
-    fmt: str,
     as_of: str | None,
     lenient: bool,
-    output: Path | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
+    out: Output,
 ) -> None:
-    """Replay the calls recorded under PATHS with STRATEGIES and compare with the recording."""
+    """Replay the calls recorded under PATHS with STRATEGIES and compare with the recording.
+
+    Example: costsim simulate cassettes/ -s 'truncation & caching:ttl=1h'. The labels costsim
+    prints (compare, the pytest plugin) can be pasted back into -s."""
     from costsim import api
 
-    result = api.simulate(
-        paths, list(strategies), as_of=parse_as_of(as_of), gap=gap, lenient=lenient
-    )
-    warn_skipped(result)
-    emit(result.render(fmt, verbose=verbose), output)
+    when = parse_as_of(as_of)
+    with out.progress() as progress:
+        result = api.simulate(
+            paths,
+            list(strategies),
+            as_of=when,
+            gap=gap,
+            lenient=lenient,
+            include=include,
+            exclude=exclude,
+            progress=progress,
+        )
+    out.emit(result)

@@ -10,8 +10,8 @@ from costsim.strategies.registry import (
     Variant,
     get_strategy,
     make_step,
-    parse_step,
 )
+from costsim.strategies.syntax import parse_step, parse_variant, parse_variants
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = [
@@ -29,4 +29,6 @@ __all__ = [
     "get_strategy",
     "make_step",
     "parse_step",
+    "parse_variant",
+    "parse_variants",
 ]

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from costsim.errors import CassetteError, CassetteNotFoundError, InteractionError
 from costsim.io.bodies import decode_body
 from costsim.io.cassette_yaml import parse_document
+from costsim.io.walk import find_cassettes
 
 __all__ = [
     "Body",
@@ -30,8 +31,6 @@ __all__ = [
     "iter_cassette_paths",
     "load_cassette",
 ]
-
-CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 class Headers(Mapping[str, str]):
@@ -146,16 +145,8 @@ class Cassette:
 
 
 def iter_cassette_paths(paths: Iterator[Path] | list[Path] | tuple[Path, ...]) -> Iterator[Path]:
-    """Expand files and folders (recursively) into cassette files, sorted within each folder."""
-    for path in paths:
-        if path.is_dir():
-            for child in sorted(path.rglob("*")):
-                if child.is_file() and child.suffix.lower() in CASSETTE_SUFFIXES:
-                    yield child
-        elif path.is_file():
-            yield path
-        else:
-            raise CassetteNotFoundError(path)
+    """Expand files and folders (walked as :mod:`costsim.io.walk` does) into cassette files."""
+    yield from find_cassettes(list(paths)).files
 
 
 def load_cassette(path: Path) -> Cassette:

@@ -3,14 +3,16 @@
 The estimate of a request's prompt total is
 
     prompt ≈ fixed + a·raw + b·messages + c·tool_round_trips + d·thinking + e·output_schema
-             + f·forced_tool + g·tools + h·has_tools + i
+             + f·forced_tool + g·tools + h·has_tools + i + j·reasoning_items
+             + k·reasoning_chars
 
 where ``fixed`` are the tokens documented provider rules give (images, PDF pages, Anthropic's
 tool-use system prompt) and ``raw`` the offline tokenizer count of the serialised request. Only
 the terms a family's tokenizer leaves open are fitted (:data:`FREE_TERMS`): on Anthropic, whose
 tokenizer is not public, all of them (``a`` scales cl100k to Claude's tokenizer); on OpenAI,
-whose tokenizer *is* the count, ``a`` stays 1 and only tool round trips and the presence of
-tools are fitted (what the cookbook recipe does not cover).
+whose tokenizer *is* the count, ``a`` stays 1 and only tool round trips, the presence of
+tools and the reasoning items passed back (whose text is encrypted: ``j`` per item and ``k``
+per encrypted character) are fitted, what the rules leave open.
 
 The fit is least squares on *relative* error (weights 1/y²): the corpus is full of tiny
 prompts where an absolute fit would overshoot. The normal equations are sums over calls, so a
@@ -56,17 +58,22 @@ FEATURE_NAMES = (
     "tools",
     "has_tools",
     "intercept",
+    "reasoning_items",
+    "reasoning_chars",
 )
 Vector = tuple[float, ...]
 Source = Literal["fitted", "default", "recipe", "uncalibrated"]
 
-IDENTITY: Vector = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+IDENTITY: Vector = (1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
 """The provider rules alone: raw count plus fixed tokens."""
 
 _ALL = tuple(range(len(FEATURE_NAMES)))
 FREE_TERMS: dict[str, tuple[int, ...]] = {
     "anthropic": _ALL,
-    "openai": (FEATURE_NAMES.index("tool_round_trips"), FEATURE_NAMES.index("has_tools")),
+    "openai": tuple(
+        FEATURE_NAMES.index(name)
+        for name in ("tool_round_trips", "has_tools", "reasoning_items", "reasoning_chars")
+    ),
 }
 """Fitted terms per provider; the others stay at :data:`IDENTITY`."""
 
@@ -86,6 +93,8 @@ def vector(features: Features) -> Vector:
         float(features.tools),
         float(features.tools > 0),
         1.0,
+        float(features.reasoning_items),
+        float(features.reasoning_chars),
     )
 
 

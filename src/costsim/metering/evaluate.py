@@ -97,10 +97,15 @@ def exclusion_reason(call: Call, features: Features) -> str | None:
         return "prompt not sent as messages (legacy completions, stored prompt)"
     if any(note.kind is NoteKind.USAGE_ONLY for note in call.notes):
         return "request body not modelled (metered from its usage only)"
-    server_side = _SERVER_SIDE_PARAMETERS.intersection(call.extra)
-    if server_side or "prompt" in call.extra:
-        named = sorted(server_side) or ["prompt"]
-        return f"server-side additions to the prompt ({', '.join(named)})"
+    server_side = sorted(_SERVER_SIDE_PARAMETERS.intersection(call.extra))
+    if "prompt" in call.extra:
+        server_side.append("prompt")
+    if call.extra.get("reasoning_mode") not in (None, "standard"):
+        server_side.append(f"reasoning mode {call.extra['reasoning_mode']}")
+    if call.endpoint.rstrip("/").endswith("/compact"):
+        server_side.append("compaction")
+    if server_side:
+        return f"server-side additions to the prompt ({', '.join(server_side)})"
     if any(b.kind == "other" for m in call.messages for b in m.content) or any(
         t.type not in ("custom", "function") for t in call.tools
     ):

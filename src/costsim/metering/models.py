@@ -6,9 +6,10 @@ Longest matching prefix wins. Rules that changed over time belong here, not in c
 from __future__ import annotations
 
 import re
+from datetime import date
 from typing import TypeVar
 
-from costsim.model import Call
+from costsim.model import Call, Flavour
 
 T = TypeVar("T")
 
@@ -16,10 +17,13 @@ __all__ = [
     "chat_reply_priming",
     "encoding_for",
     "family",
+    "functions_frame",
     "keeps_thinking",
     "lookup",
     "provider_of",
+    "spells_named_choice",
     "tool_prompt_tokens",
+    "wraps_parallel_calls",
 ]
 
 
@@ -192,3 +196,55 @@ def family(call: Call) -> str:
     if call.provider == "anthropic":
         return lookup(_FAMILIES, call.model, "claude")
     return f"{call.flavour.shape.value}/{lookup(_OPENAI_GENERATIONS, call.model, 'gpt-4o')}"
+
+
+# Tokens OpenAI adds around the functions namespace beyond its text, per API and model prefix,
+# as (no system message, a system message present). Chat: the namespace joins the system
+# message when there is one (openai-chat-tokens' measurement: 9, 4 less when joining). The
+# rest is measured on recordings and held in every source that has such calls: Responses
+# frames the namespace alike with or without instructions; GPT-5 models on Chat Completions
+# add a constant block whenever functions are present (Responses does not).
+_FUNCTIONS_FRAME: dict[Flavour, dict[str, tuple[int, int]]] = {
+    Flavour.OPENAI_CHAT: {"": (9, 5), "gpt-5": (90, 90)},
+    Flavour.OPENAI_RESPONSES: {"": (3, 3), "gpt-5": (8, 8)},
+}
+
+# Early Responses API (March 2025) put the ``multi_tool_use`` namespace (the parallel-call
+# wrapper, 194 tokens) beside the functions for GPT-4o-class models: seen on 2025-03-27, gone
+# by 2025-06-10 (the change date between is unknown; the midpoint is used).
+_PARALLEL_NAMESPACE = 194
+_PARALLEL_NAMESPACE_UNTIL = date(2025, 5, 4)
+
+
+def functions_frame(call: Call, *, system: bool) -> int:
+    """Tokens around the functions namespace of an OpenAI request (0 for other APIs)."""
+    table = _FUNCTIONS_FRAME.get(call.flavour.shape)
+    if table is None:
+        return 0
+    alone, joined = lookup(table, call.model, table[""])
+    frame = joined if system else alone
+    when = call.recorded_at.date() if call.recorded_at else None
+    if (
+        call.flavour.shape is Flavour.OPENAI_RESPONSES
+        and when is not None
+        and when < _PARALLEL_NAMESPACE_UNTIL
+        and lookup(_OPENAI_GENERATIONS, call.model, "gpt-4o") == "gpt-4o"
+    ):
+        frame += _PARALLEL_NAMESPACE
+    return frame
+
+
+def wraps_parallel_calls(call: Call) -> bool:
+    """Whether several tool calls in one assistant turn reach the model as one
+    ``multi_tool_use.parallel`` call (GPT-4o-class models on Chat Completions; GPT-5 models
+    see each call as its own message, as the harmony format documents)."""
+    return (
+        call.flavour.shape is Flavour.OPENAI_CHAT
+        and lookup(_OPENAI_GENERATIONS, call.model, "gpt-4o") != "gpt-5"
+    )
+
+
+def spells_named_choice(model: str) -> bool:
+    """Whether a ``tool_choice`` naming a function adds its name to the prompt: measured on
+    GPT-4o-class models (name and 4 tokens); GPT-5 models, on both APIs, bill nothing for it."""
+    return not base_model_name(model).startswith("gpt-5")

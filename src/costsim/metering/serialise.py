@@ -4,8 +4,10 @@ The result is a raw count, the tokens documented provider rules add (``fixed``: 
 pages, Anthropic's tool-use system prompt) and the structure features the calibration fits
 what remains on (per message, per tool round trip, thinking, output schema). OpenAI Chat and
 Responses follow OpenAI's cookbook recipe (3 tokens per message plus its role, reply
-priming), which is exact for text. Counts per prefix position (tools, then system, then
-message blocks: the order providers cache in) are available for cache simulation.
+priming), which is exact for text, and the framing rules of
+:mod:`costsim.metering.openai_framing` (functions, calls and results, reasoning items).
+Counts per prefix position (tools, then system, then message blocks: the order providers
+cache in) are available for cache simulation.
 
 Work is memoised twice: every distinct text is tokenised once (:class:`TokenCounter`), and
 every message object is counted once per :class:`Serialiser`, so metering a conversation grows
@@ -14,23 +16,30 @@ with its unique content, not with turns squared.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
+from costsim.metering.features import Features, Position
 from costsim.metering.media import document_overhead, image_tokens
 from costsim.metering.models import (
     chat_reply_priming,
     encoding_for,
     keeps_thinking,
     tool_prompt_tokens,
+    wraps_parallel_calls,
 )
-from costsim.metering.signatures import (
-    OPENAI_FUNCTIONS_FRAME,
-    anthropic_tool_tokens,
-    compact_json,
-    openai_functions,
-    openai_tool_tokens,
+from costsim.metering.openai_framing import (
+    call_tokens,
+    function_names,
+    functions_tokens,
+    namespace_tokens,
+    output_schema,
+    parallel_calls_tokens,
+    passed_back_reasoning,
+    result_author,
+    tool_choice_tokens,
 )
+from costsim.metering.signatures import anthropic_tool_tokens, compact_json, openai_tool_tokens
 from costsim.metering.tokenizers import TokenCounter, counter
 from costsim.model import (
     Block,
@@ -50,41 +59,6 @@ from costsim.model import (
 )
 
 __all__ = ["Features", "Position", "Serialiser", "block_tokens", "forces_tool", "serialise"]
-
-
-@dataclass(frozen=True, slots=True)
-class Features:
-    """What the calibration regresses recorded prompt totals on."""
-
-    raw: int
-    """Offline tokenizer count of the serialised request (OpenAI: the cookbook count)."""
-    messages: int
-    tool_round_trips: int
-    tools: int
-    thinking: bool
-    output_schema: bool
-    images: int
-    documents: int
-    forced_tool: bool = False
-    """tool_choice forces a tool (Anthropic any/tool, OpenAI required/a named function)."""
-    fixed: int = 0
-    """Provider tokens from documented rules, not scaled by any coefficient: image tokens,
-    PDF page images, Anthropic's tool-use system prompt."""
-
-    @property
-    def has_tools(self) -> bool:
-        return self.tools > 0
-
-
-@dataclass(frozen=True, slots=True)
-class Position:
-    """A block in prefix order: where it is and the tokens up to and including it
-    (raw count plus rule tokens)."""
-
-    section: str  # "tools" | "system" | "messages"
-    message: int  # message index (-1 for tools and system)
-    block: int
-    cumulative: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,6 +87,14 @@ class _Context:
     keep_thinking: bool
     flavour: Flavour | None
     model: str
+    names: Mapping[str, str] = field(default_factory=dict)
+    """Tool call ids of the conversation and their functions (OpenAI results cost the name)."""
+    wrap_parallel: bool = False
+    """Several calls of one turn reach the model as one ``multi_tool_use.parallel`` call."""
+
+    @property
+    def openai(self) -> bool:
+        return self.flavour not in (None, Flavour.ANTHROPIC_MESSAGES)
 
 
 BlockCounter = Callable[[Block, _Context], _Stats]
@@ -137,10 +119,10 @@ def _document(block: Block, ctx: _Context) -> _Stats:
 
 def _tool_use(block: Block, ctx: _Context) -> _Stats:
     assert isinstance(block, ToolUseBlock)
+    if ctx.openai:  # addressed to=functions.NAME (see openai_framing)
+        return _Stats(call_tokens(block, ctx.count))
     arguments = block.input if isinstance(block.input, str) else compact_json(block.input)
-    # OpenAI frames a function call with 3 tokens (openai-chat-tokens' measurement).
-    frame = 3 if ctx.flavour not in (None, Flavour.ANTHROPIC_MESSAGES) else 0
-    return _Stats(ctx.count(block.name) + ctx.count(arguments) + frame)
+    return _Stats(ctx.count(block.name) + ctx.count(arguments))
 
 
 def _tool_result(block: Block, ctx: _Context) -> _Stats:
@@ -181,6 +163,16 @@ _BLOCK_COUNTERS: dict[type, BlockCounter] = {
 }
 
 
+def _content(message: Message, ctx: _Context) -> _Stats:
+    """Stats of a message's blocks; OpenAI's parallel calls of one turn as one call."""
+    stats = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in message.content), start=_Stats())
+    calls = [b for b in message.content if isinstance(b, ToolUseBlock)]
+    if ctx.wrap_parallel and len(calls) > 1:
+        separate = sum(call_tokens(b, ctx.count) for b in calls)
+        stats = stats + _Stats(parallel_calls_tokens(calls, ctx.count) - separate)
+    return stats
+
+
 def block_tokens(
     block: Block,
     count: TokenCounter,
@@ -206,14 +198,8 @@ def forces_tool(choice: object) -> bool:
     return False
 
 
-def _anthropic_tools(tools: tuple[ToolDef, ...], count: TokenCounter, system: bool) -> int:
+def _anthropic_tools(tools: tuple[ToolDef, ...], count: TokenCounter) -> int:
     return sum(anthropic_tool_tokens(tool, count) for tool in tools)
-
-
-def _openai_tools(tools: tuple[ToolDef, ...], count: TokenCounter, system: bool) -> int:
-    """The functions namespace; it reuses the system message when there is one (4 tokens
-    less than the message it otherwise adds)."""
-    return count(openai_functions(tools)) + OPENAI_FUNCTIONS_FRAME - (4 if system else 0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -222,16 +208,16 @@ class _Style:
 
     per_message: int
     tool_tokens: Callable[[ToolDef, TokenCounter], int]
-    tools_section: Callable[[tuple[ToolDef, ...], TokenCounter, bool], int]
+    tools_section: Callable[[tuple[ToolDef, ...], TokenCounter], int]
     chat_priming: bool
     system_message: bool
     """System blocks (Responses ``instructions``) are framed as one message."""
 
 
 _STYLES: dict[Flavour, _Style] = {
-    Flavour.OPENAI_CHAT: _Style(3, openai_tool_tokens, _openai_tools, True, False),
+    Flavour.OPENAI_CHAT: _Style(3, openai_tool_tokens, namespace_tokens, True, False),
     Flavour.ANTHROPIC_MESSAGES: _Style(0, anthropic_tool_tokens, _anthropic_tools, False, False),
-    Flavour.OPENAI_RESPONSES: _Style(3, openai_tool_tokens, _openai_tools, True, True),
+    Flavour.OPENAI_RESPONSES: _Style(3, openai_tool_tokens, namespace_tokens, True, True),
 }
 
 _SYSTEM_ROLES = frozenset({"system", "developer"})
@@ -239,29 +225,6 @@ _SYSTEM_ROLES = frozenset({"system", "developer"})
 
 def _has_system(call: Call) -> bool:
     return bool(call.system) or any(m.role in _SYSTEM_ROLES for m in call.messages)
-
-
-def _tool_choice_tokens(call: Call, count: TokenCounter) -> int:
-    """OpenAI: a named function costs its name and 4 tokens, ``none`` one token."""
-    choice = call.tool_choice
-    if call.flavour.shape is Flavour.ANTHROPIC_MESSAGES or not call.tools:
-        return 0
-    if choice == "none":
-        return 1
-    if isinstance(choice, dict) and choice.get("type") == "function":
-        function = choice.get("function")
-        name = function.get("name") if isinstance(function, dict) else choice.get("name")
-        return count(name if isinstance(name, str) else "") + 4
-    return 0
-
-
-def _schema(output: object) -> object:
-    """The JSON Schema of a structured-output request: OpenAI wraps it with a name and
-    ``strict`` (``response_format.json_schema`` / ``text.format``), and the model sees the
-    schema itself (measured on the corpus: the wrapper's keys are not billed)."""
-    if isinstance(output, dict) and isinstance(output.get("schema"), dict):
-        return output["schema"]
-    return output
 
 
 def _tool_prompt(call: Call) -> int:
@@ -282,13 +245,19 @@ class Serialiser:
 
     def __init__(self) -> None:
         self._messages: dict[tuple[int, str, bool, str], tuple[Message, _Stats]] = {}
-        self._tools: dict[tuple[int, str, Flavour, bool], tuple[tuple[ToolDef, ...], int]] = {}
+        self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
         self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], _Stats]] = []
 
     def _context(self, call: Call) -> tuple[_Context, _Style]:
         style = _STYLES[call.flavour.shape]
         keep = keeps_thinking(call.model) and not style.chat_priming
-        return _Context(counter(encoding_for(call)), keep, call.flavour.shape, call.model), style
+        shape = call.flavour.shape
+        openai = shape is not Flavour.ANTHROPIC_MESSAGES
+        names = function_names(call.messages) if openai else {}
+        ctx = _Context(
+            counter(encoding_for(call)), keep, shape, call.model, names, wraps_parallel_calls(call)
+        )
+        return ctx, style
 
     def _history(self, call: Call, ctx: _Context, style: _Style) -> _Stats:
         """Stats of all messages, reusing the longest remembered prefix of this history."""
@@ -310,13 +279,15 @@ class Serialiser:
         hit = self._messages.get(key)
         if hit is not None and hit[0] is message:
             return hit[1]
-        stats = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in message.content), start=_Stats())
-        stats = stats + _Stats(self._frame(message, ctx, style))
+        stats = _content(message, ctx) + _Stats(self._frame(message, ctx, style))
         self._messages[key] = (message, stats)
         return stats
 
     @staticmethod
     def _frame(message: Message, ctx: _Context, style: _Style) -> int:
+        author = result_author(message, ctx.names) if ctx.openai else None
+        if author is not None:  # from functions.NAME, whatever the role and name say
+            return style.per_message + ctx.count(author)
         frame = style.per_message + ctx.count(message.role)
         if message.name and style.chat_priming:
             frame += ctx.count(message.name) + 1
@@ -325,14 +296,17 @@ class Serialiser:
     def _tools_tokens(self, call: Call, count: TokenCounter, style: _Style) -> int:
         if not call.tools:
             return 0
-        system = _has_system(call)
-        key = (id(call.tools), count.name, call.flavour, system)
+        key = (id(call.tools), count.name, call.flavour.shape)
         hit = self._tools.get(key)
         if hit is not None and hit[0] is call.tools:
-            return hit[1] + _tool_choice_tokens(call, count)
-        tokens = style.tools_section(call.tools, count, system)
-        self._tools[key] = (call.tools, tokens)
-        return tokens + _tool_choice_tokens(call, count)
+            tokens = hit[1]
+        else:
+            tokens = style.tools_section(call.tools, count)
+            self._tools[key] = (call.tools, tokens)
+        if call.flavour.shape is Flavour.ANTHROPIC_MESSAGES:
+            return tokens
+        section = functions_tokens(call, tokens, system=_has_system(call))
+        return section + tool_choice_tokens(call, count)
 
     def _system(self, call: Call, ctx: _Context, style: _Style) -> _Stats:
         stats = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in call.system), start=_Stats())
@@ -347,9 +321,10 @@ class Serialiser:
         stats = stats + self._system(call, ctx, style) + self._history(call, ctx, style)
         raw = stats.tokens
         if call.output_schema is not None:
-            raw += ctx.count(compact_json(_schema(call.output_schema)))
+            raw += ctx.count(compact_json(output_schema(call.output_schema)))
         if style.chat_priming:
             raw += chat_reply_priming(call.model)
+        reasoning_items, reasoning_chars = passed_back_reasoning(call)
         return Features(
             raw=raw,
             messages=len(call.messages),
@@ -361,6 +336,8 @@ class Serialiser:
             documents=stats.documents,
             forced_tool=forces_tool(call.tool_choice),
             fixed=stats.fixed,
+            reasoning_items=reasoning_items,
+            reasoning_chars=reasoning_chars,
         )
 
     def positions(self, call: Call) -> tuple[Position, ...]:
@@ -382,9 +359,13 @@ class Serialiser:
             positions.append(Position("system", -1, index, total))
         for m_index, message in enumerate(call.messages):
             total += self._frame(message, ctx, style)
+            start = total
             for b_index, block in enumerate(message.content):
                 stats = _BLOCK_COUNTERS[type(block)](block, ctx)
                 total += stats.tokens + stats.fixed
+                if b_index == len(message.content) - 1:  # the message's own count closes it
+                    whole = _content(message, ctx)
+                    total = start + whole.tokens + whole.fixed
                 positions.append(Position("messages", m_index, b_index, total))
         return tuple(positions)
 

@@ -1,7 +1,16 @@
 """How tool definitions and output schemas reach the model, rendered as text to count.
 
-OpenAI renders functions as a TypeScript-like namespace with descriptions as comments (the
-cookbook recipe's per-property counts approximate this but leave nested objects out);
+OpenAI renders functions as a TypeScript namespace (the "harmony" format OpenAI documents in
+its cookbook article "OpenAI harmony response format" and implements in the open-source
+``openai-harmony`` renderer): each description line as a ``//`` comment, a property's title
+(``// Title`` and an empty ``//``) and description as comments above it, an object's
+description above its braces, nested objects indented by four spaces, string enums as unions,
+defaults as a trailing comment, ``anyOf`` as ``any``. Where recordings of more than one source
+project show the API differing from that renderer, the recordings are followed: local
+``$ref`` pointers are resolved; description lines are stripped and blank ones dropped (Python
+docstrings arrive indented); the parameters' own ``title`` is a comment like a description;
+titles of nested fields are left out.
+
 Anthropic puts each tool's JSON Schema in its tool-use system prompt.
 """
 
@@ -13,7 +22,15 @@ from typing import Any
 from costsim.metering.tokenizers import TokenCounter
 from costsim.model import ToolDef
 
-__all__ = ["anthropic_tool_tokens", "compact_json", "openai_tool_tokens", "ts_object"]
+__all__ = [
+    "anthropic_tool_tokens",
+    "compact_json",
+    "openai_functions",
+    "openai_tool_tokens",
+    "ts_object",
+]
+
+_INDENT = "    "
 
 
 def compact_json(value: Any) -> str:
@@ -30,72 +47,112 @@ def openai_tool_tokens(tool: ToolDef, count: TokenCounter) -> int:
     return count(_function(tool))
 
 
-OPENAI_FUNCTIONS_FRAME = 9
-"""Tokens around the functions namespace beyond its text (openai-chat-tokens' measurement)."""
-
-
 def openai_functions(tools: tuple[ToolDef, ...]) -> str:
-    """The functions namespace OpenAI prepends to the system message, as text.
-
-    The layout follows what OpenAI's models reveal of their own prompt and what the
-    open-source ``openai-chat-tokens`` estimator measured against billed usage: a TypeScript
-    namespace, each function's description as a ``//`` comment, its parameters as an object
-    type with each property's description as a comment.
-    """
+    """The functions namespace OpenAI shows the model, as text (frame tokens apart)."""
     body = "\n".join(_function(tool) for tool in tools)
     return f"namespace functions {{\n\n{body}\n}} // namespace functions"
 
 
+def _comment_lines(text: str, indent: str = "") -> list[str]:
+    return [f"{indent}// {line.strip()}" for line in text.splitlines() if line.strip()]
+
+
 def _function(tool: ToolDef) -> str:
-    lines = [f"// {tool.description}"] if tool.description else []
+    lines = _comment_lines(tool.description)
     schema = tool.input_schema if isinstance(tool.input_schema, dict) else {}
     if schema.get("properties"):
-        lines += [f"type {tool.name} = (_: {{", _ts_properties(schema, 0), "}) => any;"]
+        lines.append(f"type {tool.name} = (_: {_Renderer(schema).object(schema, '')}) => any;")
     else:
         lines.append(f"type {tool.name} = () => any;")
     return "\n".join(lines) + "\n"
 
 
-def _ts_type(spec: Any, indent: int) -> str:
-    if not isinstance(spec, dict):
-        return "any"
-    if isinstance(spec.get("enum"), list):
-        return " | ".join(json.dumps(item) for item in spec["enum"])
-    for combinator in ("anyOf", "oneOf"):
-        if isinstance(spec.get(combinator), list):
-            return " | ".join(_ts_type(option, indent) for option in spec[combinator])
-    kind = spec.get("type")
-    if isinstance(kind, list):
-        return " | ".join(_ts_type({**spec, "type": k}, indent) for k in kind)
-    if kind == "array":
-        items = spec.get("items")
-        return f"{_ts_type(items, indent)}[]" if items else "any[]"
-    if kind == "object" or "properties" in spec:
-        inner = _ts_properties(spec, indent + 2)
-        return f"{{\n{inner}\n}}" if inner else "object"
-    if kind in ("integer", "number"):
-        return "number"
-    return str(kind) if kind in ("string", "boolean", "null") else "any"
+class _Renderer:
+    """JSON Schema to TypeScript, resolving ``$ref`` against the schema it came from."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+
+    def resolve(self, spec: Any, seen: frozenset[str] = frozenset()) -> Any:
+        reference = spec.get("$ref") if isinstance(spec, dict) else None
+        if not isinstance(reference, str) or not reference.startswith("#") or reference in seen:
+            return spec
+        node: Any = self.root
+        for part in reference.lstrip("#").strip("/").split("/"):
+            node = node.get(part) if isinstance(node, dict) and part else node
+        if not isinstance(node, dict):
+            return spec
+        merged = {**node, **{k: v for k, v in spec.items() if k != "$ref"}}
+        return self.resolve(merged, seen | {reference})
+
+    def type(self, raw: Any, indent: str) -> str:
+        spec = self.resolve(raw)
+        if not isinstance(spec, dict):
+            return "any"
+        rendered = self._type(spec, indent)
+        if spec.get("nullable") is True and "null" not in rendered:
+            rendered += " | null"
+        return rendered
+
+    def _type(self, spec: dict[str, Any], indent: str) -> str:
+        if isinstance(spec.get("oneOf"), list):
+            return " | ".join(self.type(option, indent) for option in spec["oneOf"])
+        kind = spec.get("type")
+        if isinstance(kind, list):
+            names = ["number" if k == "integer" else k for k in kind if isinstance(k, str)]
+            return " | ".join(names) or "any"
+        if kind == "object":
+            return self.object(spec, indent)
+        if kind == "string":
+            values = [json.dumps(v) for v in spec.get("enum") or () if isinstance(v, str)]
+            return " | ".join(values) or "string"
+        if kind == "array":
+            items = spec.get("items")
+            return f"{self.type(items, indent)}[]" if items else "Array<any>"
+        return _SCALARS.get(kind if isinstance(kind, str) else "", "any")
+
+    def object(self, spec: dict[str, Any], indent: str) -> str:
+        out = [f"{indent}// {spec['description']}\n"] if _text(spec.get("description")) else []
+        if not indent and _text(spec.get("title")):  # the parameters' own title
+            out.insert(0, f"// {spec['title']}\n")
+        out.append("{\n")
+        properties = spec.get("properties")
+        listed = spec.get("required")
+        required = set(listed) if isinstance(listed, list) else set()
+        for key, raw in (properties if isinstance(properties, dict) else {}).items():
+            prop = self.resolve(raw)
+            prop = prop if isinstance(prop, dict) else {}
+            if _text(prop.get("title")) and not indent:  # titles of top-level fields only
+                out.append(f"{indent}// {prop['title']}\n{indent}//\n")
+            if _text(prop.get("description")):
+                out.append(f"{indent}// {prop['description']}\n")
+            examples = [e for e in prop.get("examples") or () if isinstance(e, str)]
+            if examples:
+                out.append(f"{indent}// Examples:\n")
+                out.extend(f'{indent}// - "{example}"\n' for example in examples)
+            optional = "" if key in required else "?"
+            line = f"{indent}{key}{optional}: {self.type(prop, indent + _INDENT)},"
+            out.append(line + _default(prop) + "\n")
+        out.append(f"{indent}}}")
+        return "".join(out)
 
 
-def _ts_properties(schema: dict[str, Any], indent: int) -> str:
-    properties = schema.get("properties")
-    if not isinstance(properties, dict):
+_SCALARS = {"number": "number", "integer": "number", "boolean": "boolean"}
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _default(prop: dict[str, Any]) -> str:
+    if "default" not in prop:
         return ""
-    listed = schema.get("required")
-    required: list[Any] = listed if isinstance(listed, list) else []
-    pad = " " * indent
-    lines = []
-    for key, spec in properties.items():
-        description = spec.get("description") if isinstance(spec, dict) else None
-        if description and indent < 2:  # nested properties are listed without comments
-            lines.append(f"{pad}// {description}")
-        optional = "" if key in required else "?"
-        lines.append(f"{pad}{key}{optional}: {_ts_type(spec, indent)},")
-    return "\n".join(lines)
+    value = prop["default"]
+    if isinstance(value, str):
+        return f" // default: {value}" if prop.get("enum") else f' // default: "{value}"'
+    return f" // default: {compact_json(value)}"
 
 
 def ts_object(schema: dict[str, Any]) -> str:
     """A JSON Schema object as a TypeScript object type with descriptions as comments."""
-    inner = _ts_properties(schema, 0)
-    return f"{{\n{inner}\n}}" if inner else "{}"
+    return _Renderer(schema).object(schema, "")

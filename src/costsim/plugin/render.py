@@ -283,8 +283,10 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
 def write_report(
     path: Path, state: CostsimSession, failures: list[str], *, strategies: str | None = None
 ) -> None:
-    """JSON (the default) or Markdown (``.md``), written atomically."""
-    if path.suffix.lower() in (".md", ".markdown"):
+    """JSON (the default), Markdown (``.md``) or HTML (``.html``), written atomically."""
+    if path.suffix.lower() in (".html", ".htm"):
+        write_atomic(path, _html(state, failures, strategies))
+    elif path.suffix.lower() in (".md", ".markdown"):
         options = SummaryOptions(strategies=strategies, markdown=True)
         body = _table(state, options) if state.costs() else ["No LLM calls were replayed."]
         notes = [f"- {line.strip()}" for line in _notes(state, options)]
@@ -294,3 +296,31 @@ def write_report(
         write_atomic(path, "\n".join(lines) + "\n")
     else:
         write_atomic(path, json.dumps(_document(state, failures), indent=2) + "\n")
+
+
+def _html(state: CostsimSession, failures: list[str], strategies: str | None) -> str:
+    from costsim.render.html.testrun import DriftRow, TestRun, WhatIf, test_run_page
+
+    run = TestRun(
+        tests=state.costs(),
+        what_if={
+            test: {name: WhatIf(v.priced, v.unpriced_calls) for name, v in costs.items()}
+            for test, costs in state.what_if_costs.items()
+        },
+        variants=[v.name for v in parse_strategies(strategies)] if strategies else [],
+        drift=[
+            DriftRow(e.test, e.cassette, e.index, e.kind, _details(e), e.prompt_delta)
+            for e in state.drifted()
+        ],
+        notes=[
+            *(f"unpriced: {entry}" for entry in total(state).unpriced),
+            *(f"unreadable: {error}" for error in state.errors),
+            *state.notes,
+        ],
+        failures=failures,
+    )
+    return test_run_page(run)
+
+
+def _details(entry: DriftEntry) -> str:
+    return "; ".join(str(d) for d in entry.differences)

@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from costsim.model import Call, Provenance, Usage
 from costsim.pricing.prices import Price, price
+from costsim.pricing.split import ClassCost, split_cost
 
 __all__ = ["MeteredCall", "Totals", "UnpricedCall", "meter"]
 
@@ -33,6 +34,8 @@ class MeteredCall:
     call: Call
     usage: Usage | None
     price: Price | None
+    split: ClassCost | None = None
+    """The cost split by class (see :mod:`costsim.pricing.split`); None: no known cost."""
 
     @property
     def unpriced(self) -> bool:
@@ -48,7 +51,7 @@ def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = No
     """
     billed = usage if usage is not None else call.usage
     if call.errored and billed is None:
-        return MeteredCall(call, None, Price(Decimal(0)))
+        return MeteredCall(call, None, Price(Decimal(0)), ClassCost())
     if billed is None:
         return MeteredCall(call, None, None)
     when = as_of or call.recorded_at
@@ -66,7 +69,7 @@ def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = No
             undated=result.undated,
             source="gateway",
         )
-    return MeteredCall(call, billed, result)
+    return MeteredCall(call, billed, result, split_cost(call, billed, result))
 
 
 @dataclass(slots=True)
@@ -92,6 +95,9 @@ class Totals:
     web_searches: int = 0
     priced_cost: Decimal = Decimal(0)
     unpriced: list[UnpricedCall] = field(default_factory=list)
+    split: ClassCost = field(default_factory=ClassCost)
+    """The priced part of the cost split by class (uncached, cache read and write, output,
+    other): what charts stack."""
 
     @classmethod
     def of(cls, calls: Iterable[MeteredCall]) -> Totals:
@@ -128,6 +134,8 @@ class Totals:
             self.undated_calls += 1
         if cost.amount is not None:
             self.priced_cost += cost.amount
+            if metered.split is not None:
+                self.split = self.split + metered.split
             self.gateway_priced_calls += cost.source == "gateway"
         else:
             self.priced_cost += cost.lower_bound
@@ -144,6 +152,7 @@ class Totals:
         ):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.unpriced.extend(other.unpriced)
+        self.split = self.split + other.split
 
     @property
     def cache_write_tokens(self) -> int:

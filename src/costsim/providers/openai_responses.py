@@ -104,12 +104,20 @@ _ITEM_BLOCKS: dict[str, Callable[[Mapping[str, Any]], Block]] = {
 }
 
 
+_UNMODELLED_ITEMS = frozenset({"additional_tools"})
+"""Items that carry a ``role`` but are not messages: tools added mid-conversation (tool
+search), whose prompt the server writes."""
+
+
 def _items_to_messages(raw_items: list[Any]) -> tuple[Message, ...]:
     """Input or output items as messages: role messages stay, other items become blocks."""
     messages: list[Message] = []
     for raw in raw_items:
         item = obj(raw)
         kind = text(item.get("type")) or "message"
+        if kind in _UNMODELLED_ITEMS:
+            messages.append(Message(role=text(item.get("role")), content=(OtherBlock(kind, raw),)))
+            continue
         if kind == "message" or ("role" in item and kind not in _ITEM_BLOCKS):
             messages.append(
                 Message(role=text(item.get("role")), content=_parts(item.get("content")))
@@ -158,11 +166,16 @@ def _stored_prompt(raw: Any) -> Message | None:
 
 
 def _extra(request: Mapping[str, Any]) -> dict[str, Any]:
-    """Untyped parameters; ``text.verbosity`` (which changes the output) among them."""
+    """Untyped parameters; ``text.verbosity`` (which changes the output) and
+    ``reasoning.context`` / ``reasoning.mode`` (which change the prompt) among them."""
     extra = {k: v for k, v in request.items() if k not in _TYPED_KEYS}
     verbosity = obj(request.get("text")).get("verbosity")
     if verbosity is not None:
         extra["verbosity"] = verbosity
+    reasoning = obj(request.get("reasoning"))
+    for key in ("context", "mode"):
+        if reasoning.get(key) is not None:
+            extra[f"reasoning_{key}"] = reasoning[key]
     return extra
 
 

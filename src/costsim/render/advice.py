@@ -5,15 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from costsim.analysis.advice import CachingAdvice
 from costsim.analysis.comparison import VariantSummary
-from costsim.pricing.money import money
-from costsim.render.comparison import band_json, band_text, economics_lines
+from costsim.render.comparison import band_json
+from costsim.render.comparison_text import band_text, economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
+from costsim.render.text import Column, markdown_table, money, money_cells, table, wrap
 
-__all__ = ["advice_document", "advice_table"]
+__all__ = ["advice_document", "advice_markdown", "advice_table"]
 
 
 def _option(summary: VariantSummary) -> dict[str, Any]:
@@ -62,14 +61,17 @@ def advice_document(advice: CachingAdvice) -> dict[str, Any]:
     }
 
 
-def advice_table(advice: CachingAdvice, verbose: bool = False) -> str:
+def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str], list[str]]:
+    """(the answer and the money left on the table, the per-placement table's rows)."""
     best, oracle = advice.best, advice.oracle
-    cost = advice.baseline.cost_usd
-    lines = [f"Caching advice on {advice.baseline.llm_calls:,} recorded calls ({money(cost)})."]
+    lines = [
+        f"Caching advice on {advice.baseline.llm_calls:,} recorded calls "
+        f"({money(advice.baseline.cost_usd)})."
+    ]
     if best is not None:
         lines.append(
             f"Recommended: -s {best.variant.describe()}: Δ cost {band_text(best.delta)} "
-            f"against the recording"
+            "against the recording"
         )
     else:
         lines.append(
@@ -78,35 +80,58 @@ def advice_table(advice: CachingAdvice, verbose: bool = False) -> str:
         )
     if oracle is not None:
         lines.append(f"Best possible (oracle, knows the future): Δ cost {band_text(oracle.delta)}")
-    rows = [
-        [
-            option.variant.name,
-            money(option.totals.cost_usd),
-            band_text(option.delta),
-            f"{option.resimulated_calls:,}",
-        ]
-        for option in advice.options
-    ]
-    lines += [
-        "",
-        tabulate(rows, headers=["placement", "cost", "Δ cost (p90)", "calls re-simulated"]),
-    ]
+    leaks: list[str] = []
     if advice.leaks:
-        lines += ["", "Left on the table (re-sent prompt tokens no placement reads back):"]
+        leaks.append("Left on the table (re-sent prompt tokens no placement reads back):")
         for leak in advice.leaks:
-            lines.append(
+            leaks.append(
                 f"  {leak.reason}: {leak.calls:,} call(s), {leak.tokens:,} tokens, "
                 f"{money(leak.usd)} at cache-read price"
             )
-            lines += [f"    e.g. {example}" for example in leak.examples[: 3 if verbose else 1]]
+            leaks += [f"    e.g. {example}" for example in leak.examples[: 3 if verbose else 1]]
     if advice.never_resent_calls:
-        lines.append(
+        leaks.append(
             f"  {advice.never_resent_calls:,} call(s) share no prefix with any later call: "
             "nothing to cache there."
         )
+    return lines, leaks
+
+
+_COLUMNS = [
+    Column("placement", align="left", cut="right", min_width=12),
+    Column("cost"),
+    Column("Δ cost (p90)", align="left", cut="right", min_width=20),
+    Column("re-simulated"),
+]
+
+
+def _rows(advice: CachingAdvice) -> list[list[str]]:
+    costs = money_cells([option.totals.cost_usd for option in advice.options])
+    return [
+        [option.variant.name, cost, band_text(option.delta), f"{option.resimulated_calls:,}"]
+        for option, cost in zip(advice.options, costs, strict=True)
+    ]
+
+
+def advice_table(advice: CachingAdvice, *, width: int = 100, verbose: bool = False) -> str:
+    answer, leaks = _lines(advice, width, verbose)
+    lines = [out for line in answer for out in wrap(line, width, subsequent="    ")]
+    lines += ["", *table(_COLUMNS, _rows(advice), width=width)]
+    if leaks:
+        lines += ["", *(out for line in leaks for out in wrap(line, width, subsequent="      "))]
     if verbose:
         for option in advice.options:
-            economics = economics_lines(option)
+            economics = economics_lines(option, width)
             if economics:
-                lines += ["", *economics]
+                lines += ["", f"{option.variant.name}:", *economics]
+    return "\n".join(lines) + "\n"
+
+
+def advice_markdown(advice: CachingAdvice, *, verbose: bool = False) -> str:
+    answer, leaks = _lines(advice, 10**6, verbose)
+    lines = ["## costsim advise caching", "", *(f"**{line}**" for line in answer[1:2])]
+    lines += ["", *(f"- {line}" for line in [answer[0], *answer[2:]])]
+    lines += ["", *markdown_table(_COLUMNS, _rows(advice))]
+    if leaks:
+        lines += ["", *(f"- {line.strip()}" for line in leaks)]
     return "\n".join(lines) + "\n"

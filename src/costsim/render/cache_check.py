@@ -5,12 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from costsim.analysis.cache_fidelity import FidelityReport
-from costsim.render.text import display_path
+from costsim.render.text import Column, display_path, markdown_table, table, wrap
 
-__all__ = ["cache_check_document", "cache_check_table"]
+__all__ = ["cache_check_document", "cache_check_markdown", "cache_check_table"]
 
 FORMAT_VERSION = 1
 
@@ -60,7 +58,7 @@ def cache_check_document(report: FidelityReport) -> dict[str, Any]:
     }
 
 
-def cache_check_table(report: FidelityReport) -> str:
+def _summary(report: FidelityReport) -> list[str]:
     lines = [
         f"{report.calls_matched} of {report.calls_compared} calls matched "
         f"({report.match_rate or 0:.1%}): predicted cache read, 5m write and 1h write "
@@ -88,22 +86,49 @@ def cache_check_table(report: FidelityReport) -> str:
             f"{len(report.rule_breaking)} call(s) break a caching rule "
             "(the simulator enforces it; the recording does not follow it)."
         )
+    return lines
+
+
+def _mismatches(report: FidelityReport) -> tuple[list[Column], list[list[str]], list[str]]:
+    """The mismatch table, its reasons numbered once below it (they repeat)."""
+    reasons = list(dict.fromkeys(m.reason for m in report.mismatches))
+    columns = [
+        Column("call", align="left", cut="left", min_width=24),
+        Column("model", align="left", cut="right", min_width=16, give=2),
+        Column("recorded r/5m/1h"),
+        Column("predicted r/5m/1h"),
+        Column("reason"),
+    ]
+    rows = [
+        [
+            f"{display_path(m.provenance.path)}#{m.provenance.index}",
+            m.model,
+            f"{m.recorded_read:,}/{m.recorded_write_5m:,}/{m.recorded_write_1h:,}",
+            f"{m.predicted_read:,}/{m.predicted_write_5m:,}/{m.predicted_write_1h:,}",
+            f"[{reasons.index(m.reason) + 1}]",
+        ]
+        for m in report.mismatches
+    ]
+    return columns, rows, [f"[{n}] {reason}" for n, reason in enumerate(reasons, start=1)]
+
+
+def cache_check_table(report: FidelityReport, *, width: int) -> str:
+    """The answer (how many calls the simulator reproduces), then every mismatch."""
+    lines = [
+        wrapped for line in _summary(report) for wrapped in wrap(line, width, subsequent="    ")
+    ]
     if report.mismatches:
-        rows = [
-            [
-                f"{display_path(m.provenance.path)}#{m.provenance.index}",
-                m.model,
-                f"{m.recorded_read:,} / {m.recorded_write_5m:,} / {m.recorded_write_1h:,}",
-                f"{m.predicted_read:,} / {m.predicted_write_5m:,} / {m.predicted_write_1h:,}",
-                m.reason,
-            ]
-            for m in report.mismatches
-        ]
-        lines += [
-            "",
-            tabulate(
-                rows,
-                headers=["call", "model", "recorded r/5m/1h", "predicted r/5m/1h", "likely reason"],
-            ),
-        ]
+        columns, rows, reasons = _mismatches(report)
+        lines += ["", *table(columns, rows, width=width), "Likely reasons:"]
+        lines += [wrapped for r in reasons for wrapped in wrap(r, width, indent="  ")]
+    return "\n".join(lines) + "\n"
+
+
+def cache_check_markdown(report: FidelityReport) -> str:
+    lines = ["## costsim check-cache", ""]
+    lines += [f"- {line.strip()}" for line in _summary(report)]
+    if report.mismatches:
+        columns, rows, reasons = _mismatches(report)
+        lines += ["", *markdown_table(columns, rows), ""]
+        lines += [f"- {reason}" for reason in reasons]
     return "\n".join(lines) + "\n"

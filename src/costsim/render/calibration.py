@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
-from tabulate import tabulate
-
 from costsim.metering.evaluate import CalibrationReport, Cell, FamilyReport
+from costsim.render.text import Column, markdown_table, table, wrap
 
 __all__ = [
     "CALIBRATION_FORMAT_VERSION",
     "calibration_document",
     "calibration_json",
+    "calibration_markdown",
     "calibration_table",
     "cell_json",
 ]
@@ -114,75 +115,87 @@ def _headline(report: CalibrationReport) -> str:
     )
 
 
-def _cell_rows(report: CalibrationReport) -> list[list[Any]]:
-    return [
-        [
-            c.flavour,
-            c.klass,
-            c.calls,
-            _pct(c.median_ape),
-            _pct(c.p90_ape),
-            _pct(c.loco_median_ape),
-            _pct(c.loco_p90_ape),
-            c.increment_pairs,
-            _pct(c.increment_median_error_pct),
-            _pct(c.increment_p90_error_pct),
-            _pct(c.loco_increment_median_error_pct),
-            "-" if c.exact_match_rate is None else f"{c.exact_match_rate:.1%}",
-        ]
-        for c in report.cells
-    ]
-
-
-def calibration_table(report: CalibrationReport) -> str:
+def _cell_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], list[list[str]]]:
     held = "shipped" if report.mode == "shipped" else "LOSO"
-    cell_headers = [
-        "flavour", "class", "calls", f"{held} med", f"{held} p90", "LOCO med", "LOCO p90",
-        "Δ pairs", f"Δ {held} med", f"Δ {held} p90", "Δ LOCO med", "exact",
-    ]  # fmt: skip
-    family_rows = [
-        [
-            r.family,
-            r.calls,
-            sum(r.excluded.values()),
-            r.sources,
-            r.coefficients.source,
-            _pct(r.raw_median_ape),
-            _pct(r.calibrated_median_ape),
-            _pct(r.calibrated_p90_ape),
-            _pct(r.loco_median_ape),
-            f"{r.coefficients.values[0]:.3f}",
-        ]
-        for r in report.families
+    spec: list[tuple[Column, Callable[[Cell], str], bool]] = [
+        (Column("flavour", align="left", cut="right"), lambda c: c.flavour, False),
+        (Column("class", align="left"), lambda c: c.klass, False),
+        (Column("calls"), lambda c: f"{c.calls:,}", False),
+        (Column(f"{held} med"), lambda c: _pct(c.median_ape), False),
+        (Column(f"{held} p90"), lambda c: _pct(c.p90_ape), False),
+        (Column("LOCO med"), lambda c: _pct(c.loco_median_ape), False),
+        (Column("LOCO p90"), lambda c: _pct(c.loco_p90_ape), True),
+        (Column("Δ pairs"), lambda c: f"{c.increment_pairs:,}", False),
+        (Column(f"Δ {held} med"), lambda c: _pct(c.increment_median_error_pct), False),
+        (Column(f"Δ {held} p90"), lambda c: _pct(c.increment_p90_error_pct), True),
+        (Column("Δ LOCO med"), lambda c: _pct(c.loco_increment_median_error_pct), True),
+        (Column("exact"), lambda c: _rate(c.exact_match_rate), False),
     ]
-    family_headers = [
-        "family", "calls", "excluded", "sources", "coefficients", "rules med",
-        f"{held} med", f"{held} p90", "LOCO med", "raw slope",
-    ]  # fmt: skip
+    picked = [(col, cell) for col, cell, detail in spec if wide or not detail]
+    rows = [[cell(c) for _, cell in picked] for c in report.cells]
+    return [col for col, _ in picked], rows
+
+
+def _family_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], list[list[str]]]:
+    held = "shipped" if report.mode == "shipped" else "LOSO"
+    spec: list[tuple[Column, Callable[[FamilyReport], str], bool]] = [
+        (Column("family", align="left", cut="right", min_width=16), lambda r: r.family, False),
+        (Column("calls"), lambda r: f"{r.calls:,}", False),
+        (Column("excluded"), lambda r: f"{sum(r.excluded.values()):,}", False),
+        (Column("sources"), lambda r: str(r.sources), True),
+        (Column("coef.", align="left"), lambda r: r.coefficients.source, False),
+        (Column("rules med"), lambda r: _pct(r.raw_median_ape), False),
+        (Column(f"{held} med"), lambda r: _pct(r.calibrated_median_ape), False),
+        (Column(f"{held} p90"), lambda r: _pct(r.calibrated_p90_ape), False),
+        (Column("LOCO med"), lambda r: _pct(r.loco_median_ape), False),
+        (Column("slope"), lambda r: f"{r.coefficients.values[0]:.3f}", False),
+    ]
+    picked = [(col, cell) for col, cell, detail in spec if wide or not detail]
+    rows = [[cell(r) for _, cell in picked] for r in report.families]
+    return [col for col, _ in picked], rows
+
+
+def _rate(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _legend(report: CalibrationReport) -> list[str]:
     reasons: Counter[str] = Counter()
     for r in report.families:
         reasons.update(r.excluded)
     lines = [
-        _headline(report),
-        "",
-        tabulate(_cell_rows(report), headers=cell_headers, tablefmt="simple"),
-        "",
-        tabulate(family_rows, headers=family_headers, tablefmt="simple"),
-        "",
         "Errors are absolute % of the recorded prompt total. "
         + (
             "shipped: costsim's shipped coefficients, not refitted here (in-sample where PATHS "
-            "are the corpus they were fitted on);"
+            "are the corpus they were fitted on)."
             if report.mode == "shipped"
-            else "LOSO: leave-one-source-out (each source predicted by a fit on the others);"
+            else "LOSO: leave-one-source-out (each source predicted by a fit on the others)."
         ),
         "LOCO: leave-one-cassette-out. Δ: recorded prompt increase between consecutive calls "
         "of a conversation vs predicted.",
-        "no_media pools text, tools and reasoning requests; rules med: provider rules alone.",
+        "no_media pools text, tools and reasoning requests; rules med: provider rules alone; "
+        "coef.: fitted here or shipped; slope: the fitted count slope.",
         f"Sources: {', '.join(report.sources) or '-'}",
     ]
     if reasons:
         lines.append(
             "Excluded calls: " + "; ".join(f"{n} {why}" for why, n in reasons.most_common())
         )
+    return lines
+
+
+def calibration_table(report: CalibrationReport, *, width: int, wide: bool = False) -> str:
+    cells = _cell_table(report, wide)
+    families = _family_table(report, wide)
+    lines = [*wrap(_headline(report), width, subsequent="  "), ""]
+    lines += [*table(*cells, width=width), "", *table(*families, width=width), ""]
+    lines += [wrapped for line in _legend(report) for wrapped in wrap(line, width)]
+    return "\n".join(lines) + "\n"
+
+
+def calibration_markdown(report: CalibrationReport) -> str:
+    lines = ["## costsim calibrate", "", _headline(report), ""]
+    lines += [*markdown_table(*_cell_table(report, True)), ""]
+    lines += [*markdown_table(*_family_table(report, True)), ""]
+    lines += [f"- {line}" for line in _legend(report)]
     return "\n".join(lines) + "\n"

@@ -4,37 +4,88 @@ from __future__ import annotations
 
 from typing import Any
 
-from tabulate import tabulate
-
 from costsim.analysis.cassettes import CassetteCheck, CassetteListing
-from costsim.render.text import display_path
+from costsim.render.text import (
+    Column,
+    display_path,
+    extra_bytes,
+    markdown_table,
+    plural,
+    shorten_left,
+    table,
+    wrap,
+)
 
-__all__ = ["check_document", "check_table", "listing_document", "listing_table"]
+__all__ = [
+    "check_document",
+    "check_markdown",
+    "check_table",
+    "listing_document",
+    "listing_markdown",
+    "listing_table",
+]
 
 FORMAT_VERSION = 1
 
 
-def _date_range(item: CassetteListing) -> str:
+def _date_range(item: CassetteListing, wide: bool = True) -> str:
+    """The recorded day, or the first and last (``+`` marks more days unless ``wide``)."""
     if item.first is None or item.last is None:
         return "-"
     first, last = item.first.date().isoformat(), item.last.date().isoformat()
-    return first if first == last else f"{first}..{last}"
+    if first == last:
+        return first
+    return f"{first}..{last}" if wide else f"{first}+"
 
 
-def listing_table(items: list[CassetteListing]) -> str:
-    rows = [
-        [
-            display_path(item.path),
-            _date_range(item),
-            item.calls if item.error is None else "unreadable",
-            ",".join(item.providers),
-            ",".join(item.models),
-            f"{item.size:,}",
-        ]
-        for item in items
+def _listing_columns(wide: bool) -> list[Column]:
+    return [
+        Column("cassette", align="left", cut="left", min_width=24),
+        Column("recorded", align="left"),
+        Column("calls"),
+        *([Column("providers", align="left")] if wide else []),
+        Column("models", align="left", cut="right", min_width=16, give=2),
+        Column("bytes"),
     ]
-    headers = ["cassette", "recorded", "llm calls", "providers", "models", "bytes"]
-    return tabulate(rows, headers=headers, tablefmt="simple") + "\n"
+
+
+def _listing_rows(items: list[CassetteListing], wide: bool) -> list[list[str]]:
+    rows = []
+    for item in items:
+        row = [
+            display_path(item.path),
+            _date_range(item, wide),
+            f"{item.calls:,}" if item.error is None else "unreadable",
+        ]
+        if wide:
+            row.append(",".join(item.providers))
+        rows.append([*row, ",".join(item.models), f"{item.size:,}"])
+    return rows
+
+
+def _listing_answer(items: list[CassetteListing]) -> str:
+    if not items:
+        return "No cassettes."
+    calls = sum(item.calls for item in items)
+    unreadable = sum(item.error is not None for item in items)
+    extra = f", {plural(unreadable, 'unreadable')}" if unreadable else ""
+    return f"{plural(len(items), 'cassette')}, {plural(calls, 'LLM call')}{extra}."
+
+
+def listing_table(items: list[CassetteListing], *, width: int, wide: bool = False) -> str:
+    """The answer (how many cassettes and calls), then one row per cassette; ``wide`` adds
+    providers and both recorded days."""
+    lines = [_listing_answer(items)]
+    if items:
+        lines += ["", *table(_listing_columns(wide), _listing_rows(items, wide), width=width)]
+    return "\n".join(lines) + "\n"
+
+
+def listing_markdown(items: list[CassetteListing]) -> str:
+    lines = ["## costsim cassettes", "", _listing_answer(items), ""]
+    if items:
+        lines += markdown_table(_listing_columns(True), _listing_rows(items, True))
+    return "\n".join(lines) + "\n"
 
 
 def listing_document(items: list[CassetteListing]) -> dict[str, Any]:
@@ -66,12 +117,51 @@ def _hidden(check: CassetteCheck) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
-def check_table(check: CassetteCheck) -> str:
-    """The answer first (how many findings), then one line per finding."""
+def _check_answer(check: CassetteCheck) -> str:
     if not check.findings:
-        return f"{check.checked} cassette(s) checked, nothing found{_hidden(check)}\n"
-    lines = [f"{len(check.findings)} finding(s) in {check.checked} cassette(s){_hidden(check)}"]
-    lines += [f"{display_path(f.path)}: {f.line()}" for f in check.findings]
+        return f"{check.checked} cassette(s) checked, nothing found{_hidden(check)}"
+    return f"{len(check.findings)} finding(s) in {check.checked} cassette(s){_hidden(check)}"
+
+
+def check_table(check: CassetteCheck, *, width: int) -> str:
+    """The answer first (how many findings), then each finding: its file (shortened from the
+    left), interaction, severity, rule and message, wrapped to the width."""
+    lines = [_check_answer(check)]
+    for f in check.findings:
+        where = f"interaction {f.interaction}: " if f.interaction is not None else ""
+        head = f"{where}[{f.severity}] {f.rule}"
+        path = shorten_left(display_path(f.path), max(width - len(head) - 5, 24))
+        line = f"{path}: {head}: {f.message}"
+        if len(line) + extra_bytes(line) <= width:
+            lines.append(line)
+        else:
+            lines += [f"{path}: {head}:", *wrap(f.message, width, indent="    ", subsequent="    ")]
+    return "\n".join(lines) + "\n"
+
+
+_FINDINGS = [
+    Column("cassette", align="left"),
+    Column("interaction"),
+    Column("severity", align="left"),
+    Column("rule", align="left"),
+    Column("message", align="left"),
+]
+
+
+def check_markdown(check: CassetteCheck) -> str:
+    lines = ["## costsim cassettes check", "", _check_answer(check)]
+    if check.findings:
+        rows = [
+            [
+                display_path(f.path),
+                "" if f.interaction is None else str(f.interaction),
+                f.severity.value,
+                f.rule,
+                f.message,
+            ]
+            for f in check.findings
+        ]
+        lines += ["", *markdown_table(_FINDINGS, rows)]
     return "\n".join(lines) + "\n"
 
 

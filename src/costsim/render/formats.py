@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from pathlib import PurePath
 from typing import Any
 
 from costsim.errors import ConfigError
@@ -21,30 +22,39 @@ from costsim.render import (
     calibration,
     cassettes,
     comparison,
+    comparison_text,
+    html,
     report,
+    report_text,
     scenario,
+    strategies,
 )
+from costsim.render.options import RenderOptions
 
 __all__ = [
+    "EXTENSIONS",
     "FORMATS",
     "KINDS",
     "Kind",
     "RenderOptions",
     "document",
+    "format_for",
     "formats",
     "render",
     "write_atomic",
 ]
 
-FORMATS = ("table", "json", "markdown")
-
-
-@dataclass(frozen=True, slots=True)
-class RenderOptions:
-    """How text output is laid out (JSON carries every figure whatever these say)."""
-
-    width: int = 100
-    verbose: bool = False
+FORMATS = ("table", "json", "markdown", "html")
+"""Every format, in the order ``--format`` lists them."""
+EXTENSIONS = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "table",
+    ".html": "html",
+    ".htm": "html",
+}
+"""The format ``-o FILE`` writes when ``--format`` does not say."""
 
 
 Text = Callable[[Any, RenderOptions], str]
@@ -52,61 +62,151 @@ Text = Callable[[Any, RenderOptions], str]
 
 @dataclass(frozen=True, slots=True)
 class Kind:
-    """One kind of result: its JSON document, and its text renderers by format."""
+    """One kind of result: its JSON document, its schema file, its text renderers by format."""
 
     document: Callable[[Any], dict[str, Any]]
     text: Mapping[str, Text] = field(default_factory=dict)
+    schema: str = ""
+    """The file under ``costsim/schemas/`` that describes the JSON document."""
+
+
+def _comparison_table(data: Any, o: RenderOptions) -> str:
+    return comparison_text.render_table(data, width=o.fit, verbose=o.verbose, wide=o.wide)
+
+
+def _comparison_markdown(data: Any, o: RenderOptions) -> str:
+    return comparison_text.render_markdown(data, verbose=o.verbose)
 
 
 KINDS: dict[str, Kind] = {
     "report": Kind(
         report.report_json,
         {
-            "table": lambda data, _: report.render_table(data),
-            "markdown": lambda data, _: report.render_markdown(data),
+            "table": lambda d, o: report_text.render_table(
+                d, width=o.fit, verbose=o.verbose, wide=o.wide
+            ),
+            "markdown": lambda d, o: report_text.render_markdown(d, verbose=o.verbose),
+            "html": lambda d, _: html.report_page(d),
         },
+        "report.schema.json",
     ),
     "simulation": Kind(
         lambda data: comparison.comparison_json(data, single=True),
         {
-            "table": lambda data, options: comparison.render_comparison(
-                data, "table", verbose=options.verbose
-            ),
-            "markdown": lambda data, _: comparison.render_comparison(data, "markdown"),
+            "table": _comparison_table,
+            "markdown": _comparison_markdown,
+            "html": lambda d, _: html.simulation_page(d),
         },
+        "simulation.schema.json",
     ),
     "comparison": Kind(
         scenario.scenario_document,
         {
-            "table": lambda data, _: scenario.scenario_text(data, "table"),
-            "markdown": lambda data, _: scenario.scenario_text(data, "markdown"),
+            "table": lambda d, o: scenario.scenario_text(d, "table", o),
+            "markdown": lambda d, o: scenario.scenario_text(d, "markdown", o),
+            "html": lambda d, _: html.scenario_page(d),
         },
+        "comparison.schema.json",
+    ),
+    "comparisons": Kind(
+        scenario.comparisons_document,
+        {
+            "table": lambda d, o: scenario.comparisons_text(d, "table", o),
+            "markdown": lambda d, o: scenario.comparisons_text(d, "markdown", o),
+            "html": lambda d, _: html.scenarios_page([run.result for run in d.runs]),
+        },
+        "compare.schema.json",
     ),
     "breakdown": Kind(
-        breakdown.breakdown_json, {"table": lambda data, _: breakdown.breakdown_table(data)}
+        breakdown.breakdown_document,
+        {
+            "table": lambda d, o: breakdown.breakdown_table(d, width=o.fit),
+            "markdown": lambda d, o: breakdown.breakdown_markdown(d),
+        },
+        "breakdown.schema.json",
     ),
     "check-cache": Kind(
         cache_check.cache_check_document,
-        {"table": lambda data, _: cache_check.cache_check_table(data)},
+        {
+            "table": lambda d, o: cache_check.cache_check_table(d, width=o.fit),
+            "markdown": lambda d, o: cache_check.cache_check_markdown(d),
+        },
+        "check-cache.schema.json",
     ),
     "calibration": Kind(
         calibration.calibration_document,
-        {"table": lambda data, _: calibration.calibration_table(data)},
+        {
+            "table": lambda d, o: calibration.calibration_table(d, width=o.fit, wide=o.wide),
+            "markdown": lambda d, o: calibration.calibration_markdown(d),
+        },
+        "calibration.schema.json",
     ),
     "cassette-list": Kind(
-        cassettes.listing_document, {"table": lambda data, _: cassettes.listing_table(data)}
+        cassettes.listing_document,
+        {
+            "table": lambda d, o: cassettes.listing_table(d, width=o.fit, wide=o.wide),
+            "markdown": lambda d, o: cassettes.listing_markdown(d),
+        },
+        "cassettes-list.schema.json",
     ),
     "cassette-check": Kind(
-        cassettes.check_document, {"table": lambda data, _: cassettes.check_table(data)}
+        cassettes.check_document,
+        {
+            "table": lambda d, o: cassettes.check_table(d, width=o.fit),
+            "markdown": lambda d, o: cassettes.check_markdown(d),
+        },
+        "cassettes-check.schema.json",
     ),
     "advice": Kind(
         advice.advice_document,
-        {"table": lambda data, options: advice.advice_table(data, options.verbose)},
+        {
+            "table": lambda d, o: advice.advice_table(d, width=o.fit, verbose=o.verbose),
+            "markdown": lambda d, o: advice.advice_markdown(d, verbose=o.verbose),
+        },
+        "advice.schema.json",
     ),
     "baseline-comparison": Kind(
-        baselines.baseline_document, {"table": lambda data, _: baselines.baseline_table(data)}
+        baselines.baseline_document,
+        {
+            "table": lambda d, o: baselines.baseline_table(d, width=o.fit),
+            "markdown": lambda d, o: baselines.baseline_markdown(d),
+        },
+        "baseline-comparison.schema.json",
+    ),
+    "baseline-list": Kind(
+        baselines.listing_document,
+        {
+            "table": lambda d, o: baselines.listing_table(d, width=o.fit),
+            "markdown": lambda d, o: baselines.listing_markdown(d),
+        },
+        "baseline-list.schema.json",
+    ),
+    "strategies": Kind(
+        strategies.strategies_document,
+        {
+            "table": lambda d, o: strategies.strategies_table(d, width=o.fit),
+            "markdown": lambda d, o: strategies.strategies_markdown(d),
+        },
+        "strategies.schema.json",
     ),
 }
+
+
+def format_for(output: str | None, fmt: str | None) -> str:
+    """The format to write: ``fmt`` when given, else the one ``output``'s extension names
+    (``.json``, ``.md``, ``.txt``), else ``table``."""
+    if fmt is not None:
+        return fmt
+    if output is None:
+        return "table"
+    suffix = PurePath(output).suffix.lower()
+    if suffix in EXTENSIONS:
+        return EXTENSIONS[suffix]
+    known = ", ".join(EXTENSIONS)
+    raise ConfigError(
+        f"cannot tell which format to write to {output!r} from its extension (known: {known}); "
+        f"say it with --format ({', '.join(FORMATS)})"
+    )
 
 
 def formats(kind: str) -> list[str]:

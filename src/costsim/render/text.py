@@ -1,44 +1,201 @@
-"""Text helpers every terminal renderer shares: fitting tables to a width, paths, rates."""
+"""Text helpers every terminal renderer shares: tables that fit a width, paths, money, rates.
+
+A table is a list of :class:`Column` (header, alignment, how it may be cut) and rows of cells.
+:func:`table` lays it out in the plain style (two spaces between columns, a rule under the
+headers) and cuts the columns that may be cut until the lines fit the width: paths from the
+left (the file name is what tells cassettes apart), text from the right. Numbers are never cut.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+import math
 import os
+import textwrap
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from pathlib import Path
+from typing import Literal
 
 from tabulate import tabulate
 
 from costsim.pricing.money import money, partial_money
 
 __all__ = [
+    "ELLIPSIS",
+    "Column",
+    "decimals_for",
     "display_path",
+    "extra_bytes",
     "fit_table",
+    "markdown_table",
     "money",
+    "money_cells",
+    "more_line",
     "partial_money",
     "percent",
+    "plural",
     "shorten_left",
+    "shorten_right",
+    "signed_percent",
+    "table",
+    "table_blocks",
+    "wrap",
 ]
+
+ELLIPSIS = "…"
+GAP = "  "
 
 
 def display_path(path: Path) -> str:
-    """A path relative to the working directory when it lies below it."""
+    """A path relative to the working directory: below it, or up to two folders above it
+    (``../.costsim/main.json``); else as given."""
     return _display(path, os.getcwd())
 
 
 @lru_cache(maxsize=65536)
 def _display(path: Path, cwd: str) -> str:
     """Once per file and working folder: a report names each cassette many times."""
+    here = Path(cwd).resolve()
+    resolved = path.resolve()
     try:
-        return str(path.resolve().relative_to(Path(cwd).resolve()))
+        return str(resolved.relative_to(here))
     except ValueError:
-        return str(path)
+        pass
+    if path.is_absolute():
+        relative = Path(os.path.relpath(resolved, here))
+        if relative.parts[:3].count("..") <= 2 and ".." not in relative.parts[2:]:
+            return str(relative)
+    return str(path)
 
 
 def shorten_left(text: str, width: int) -> str:
-    """``text`` cut from the left to ``width`` characters (``...`` marks the cut)."""
+    """``text`` cut from the left to ``width`` characters (``…`` marks the cut)."""
     if len(text) <= width:
         return text
-    return "..." + text[len(text) - max(width - 3, 1) :]
+    return ELLIPSIS + text[len(text) - max(width - 1, 1) :]
+
+
+def shorten_right(text: str, width: int) -> str:
+    """``text`` cut from the right to ``width`` characters (``…`` marks the cut)."""
+    if len(text) <= width:
+        return text
+    return text[: max(width - 1, 1)] + ELLIPSIS
+
+
+@dataclass(frozen=True, slots=True)
+class Column:
+    """One column of a table: its header, alignment, and how it may be cut to fit."""
+
+    header: str
+    align: Literal["left", "right"] = "right"
+    cut: Literal["left", "right"] | None = None
+    """``left`` for paths (keep the file name), ``right`` for text; None: never cut."""
+    min_width: int = 12
+    give: int = 1
+    """Columns that give more are cut first (to ``min_width``) when a table is too wide."""
+
+
+def _cut(text: str, width: int, side: Literal["left", "right"] | None) -> str:
+    if side == "left":
+        return shorten_left(text, width)
+    if side == "right":
+        return shorten_right(text, width)
+    return text
+
+
+def extra_bytes(text: str) -> int:
+    """Bytes beyond one per character (``…``, ``Δ``, ``±``): tools that measure lines in
+    bytes (``awk``, ``wc -c``) see them too, so fitting keeps room for them."""
+    return len(text.encode("utf-8")) - len(text)
+
+
+def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[int]:
+    widths = [
+        max([len(col.header), *(len(row[i]) for row in rows)]) for i, col in enumerate(columns)
+    ]
+    extra = sum(
+        max(
+            [
+                extra_bytes(col.header),
+                2 * (col.cut is not None),
+                *(extra_bytes(row[i]) for row in rows),
+            ]
+        )
+        for i, col in enumerate(columns)
+    )
+    overflow = sum(widths) + len(GAP) * (len(columns) - 1) + extra - width
+    while overflow > 0:
+        candidates = [
+            i
+            for i, col in enumerate(columns)
+            if col.cut is not None and widths[i] > max(col.min_width, 1)
+        ]
+        if not candidates:
+            break
+        most = max(columns[i].give for i in candidates)
+        candidates = [i for i in candidates if columns[i].give == most]
+        widest = max(candidates, key=lambda i: (widths[i], -i))
+        floor = max(columns[widest].min_width, 1)
+        others = [widths[i] for i in candidates if i != widest]
+        target = max(floor, max(others, default=floor), widths[widest] - overflow)
+        if target >= widths[widest]:
+            target = widths[widest] - 1
+        overflow -= widths[widest] - target
+        widths[widest] = target
+    return widths
+
+
+def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int) -> list[str]:
+    """The lines of a plain table that fits ``width`` where its cuttable columns allow."""
+    widths = _widths(columns, rows, width)
+
+    def line(cells: Sequence[str]) -> str:
+        parts = []
+        for col, size, cell in zip(columns, widths, cells, strict=True):
+            text = _cut(cell, size, col.cut or "right")
+            parts.append(text.ljust(size) if col.align == "left" else text.rjust(size))
+        return GAP.join(parts).rstrip()
+
+    head = [line([col.header for col in columns]), GAP.join("-" * size for size in widths)]
+    return head + [line(row) for row in rows]
+
+
+def table_blocks(
+    columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int
+) -> list[str]:
+    """A table with more columns than fit ``width``, in blocks of columns one under the other,
+    each repeating the first column (as pandas prints a wide frame)."""
+    sizes = [max([len(c.header), *(len(row[i]) for row in rows)]) for i, c in enumerate(columns)]
+    first = min(sizes[0], max(columns[0].min_width, width // 3))
+    blocks: list[list[int]] = [[]]
+    used = first
+    for index in range(1, len(columns)):
+        if blocks[-1] and used + len(GAP) + sizes[index] > width:
+            blocks.append([])
+            used = first
+        blocks[-1].append(index)
+        used += len(GAP) + sizes[index]
+    lines: list[str] = []
+    for block in blocks:
+        if lines:
+            lines.append("")
+        key = dataclasses.replace(columns[0], min_width=first)
+        picked = [key, *(columns[i] for i in block)]
+        lines += table(picked, [[row[0], *(row[i] for i in block)] for row in rows], width=width)
+    return lines
+
+
+def markdown_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[str]:
+    """A GitHub-flavoured Markdown table: nothing is cut, ``|`` in cells is escaped."""
+
+    def line(cells: Iterable[str]) -> str:
+        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+
+    rule = "|" + "|".join("---:" if c.align == "right" else ":---" for c in columns) + "|"
+    return [line(col.header for col in columns), rule, *(line(row) for row in rows)]
 
 
 def fit_table(
@@ -49,10 +206,8 @@ def fit_table(
     tablefmt: str = "simple",
     min_first: int = 12,
 ) -> list[str]:
-    """A table whose lines fit ``width``, shortening the first column from the left.
-
-    The first column is left-aligned, the figures right-aligned.
-    """
+    """A tabulate table whose lines fit ``width``, shortening the first column from the left
+    (the pytest plugin's summary; costsim's own tables use :func:`table`)."""
     align = ("left", *("right",) * (len(headers) - 1))
     lines = tabulate(
         rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=align
@@ -72,5 +227,64 @@ def fit_table(
     ).splitlines()
 
 
+def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:
+    """``text`` as lines of at most ``width`` characters, and bytes (long words are broken)."""
+    return textwrap.wrap(
+        text,
+        width=max(width - extra_bytes(text) - extra_bytes(indent), 20),
+        initial_indent=indent,
+        subsequent_indent=indent + "  " if subsequent is None else subsequent,
+        break_on_hyphens=False,
+    ) or [indent.rstrip()]
+
+
+def more_line(hidden: int, indent: str = "  ") -> list[str]:
+    """``and N more (use -v)`` when something was left out, else nothing."""
+    return [f"{indent}and {hidden} more (use -v)"] if hidden > 0 else []
+
+
+def plural(count: int, word: str, words: str | None = None) -> str:
+    return f"{count:,} {word if count == 1 else (words or word + 's')}"
+
+
 def percent(rate: float | None) -> str:
     return "-" if rate is None else f"{rate:.1%}"
+
+
+def signed_percent(value: float | None) -> str:
+    """A change in percent: ``+1.9%``, ``-50.6%``; ``-`` when unknown."""
+    return "-" if value is None else f"{value:+.1f}%"
+
+
+def decimals_for(amounts: Iterable[Decimal | None]) -> int:
+    """Enough decimals for three significant digits of the smallest amount (2 to 6)."""
+    smallest = min((abs(a) for a in amounts if a is not None and a), default=None)
+    if smallest is None:
+        return 2
+    return max(2, min(6, 2 - math.floor(math.log10(smallest))))
+
+
+def money_cells(
+    amounts: Sequence[Decimal | None],
+    *,
+    signed: bool = False,
+    missing: str = "unknown",
+    decimals: int | None = None,
+) -> list[str]:
+    """Amounts of one column, all with the same number of decimals (``$0.0832``, ``$1.2190``;
+    ``decimals`` when given, else :func:`decimals_for` them); ``signed`` writes changes
+    (``+$0.0023``, ``-$0.9925``)."""
+    if decimals is None:
+        decimals = decimals_for(amounts)
+    cells = []
+    for amount in amounts:
+        if amount is None:
+            cells.append(missing)
+            continue
+        text = f"${abs(amount):,.{decimals}f}"
+        if signed:
+            text = ("-" if amount < 0 else "+") + text
+        elif amount < 0:
+            text = "-" + text
+        cells.append(text)
+    return cells

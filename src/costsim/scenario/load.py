@@ -1,4 +1,5 @@
-"""Read scenario files; every error names the file, the key path and the offending value."""
+"""Read scenario files. Every problem of a file is reported at once, each at its line and
+column in plain words (see :mod:`costsim.scenario.problems`)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ import yaml
 from pydantic import ValidationError
 
 from costsim.errors import ConfigError
-from costsim.scenario.model import Scenario, StrategyEntry
+from costsim.scenario.model import Scenario
+from costsim.scenario.problems import Locator, Problem, ScenarioError, shown, translate
 from costsim.strategies.registry import Step, Variant, make_step
+from costsim.strategies.syntax import parse_variant
 
 __all__ = ["LoadedScenario", "find_scenarios", "load_scenario", "prepare_scenario"]
 
@@ -29,11 +32,15 @@ class LoadedScenario:
     variants: tuple[Variant, ...]
 
     def agent_files(self) -> dict[str, tuple[Path, ...]]:
-        return {
-            name: tuple(_expand(self.path, rule.cassettes, f"agents.{name}.cassettes"))
+        problems: list[Problem] = []
+        files = {
+            name: tuple(_expand(self.path, rule.cassettes, ("agents", name, "cassettes"), problems))
             for name, rule in self.scenario.agents.items()
             if rule.cassettes
         }
+        if problems:
+            raise ScenarioError(self.path, problems, Locator(None))
+        return files
 
 
 def find_scenarios(paths: list[Path]) -> list[Path]:
@@ -53,17 +60,19 @@ def find_scenarios(paths: list[Path]) -> list[Path]:
     return found
 
 
-def _location(loc: tuple[Any, ...]) -> str:
-    return ".".join(str(part) for part in loc) or "(top level)"
-
-
-def _expand(scenario: Path, patterns: list[str], where: str) -> list[Path]:
+def _expand(
+    scenario: Path, patterns: list[str], where: tuple[str | int, ...], problems: list[Problem]
+) -> list[Path]:
     files: list[Path] = []
     for index, pattern in enumerate(patterns):
         full = scenario.parent / pattern
         matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
         if not matches:
-            raise ConfigError(f"{scenario}: {where}.{index}: {pattern!r} matches no file")
+            problems.append(
+                Problem(
+                    (*where, index), f"{pattern!r} matches no file (relative to {scenario.parent})"
+                )
+            )
         for match in matches:
             if match.is_dir():
                 files.extend(
@@ -74,61 +83,126 @@ def _expand(scenario: Path, patterns: list[str], where: str) -> list[Path]:
     return files
 
 
-def _steps(path: Path, name: str, entries: list[StrategyEntry]) -> tuple[Step, ...]:
-    steps = []
-    for index, entry in enumerate(entries):
-        where = f"{path}: variants.{name}.{index}"
-        params: dict[str, Any] | None
+def _step(entry: Any, where: tuple[str | int, ...], problems: list[Problem]) -> list[Step]:
+    """The steps of one list entry: ``caching``, ``caching:ttl=1h``, ``a & b`` or
+    ``{caching: {ttl: 1h}}``."""
+    try:
         if isinstance(entry, str):
-            strategy, params = entry, {}
-        elif len(entry) == 1:
+            return list(parse_variant(entry).steps)
+        if isinstance(entry, dict) and len(entry) == 1:
             strategy, params = next(iter(entry.items()))
-        else:
-            raise ConfigError(f"{where}: one strategy per list item, got {sorted(entry)}")
-        try:
-            steps.append(make_step(strategy, params or {}, where=where))
-        except ConfigError as exc:
-            message = str(exc)
-            raise ConfigError(
-                message if message.startswith(where) else f"{where}: {message}"
-            ) from None
-    return tuple(steps)
+            if params is not None and not isinstance(params, dict):
+                problems.append(
+                    Problem(
+                        where,
+                        f"the parameters of {strategy!r} must be a mapping (key: value), "
+                        f"got {shown(params)}",
+                    )
+                )
+                return []
+            return [make_step(str(strategy), params or {})]
+        if isinstance(entry, dict):
+            problems.append(
+                Problem(
+                    where,
+                    f"one strategy per list item, got {len(entry)}: {', '.join(map(str, entry))}",
+                )
+            )
+            return []
+        problems.append(
+            Problem(
+                where,
+                "expected a strategy ('caching', 'caching:ttl=1h') or a mapping of one strategy "
+                f"to its parameters ({{caching: {{ttl: 1h}}}}), got {shown(entry)}",
+            )
+        )
+    except ConfigError as exc:
+        problems.append(Problem(where, str(exc)))
+    return []
+
+
+def _variant(name: str, spec: list[Any] | str, problems: list[Problem]) -> Variant:
+    if isinstance(spec, str):
+        return Variant(name, tuple(_step(spec, ("variants", name), problems)))
+    steps = [
+        step
+        for index, entry in enumerate(spec)
+        for step in _step(entry, ("variants", name, index), problems)
+    ]
+    return Variant(name, tuple(steps))
+
+
+def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
+    """The document and its node tree (which knows lines); YAML errors name line, column and
+    what the parser expected."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start})") from None
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        document = loader.construct_document(node) if node is not None else None
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        place = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
+        what = "; ".join(filter(None, (exc.problem, exc.context)))
+        if "expected <block end>" in what or "mapping values are not allowed" in what:
+            what += " (check the indentation of this line and the lines above it)"
+        raise ConfigError(f"{place}: not valid YAML: {what}") from None
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    finally:
+        loader.dispose()
+    return document, node
 
 
 def load_scenario(path: Path) -> LoadedScenario:
-    try:
-        document = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" (line {mark.line + 1})" if mark is not None else ""
-        raise ConfigError(f"{path}: not valid YAML{where}") from None
+    """Read and check a scenario file: every problem is reported at once, with its line."""
+    document, node = _parse(path)
+    locator = Locator(node)
     if not isinstance(document, dict):
-        raise ConfigError(f"{path}: a scenario is a mapping with name, cassettes and variants")
+        problem = Problem((), "a scenario is a mapping with name, cassettes and variants")
+        raise ScenarioError(path, [problem], locator)
     try:
         scenario = Scenario.model_validate(document)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        value = error.get("input")
-        shown = repr(value) if not isinstance(value, dict) else "a mapping"
-        raise ConfigError(
-            f"{path}: {_location(error['loc'])}: {error['msg']} (got {shown})"
-        ) from None
-    return prepare_scenario(scenario, path)
+        problems = translate(exc.errors(), Scenario)
+        problems += _strategy_problems(document)
+        raise ScenarioError(path, problems, locator) from None
+    return prepare_scenario(scenario, path, locator)
 
 
-def prepare_scenario(scenario: Scenario, path: Path) -> LoadedScenario:
+def _strategy_problems(document: dict[str, Any]) -> list[Problem]:
+    """The strategy problems of a file that has others too (so all come out at once)."""
+    problems: list[Problem] = []
+    variants = document.get("variants")
+    if isinstance(variants, dict):
+        for name, spec in variants.items():
+            if isinstance(spec, list | str):
+                _variant(str(name), spec, problems)
+    return problems
+
+
+def prepare_scenario(
+    scenario: Scenario, path: Path, locator: Locator | None = None
+) -> LoadedScenario:
     """Expand a validated scenario's cassette patterns (relative to ``path``'s folder) and
     build its variants; ``path`` names it in errors."""
-    cassettes = tuple(dict.fromkeys(_expand(path, scenario.cassettes, "cassettes")))
-    variants = tuple(
-        Variant(name, _steps(path, name, entries)) for name, entries in scenario.variants.items()
-    )
-    unknown = set(scenario.budgets) - set(scenario.variants) - {"*"}
-    if unknown:
-        raise ConfigError(
-            f"{path}: budgets.{sorted(unknown)[0]}: no such variant; "
-            f"variants: {', '.join(scenario.variants)}"
-        )
+    problems: list[Problem] = []
+    cassettes = tuple(dict.fromkeys(_expand(path, scenario.cassettes, ("cassettes",), problems)))
+    variants = tuple(_variant(name, spec, problems) for name, spec in scenario.variants.items())
+    for name in scenario.budgets:
+        if name != "*" and name not in scenario.variants:
+            problems.append(
+                Problem(
+                    ("budgets", name),
+                    f"no variant named {name!r}; variants: {', '.join(scenario.variants)} "
+                    "('*' for all)",
+                )
+            )
+    if problems:
+        raise ScenarioError(path, problems, locator or Locator(None))
     return LoadedScenario(path, scenario, cassettes, variants)

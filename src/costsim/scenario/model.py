@@ -4,18 +4,20 @@ from __future__ import annotations
 
 import re
 from datetime import date
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, field_validator
 
 __all__ = ["AgentRule", "Budget", "ModelRule", "Pricing", "Scenario", "StrategyEntry"]
 
 
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 class Pricing(_Strict):
+    """How calls are priced."""
+
     as_of: date | None = None
     """Price every call at this date instead of its recorded date."""
 
@@ -24,9 +26,14 @@ class ModelRule(_Strict):
     """An override of a dated caching rule (see costsim.cache.rules)."""
 
     rule: Literal["anthropic_minimum", "openai_retention"]
+    """``anthropic_minimum``: the minimum cacheable prefix (tokens); ``openai_retention``: how
+    long OpenAI keeps a cached prefix (seconds)."""
     model: str
+    """The model the rule is for (a prefix matches its dated versions)."""
     value: int = Field(ge=0)
+    """The rule's value (tokens or seconds)."""
     since: date | None = None
+    """From this date on (recorded calls before it keep the shipped rule)."""
 
 
 class AgentRule(_Strict):
@@ -34,8 +41,11 @@ class AgentRule(_Strict):
     cassette files (globs, relative to the scenario) that hold only that role's calls."""
 
     match: str | None = None
+    """A regular expression searched in the system prompt."""
     cassettes: list[str] = []
+    """Globs of cassette files (relative to the scenario) that hold only this role's calls."""
     tier: Literal["light", "standard", "heavy"] | None = None
+    """The role's cost tier, which ``routing`` maps to a model."""
 
     @field_validator("match")
     @classmethod
@@ -48,25 +58,54 @@ class AgentRule(_Strict):
         return value
 
 
+def _percent(value: Any) -> Any:
+    """``5``, ``5%`` or ``"2.5 %"`` -> the number (the same percentages the CLI takes)."""
+    if isinstance(value, str):
+        text = value.strip().removesuffix("%").strip()
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError(f"expected a percentage (5 or 5%), got {value!r}") from None
+    return value
+
+
 class Budget(_Strict):
+    """Limits a variant must stay within; ``compare`` exits 1 when one is broken."""
+
     max_prompt_tokens: int | None = Field(default=None, ge=0)
+    """Prompt tokens of the whole variant (cached or not)."""
     max_output_tokens: int | None = Field(default=None, ge=0)
+    """Output tokens of the whole variant (thinking included)."""
     max_cost_usd: float | None = Field(default=None, ge=0)
-    max_regression_pct: float | None = None
-    """The variant may cost at most this % more than the recorded baseline."""
+    """Dollars of the whole variant; an unpriced variant breaks it (its cost is unknown)."""
+    max_regression_pct: Annotated[float | None, BeforeValidator(_percent)] = Field(
+        default=None, ge=0
+    )
+    """The variant may cost at most this % more than the recorded baseline (5 or 5%)."""
 
 
 StrategyEntry = str | dict[str, dict[str, Any] | None]
-"""``caching`` or ``{caching: {ttl: 1h}}``."""
+"""``caching``, ``caching:ttl=1h`` (the strategy syntax) or ``{caching: {ttl: 1h}}``."""
 
 
 class Scenario(_Strict):
+    """A scenario file: which recordings, which variants, which budgets."""
+
     name: str
+    """Printed above the scenario's table."""
     description: str = ""
+    """One or two sentences under the name."""
     cassettes: list[str] = Field(min_length=1)
+    """Globs of cassette files (or folders), relative to the scenario file."""
     pricing: Pricing = Pricing()
+    """``as_of``: price every call at this date instead of its recorded date."""
     model_rules: list[ModelRule] = []
+    """Overrides of dated caching rules (minimum cacheable prefix, OpenAI retention)."""
     agents: dict[str, AgentRule] = {}
-    variants: dict[str, list[StrategyEntry]] = Field(min_length=1)
+    """Agent roles: how their calls are recognised, their cost tier (routing, --by agent)."""
+    variants: dict[str, list[Any] | str] = Field(min_length=1)
+    """Name -> the strategies applied in order: a list of entries (``caching``,
+    ``caching:ttl=1h``, ``{caching: {ttl: 1h}}``), or one line of strategy syntax
+    (``truncation & caching:ttl=1h``)."""
     budgets: dict[str, Budget] = {}
     """Per variant name; ``"*"`` applies to every variant."""

@@ -25,7 +25,8 @@ __all__ = ["AgentSpec", "Context", "Params", "Strategy"]
 class Params(BaseModel):
     """Base of every strategy's parameters: unknown keys are errors."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+    """A docstring under a field is its meaning (``costsim strategies NAME`` prints it)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -40,6 +40,7 @@ class BatchingParams(Params):
     tools: list[str] = Field(default_factory=lambda: ["*"])
     """Batchable tools: names or globs (default: every tool)."""
     min_run: int = Field(default=2, ge=2)
+    """Tool-only round trips in a row needed before they are merged."""
 
 
 def _tool_only(call: Call, params: BatchingParams) -> bool:

@@ -42,9 +42,13 @@ class CompactionParams(Params):
     trigger: float = Field(default=0.75, gt=0, le=1)
     """Compact when the prompt exceeds this fraction of the model's context window."""
     max_messages: int = Field(default=50, ge=2)
+    """Compact when the history holds more messages than this."""
     keep_first: int = Field(default=1, ge=0)
+    """Messages kept from the start of the history."""
     keep_last: int = Field(default=10, ge=1)
+    """Messages kept from the end of the history."""
     summary_tokens: int = Field(default=300, ge=1)
+    """Length of the summary that replaces the middle."""
     summary_model: str | None = None
     """The light model that writes the summary; unset: the provider's default below."""
     fallback: Literal["skip", "drop"] = "skip"

@@ -37,7 +37,6 @@ __all__ = [
     "Variant",
     "get_strategy",
     "make_step",
-    "parse_step",
     "register",
     "strategies",
 ]
@@ -103,13 +102,32 @@ def get_strategy(name: str) -> Strategy:
     raise ConfigError(f"{name!r} is not a strategy.{hint} Valid: {', '.join(valid)}")
 
 
+_SPECIAL = set(',&+=:"') | {" "}
+
+
 def _text(value: Any) -> str:
-    """A parameter value the way ``parse_step`` reads it back (lists as ``a+b``)."""
-    if isinstance(value, list | tuple):
-        return "+".join(_text(item) for item in value)
-    if isinstance(value, dict):
-        return "{" + ",".join(f"{k}={_text(v)}" for k, v in sorted(value.items())) + "}"
-    return str(value)
+    """A parameter value the way :mod:`costsim.strategies.syntax` reads it back: lists as
+    ``a+b``, ``true``/``false``, ``null``, text holding a separator in double quotes."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list | tuple | set | frozenset):
+        items = sorted(value) if isinstance(value, set | frozenset) else value
+        return "+".join(_text(item) for item in items)
+    text = str(value)
+    return f'"{text}"' if not text or _SPECIAL & set(text) else text
+
+
+def _options(values: Mapping[str, Any], prefix: str = "") -> list[str]:
+    """``key=value`` pairs, nested mappings as dotted keys (``tiers.light=...``)."""
+    pairs: list[str] = []
+    for key, value in sorted(values.items()):
+        if isinstance(value, Mapping) and value:
+            pairs += _options(value, f"{prefix}{key}.")
+        else:
+            pairs.append(f"{prefix}{key}={_text(value)}")
+    return pairs
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +136,12 @@ class Step:
     params: Params
 
     def describe(self) -> str:
-        values = self.params.model_dump(exclude_defaults=True)
+        """The step in the strategy syntax: ``caching:ttl=1h`` (parameters left at their
+        defaults are not written)."""
+        values = self.params.model_dump(exclude_defaults=True, mode="json")
         if not values:
             return self.strategy
-        return f"{self.strategy}:" + ",".join(f"{k}={_text(v)}" for k, v in sorted(values.items()))
+        return f"{self.strategy}:" + ",".join(_options(values))
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +154,9 @@ class Variant:
         return not self.steps
 
     def describe(self) -> str:
-        return " -> ".join(step.describe() for step in self.steps) or "(as recorded)"
+        """The variant in the strategy syntax (``truncation & caching``), which ``-s`` and
+        ``--costsim-strategies`` read back."""
+        return " & ".join(step.describe() for step in self.steps) or "(as recorded)"
 
     def without(self, index: int) -> Variant:
         return Variant(
@@ -149,45 +171,42 @@ def make_step(name: str, params: Mapping[str, Any] | None = None, *, where: str 
     try:
         return Step(name, strategy.params.model_validate(dict(params or {})))
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            key = ".".join(str(part) for part in error["loc"]) or "(parameters)"
-            value = error.get("input")
-            problems.append(f"{key}={value!r}: {error['msg']}")
-        known = ", ".join(strategy.params.model_fields)
+        known = list(strategy.params.model_fields)
+        problems = [_param_problem(error, known) for error in exc.errors()]
         prefix = f"{where}: " if where else ""
         raise ConfigError(
             f"{prefix}invalid parameters for strategy {name!r}: {'; '.join(problems)} "
-            f"(parameters: {known})"
+            f"(parameters: {', '.join(known)}; see costsim strategies {name})"
         ) from None
 
 
-def _scalar(text: str) -> Any:
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    if "+" in text:
-        return [_scalar(part) for part in text.split("+") if part]
-    return text
+_EXPECTED = {
+    "int_parsing": "a whole number",
+    "int_type": "a whole number",
+    "int_from_float": "a whole number",
+    "float_parsing": "a number",
+    "float_type": "a number",
+    "bool_parsing": "true or false",
+    "bool_type": "true or false",
+    "string_type": "text",
+    "list_type": "a list",
+    "tuple_type": "a list",
+    "dict_type": "a mapping",
+}
 
 
-def parse_step(text: str) -> Step:
-    """``name[:key=value,...]`` from the command line; ``a+b`` is a list, ``a.b=v`` a nested
-    key."""
-    name, _, rest = text.partition(":")
-    params: dict[str, Any] = {}
-    for pair in filter(None, rest.split(",")):
-        key, sep, value = pair.partition("=")
-        if not sep:
-            raise ConfigError(f"strategy option {pair!r} in {text!r} is not key=value")
-        *parents, leaf = key.strip().split(".")  # tiers.light=... sets a nested key
-        target = params
-        for parent in parents:
-            target = target.setdefault(parent, {})
-        target[leaf] = _scalar(value.strip())
-    return make_step(name.strip(), params, where=f"--strategy {text}")
+def _param_problem(error: Any, known: list[str]) -> str:
+    """One parameter problem in plain words, naming the key and the value given."""
+    key = ".".join(str(part) for part in error["loc"]) or "(parameters)"
+    value = error.get("input")
+    if error["type"] == "extra_forbidden":
+        close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        return f"{key}={value!r}: unknown parameter{hint}"
+    if error["type"] == "literal_error":
+        return f"{key}={value!r}: expected one of {error['ctx']['expected']}"
+    if error["type"] == "missing":
+        return f"{key}=(missing): a value is required"
+    if error["type"] in _EXPECTED:
+        return f"{key}={value!r}: expected {_EXPECTED[error['type']]}"
+    return f"{key}={value!r}: {str(error['msg']).removeprefix('Value error, ')}"

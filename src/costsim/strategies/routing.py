@@ -48,6 +48,7 @@ class RoutingParams(Params):
     default: str | None = None
     """Tier or model for calls no rule routes; unset keeps the recorded model."""
     long_reasoning_tokens: int = Field(default=1000, ge=0)
+    """A downgraded call that reasoned longer than this is a divergence."""
 
 
 def _system_text(call: Call) -> str:

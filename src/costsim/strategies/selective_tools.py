@@ -66,6 +66,7 @@ class SelectiveToolsParams(Params):
     core: list[str] = Field(default_factory=lambda: [GENERAL])
     """Categories sent on every call."""
     mode: Literal["heuristic", "oracle"] = "heuristic"
+    """``heuristic``: keywords on the user text; ``oracle``: only tools the trace calls."""
 
     @field_validator("keywords")
     @classmethod

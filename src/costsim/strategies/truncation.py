@@ -28,9 +28,13 @@ _QUOTE_MIN_CHARS = 24
 
 class TruncationParams(Params):
     max_chars: int = Field(default=8000, ge=1)
+    """Tool results longer than this many characters are cut."""
     head: int = Field(default=3000, ge=0)
+    """Characters kept from the start of a cut result."""
     tail: int = Field(default=2000, ge=0)
+    """Characters kept from the end of a cut result."""
     error_max_chars: int = Field(default=2000, ge=1)
+    """Error results are capped at this many characters."""
 
     @model_validator(mode="after")
     def _fits(self) -> TruncationParams:

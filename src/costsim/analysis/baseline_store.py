@@ -1,0 +1,114 @@
+"""Where baselines live: ``.costsim/NAME.json`` in the project, found the way the pytest plugin
+saves them, so ``costsim baseline compare main pr`` reads what ``pytest --costsim-save pr``
+wrote. A baseline is named by its file's stem, or given as a path."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+
+from costsim.analysis.baseline import Comparison, TestCost, compare_baselines, load_baseline
+from costsim.errors import InputError
+
+__all__ = [
+    "BASELINE_FOLDER",
+    "BaselineDiff",
+    "SavedBaseline",
+    "baseline_folder",
+    "diff_baselines",
+    "list_baselines",
+    "resolve_baseline",
+]
+
+BASELINE_FOLDER = ".costsim"
+_PROJECT_FILES = ("pyproject.toml", "pytest.ini", "tox.ini", "setup.cfg")
+
+
+def baseline_folder(start: Path | None = None) -> Path:
+    """The ``.costsim`` folder of the project holding ``start`` (default: the working folder):
+    the nearest one above it, else beside the nearest project file (pytest's root), else in
+    ``start`` itself."""
+    here = (start or Path.cwd()).resolve()
+    chain = [here, *here.parents]
+    for folder in chain:
+        if (folder / BASELINE_FOLDER).is_dir():
+            return folder / BASELINE_FOLDER
+    for folder in chain:
+        if any((folder / name).is_file() for name in _PROJECT_FILES):
+            return folder / BASELINE_FOLDER
+    return here / BASELINE_FOLDER
+
+
+@dataclass(frozen=True, slots=True)
+class SavedBaseline:
+    """A baseline file and its figures."""
+
+    name: str
+    path: Path
+    tests: dict[str, TestCost]
+    saved: datetime | None = None
+
+    @property
+    def total(self) -> TestCost:
+        whole = TestCost()
+        for cost in self.tests.values():
+            whole.merge(cost)
+        return whole
+
+
+def resolve_baseline(name: str | Path, folder: Path | None = None) -> Path:
+    """A baseline given by name (``main`` -> ``.costsim/main.json``) or by path."""
+    text = str(name)
+    path = Path(text)
+    if path.suffix == ".json" or "/" in text or path.is_file():
+        return path
+    home = folder or baseline_folder()
+    found = home / f"{text}.json"
+    if found.is_file():
+        return found
+    saved = sorted(p.stem for p in home.glob("*.json")) if home.is_dir() else []
+    listed = f"saved: {', '.join(saved)}" if saved else f"none saved in {home}"
+    raise InputError(
+        f"no baseline named {text!r} ({listed}); save one with pytest --costsim-save {text}"
+    )
+
+
+def _read(path: Path) -> SavedBaseline:
+    try:
+        saved = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+    except OSError:
+        saved = None
+    return SavedBaseline(path.stem, path, load_baseline(path), saved)
+
+
+def list_baselines(folder: Path | None = None) -> tuple[Path, list[SavedBaseline]]:
+    """The baseline folder and every baseline saved in it, by name."""
+    home = folder or baseline_folder()
+    files = sorted(home.glob("*.json")) if home.is_dir() else []
+    return home, [_read(path) for path in files]
+
+
+@dataclass(frozen=True, slots=True)
+class BaselineDiff:
+    """Two baselines and how the second compares with the first."""
+
+    old: SavedBaseline
+    new: SavedBaseline
+    comparison: Comparison
+    tolerances: dict[str, float]
+
+    @property
+    def cost_change(self) -> tuple[Decimal | None, Decimal | None]:
+        return self.old.total.cost_usd, self.new.total.cost_usd
+
+
+def diff_baselines(
+    old: str | Path, new: str | Path, tolerances: dict[str, float], folder: Path | None = None
+) -> BaselineDiff:
+    """Compare baseline ``new`` with ``old`` (names or paths)."""
+    first = _read(resolve_baseline(old, folder))
+    second = _read(resolve_baseline(new, folder))
+    result = compare_baselines(first.tests, second.tests, tolerances)
+    return BaselineDiff(first, second, result, dict(tolerances))

@@ -1,0 +1,118 @@
+"""The API over scenario files: compare one scenario's variants, or every scenario of a run
+with its gates and breakdown."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from pathlib import Path
+
+from costsim.analysis.breakdown import BREAKDOWNS
+from costsim.analysis.comparison import finish
+from costsim.api._traffic import PathLike, paths_of, with_progress
+from costsim.api.execution import resolve
+from costsim.api.pipeline import compare_all
+from costsim.api.results import Comparison, Comparisons
+from costsim.cache.rules import default_rules
+from costsim.errors import ConfigError
+from costsim.io.walk import Progress, find_cassettes
+from costsim.scenario import Scenario, find_scenarios, gate, load_scenario, prepare_scenario
+from costsim.scenario.result import ScenarioComparison, ScenarioRun, ScenarioRuns, agent_matcher
+from costsim.strategies.registry import AgentSpec
+
+__all__ = ["compare", "compare_scenarios", "scenario_variants"]
+
+
+def compare(
+    scenario: PathLike | Scenario,
+    *,
+    variants: Iterable[str] | None = None,
+    lenient: bool = False,
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    cache: bool | None = None,
+    scheduler: str | None = None,
+) -> Comparison:
+    """Every variant of a scenario (a scenario file, or a :class:`Scenario` built in Python
+    whose cassette patterns are relative to the working folder) against the recording.
+
+    Cassettes are simulated independently by ``jobs`` processes (default: one per core), or by
+    the workers of the Dask cluster whose scheduler is at ``scheduler`` (``tcp://host:8786``);
+    loaded cassettes and each cassette's results are kept in ``.costsim_cache`` unless
+    ``cache`` is False. The result is the same whichever runs it."""
+    if isinstance(scenario, Scenario):
+        loaded = prepare_scenario(scenario, Path.cwd() / "(scenario)")
+    else:
+        loaded = load_scenario(Path(scenario))
+    known = [variant.name for variant in loaded.variants]
+    wanted = known if variants is None else list(variants)
+    missing = [name for name in wanted if name not in known]
+    if missing:
+        raise ConfigError(f"no variant named {missing[0]!r}; variants: {', '.join(known)}")
+    chosen = [variant for variant in loaded.variants if variant.name in wanted]
+    model = loaded.scenario
+    overrides = [(r.rule, r.model, r.value, r.since) for r in model.model_rules]
+    agents = {name: AgentSpec(rule.match, rule.tier) for name, rule in model.agents.items()}
+    day = model.pricing.as_of
+    as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
+    found = find_cassettes(list(loaded.cassettes))
+    label = model.name if isinstance(scenario, Scenario) else Path(scenario).stem
+    share, skipped = compare_all(
+        found.files,
+        chosen,
+        rules=default_rules().with_overrides(overrides),
+        agents=agents,
+        matcher=agent_matcher(loaded),
+        as_of=as_of,
+        lenient=lenient,
+        settings=with_progress(resolve(jobs, cache, scheduler), progress, label),
+    )
+    data = finish(share, chosen, as_of=as_of, title=model.name, description=model.description)
+    failures = tuple(gate(data, model.budgets, None))
+    return Comparison(
+        ScenarioComparison(loaded, data, failures),
+        skipped=tuple(skipped),
+        warnings=tuple(found.warnings()),
+    )
+
+
+def compare_scenarios(
+    paths: PathLike | Iterable[PathLike],
+    *,
+    variants: Iterable[str] = (),
+    by: str | None = None,
+    fail_over: float | None = None,
+    lenient: bool = False,
+    progress: Progress | None = None,
+) -> Comparisons:
+    """``costsim compare``: every scenario file among ``paths`` (files, or folders of them),
+    its variants (only those named in ``variants``, when given), the breakdown ``by`` asks
+    for, and every gate broken (the scenarios' budgets, and variants costing more than
+    ``fail_over`` percent above the recording)."""
+    if by is not None and by not in BREAKDOWNS:
+        raise ConfigError(f"cannot break down by {by!r}; valid: {', '.join(BREAKDOWNS)}")
+    if fail_over is not None and fail_over < 0:
+        raise ConfigError(f"a regression limit is 0% or more, not {fail_over:g}%")
+    files = find_scenarios(paths_of(paths))
+    names = {path: scenario_variants(path) for path in files}
+    only = list(variants)
+    known = sorted({name for found in names.values() for name in found})
+    missing = [name for name in only if name not in known]
+    if missing:
+        raise ConfigError(f"no variant named {missing[0]!r}; variants: {', '.join(known)}")
+    runs = []
+    for path in files:
+        chosen = [name for name in names[path] if name in only] if only else names[path]
+        if not chosen:
+            continue
+        result = compare(path, variants=chosen, lenient=lenient, progress=progress)
+        table = result.breakdown(by).data if by else None
+        failures = tuple(result.gate(fail_over=fail_over))
+        runs.append(ScenarioRun(result.data, failures, table, result.skipped, result.warnings))
+    skipped = tuple(item for run in runs for item in run.skipped)
+    return Comparisons(ScenarioRuns(tuple(runs)), skipped=skipped)
+
+
+def scenario_variants(scenario: PathLike) -> list[str]:
+    """The names of a scenario file's variants (the file is read and validated)."""
+    return [variant.name for variant in load_scenario(Path(scenario)).variants]

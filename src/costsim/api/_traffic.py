@@ -1,0 +1,327 @@
+"""The API over recorded traffic: load cassettes, report what they cost, simulate a variant,
+check the cache simulator and the token estimator, list and check cassette files."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TypeAlias
+
+from costsim.analysis import cache_fidelity, cassettes
+from costsim.analysis.checks import validate_rules
+from costsim.analysis.comparison import compare_variants, finish
+from costsim.analysis.groups import AgentMatcher
+from costsim.analysis.report import build_report
+from costsim.api.execution import Settings, resolve
+from costsim.api.pipeline import compare_all, load_all
+from costsim.api.results import (
+    CacheCheck,
+    Calibration,
+    CassetteCheck,
+    CassetteList,
+    Report,
+    Simulation,
+    Traces,
+)
+from costsim.cache.rules import default_rules
+from costsim.engine import Engine
+from costsim.errors import ConfigError
+from costsim.io.config import secrets_ignore, tool_config
+from costsim.io.walk import Progress, Selection, find_cassettes
+from costsim.metering.evaluate import Grouping, first_folder
+from costsim.metering.evaluate import calibrate as fit_and_measure
+from costsim.model import CassetteTrace
+from costsim.strategies.registry import Step, Variant
+from costsim.strategies.syntax import parse_variants
+
+__all__ = [
+    "PathLike",
+    "StrategiesLike",
+    "TracesLike",
+    "calibrate",
+    "check_cache",
+    "check_cassettes",
+    "list_cassettes",
+    "load",
+    "paths_of",
+    "report",
+    "simulate",
+    "traces_of",
+    "utc",
+    "variant_of",
+    "with_progress",
+]
+
+PathLike: TypeAlias = str | os.PathLike[str]
+TracesLike: TypeAlias = Traces | PathLike | Iterable[PathLike] | Iterable[CassetteTrace]
+StrategiesLike: TypeAlias = str | Step | Variant | Sequence[str | Step]
+
+
+def paths_of(paths: PathLike | Iterable[PathLike]) -> list[Path]:
+    if isinstance(paths, str | os.PathLike):
+        return [Path(paths)]
+    return [Path(path) for path in paths]
+
+
+def load(
+    paths: PathLike | Iterable[PathLike],
+    *,
+    lenient: bool = False,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    cache: bool | None = None,
+) -> Traces:
+    """Load and normalise the cassettes under ``paths`` (files, or folders walked as ruff and
+    pytest walk them: hidden folders, virtual environments and ``site-packages`` skipped;
+    ``include`` / ``exclude`` globs narrow the walk).
+
+    An unreadable file raises :class:`~costsim.errors.CassetteError`; with ``lenient`` it is
+    skipped and listed in ``.skipped``. A folder holding no cassette is named in ``.warnings``.
+    Cassettes are parsed by ``jobs`` processes (default: one per core) and kept in
+    ``.costsim_cache`` unless ``cache`` is False (see :mod:`costsim.api.execution`).
+    """
+    found = find_cassettes(paths_of(paths), Selection.of(include, exclude))
+    settings = with_progress(resolve(jobs, cache), progress, "loading")
+    traces, skipped = load_all(found.files, lenient=lenient, settings=settings)
+    return Traces(tuple(traces), tuple(skipped), tuple(found.warnings()))
+
+
+def with_progress(settings: Settings, progress: Progress | None, what: str) -> Settings:
+    """``settings`` reporting to the API's ``progress(what, done, total)``."""
+    if progress is None:
+        return settings
+    return dataclasses.replace(settings, progress=lambda done, total: progress(what, done, total))
+
+
+def traces_of(
+    source: TracesLike,
+    *,
+    lenient: bool,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+) -> Traces:
+    if isinstance(source, Traces):
+        return source
+    options = {"lenient": lenient, "include": include, "exclude": exclude, "progress": progress}
+    if isinstance(source, str | os.PathLike):
+        return load(source, **options)  # type: ignore[arg-type]
+    items = list(source)
+    if all(isinstance(item, CassetteTrace) for item in items):
+        return Traces(tuple(item for item in items if isinstance(item, CassetteTrace)))
+    if any(isinstance(item, CassetteTrace) for item in items):
+        raise ConfigError("pass either cassette paths or loaded traces, not both")
+    paths = [item for item in items if isinstance(item, str | os.PathLike)]
+    return load(paths, **options)  # type: ignore[arg-type]
+
+
+def report(
+    traces: TracesLike,
+    *,
+    by: str | None = None,
+    as_of: datetime | None = None,
+    lenient: bool = False,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+) -> Report:
+    """What the recorded calls were billed, per cassette or grouped ``by`` model, provider or
+    flavour; priced at each call's recorded date, or all at ``as_of``."""
+    loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
+    data = build_report(loaded, by=by or "cassette", as_of=utc(as_of), skipped=loaded.skipped)
+    return Report(data, skipped=loaded.skipped, warnings=loaded.warnings)
+
+
+def utc(when: datetime | None) -> datetime | None:
+    if when is None or when.tzinfo is not None:
+        return when
+    return when.replace(tzinfo=UTC)
+
+
+def variant_of(strategies: StrategiesLike) -> Variant:
+    """One variant from strategies in the strategy syntax (``"truncation & caching"``, or a
+    list of such, stacked in order), Steps, or a Variant; named by its label."""
+    if isinstance(strategies, Variant):
+        return strategies
+    items = [strategies] if isinstance(strategies, str | Step) else list(strategies)
+    steps: list[Step] = []
+    for item in items:
+        if isinstance(item, Step):
+            steps.append(item)
+            continue
+        found = parse_variants(item)
+        if len(found) > 1:
+            raise ConfigError(
+                f"{item!r} names {len(found)} variants, and a simulation runs one: stack "
+                "strategies with ' & ' (or repeat -s); compare variants with a scenario file"
+            )
+        steps.extend(step for variant in found for step in variant.steps)
+    variant = Variant("", tuple(steps))
+    return Variant(variant.describe(), variant.steps)
+
+
+def simulate(
+    traces: TracesLike,
+    strategies: StrategiesLike = (),
+    *,
+    as_of: datetime | None = None,
+    gap: float | None = None,
+    lenient: bool = False,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+    jobs: int | None = None,
+    cache: bool | None = None,
+    scheduler: str | None = None,
+) -> Simulation:
+    """Replay ``traces`` under ``strategies`` (applied in order: ``"caching:ttl=1h"``,
+    ``"truncation & caching"``, a list of such, or a Variant) against the recorded baseline.
+    ``gap``: seconds between calls of traces without recorded dates. Paths are simulated
+    cassette by cassette, in parallel (see :func:`costsim.api.compare` for ``jobs``, ``cache``
+    and ``scheduler``); the result is the same as for traces loaded first."""
+    variant = variant_of(strategies)
+    rules = default_rules()
+    if gap is not None:
+        rules = dataclasses.replace(rules, default_gap_seconds=gap)
+    paths = _as_paths(traces)
+    if paths is not None:  # streamed, cassette by cassette
+        found = find_cassettes(paths, Selection.of(include, exclude))
+        settings = with_progress(resolve(jobs, cache, scheduler), progress, "simulating")
+        share, skipped = compare_all(
+            found.files,
+            [variant],
+            rules=rules,
+            agents={},
+            matcher=AgentMatcher(),
+            as_of=utc(as_of),
+            lenient=lenient,
+            settings=settings,
+        )
+        data = finish(share, [variant], as_of=utc(as_of))
+        return Simulation(data, skipped=tuple(skipped), warnings=tuple(found.warnings()))
+    loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
+    engine = Engine(loaded, rules=rules)
+    data = compare_variants(engine, [variant], as_of=utc(as_of))
+    return Simulation(data, skipped=loaded.skipped, warnings=loaded.warnings)
+
+
+def _as_paths(source: TracesLike) -> list[Path] | None:
+    """The paths ``source`` names, or None when it is (or holds) loaded traces."""
+    if isinstance(source, Traces):
+        return None
+    if isinstance(source, str | os.PathLike):
+        return [Path(source)]
+    if isinstance(source, list | tuple) and all(
+        isinstance(item, str | os.PathLike) for item in source
+    ):
+        return [Path(item) for item in source]
+    return None
+
+
+def check_cache(
+    traces: TracesLike,
+    *,
+    lenient: bool = False,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+) -> CacheCheck:
+    """Simulate recordings that used caching as recorded, and compare with what they billed."""
+    loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
+    return CacheCheck(
+        cache_fidelity.check_cache(list(loaded)),
+        skipped=loaded.skipped,
+        warnings=loaded.warnings,
+    )
+
+
+def _grouping(roots: list[Path], pattern: str | None) -> Grouping:
+    """A cassette's source: the first folder under the path it was found in, or the first
+    capture group (else the whole match) of ``pattern`` in its path relative to that path."""
+    resolved_roots = [p.resolve() if p.is_dir() else p.resolve().parent for p in roots]
+    try:
+        compiled = re.compile(pattern) if pattern else None
+    except re.error as exc:
+        raise ConfigError(f"--group {pattern!r} is not a regular expression ({exc})") from None
+
+    def group(path: Path) -> str:
+        resolved = path.resolve()
+        root = next((r for r in resolved_roots if resolved.is_relative_to(r)), resolved.parent)
+        if compiled is None:
+            return first_folder(root)(resolved)
+        match = compiled.search(resolved.relative_to(root).as_posix())
+        if match is None:
+            return "(unmatched)"
+        return match.group(1) if compiled.groups else match.group(0)
+
+    return group
+
+
+def calibrate(
+    paths: PathLike | Iterable[PathLike],
+    *,
+    group: str | None = None,
+    shipped: bool = False,
+    lenient: bool = False,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+) -> Calibration:
+    """The token estimator's error on the recordings under ``paths``: refitted and held out by
+    source (``group``: a regex naming a cassette's source; default its first folder), or the
+    shipped coefficients evaluated as they are (``shipped``)."""
+    roots = paths_of(paths)
+    loaded = load(roots, lenient=lenient, include=include, exclude=exclude, progress=progress)
+    data = fit_and_measure(list(loaded), group=_grouping(roots, group), shipped=shipped)
+    return Calibration(data, skipped=loaded.skipped, warnings=loaded.warnings)
+
+
+def list_cassettes(
+    paths: PathLike | Iterable[PathLike],
+    *,
+    sort: str = "name",
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+) -> CassetteList:
+    """One entry per cassette: recorded dates, LLM calls, providers, models, size."""
+    items, found = cassettes.list_cassettes(
+        paths_of(paths), sort=sort, selection=Selection.of(include, exclude), progress=progress
+    )
+    return CassetteList(items, warnings=tuple(found.warnings()))
+
+
+def check_cassettes(
+    paths: PathLike | Iterable[PathLike],
+    *,
+    ignore: Iterable[str] = (),
+    show_info: bool = False,
+    settings_from: PathLike | None = None,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
+    progress: Progress | None = None,
+) -> CassetteCheck:
+    """Unreadable cassettes, calls without (valid) usage, LLM calls costsim cannot meter and
+    credentials left in recordings, each naming its rule and severity. ``ignore`` silences
+    rules, as does ``[tool.costsim] secrets.ignore`` in the pyproject.toml found from
+    ``settings_from`` (default: the working folder); ``show_info`` lists informational ones."""
+    start = Path(settings_from) if settings_from is not None else None
+    config_path, _ = tool_config(start)
+    configured = validate_rules(
+        secrets_ignore(start), f"{config_path} [tool.costsim] secrets.ignore"
+    )
+    skip = [*validate_rules(ignore, "--ignore"), *configured]
+    data = cassettes.check_cassettes(
+        paths_of(paths),
+        ignore=skip,
+        show_info=show_info,
+        selection=Selection.of(include, exclude),
+        progress=progress,
+    )
+    return CassetteCheck(data, warnings=data.warnings)

@@ -1,0 +1,120 @@
+"""Finding cassettes under folders the way ruff and pytest find files: hidden folders,
+virtual environments, ``site-packages`` and ``node_modules`` are skipped; ``include`` and
+``exclude`` globs narrow the search; a folder that holds no cassette is reported, not
+silently counted as nothing.
+
+Globs are matched against a file's path relative to the folder given, or any end of it
+(``cassettes/*.yaml`` matches ``tests/cassettes/a.yaml``; ``*`` also crosses ``/``) and, when
+they hold no ``/``, against its name and the names of the folders it is in (``--exclude
+legacy`` skips every ``legacy`` folder).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from fnmatch import fnmatchcase
+from pathlib import Path, PurePosixPath
+
+from costsim.errors import CassetteNotFoundError
+
+__all__ = [
+    "CASSETTE_SUFFIXES",
+    "SKIPPED_FOLDERS",
+    "Found",
+    "Progress",
+    "Selection",
+    "find_cassettes",
+]
+
+CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
+SKIPPED_FOLDERS = frozenset({"node_modules", "site-packages", "__pycache__", "__pypackages__"})
+"""Besides hidden folders (``.git``, ``.venv``, ``.costsim``) and any folder holding a
+``pyvenv.cfg`` (a virtual environment, whatever its name)."""
+
+Progress = Callable[[str, int, int], None]
+"""Called as work advances: (what, done, total)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """``include`` / ``exclude`` globs (empty: every cassette the walk finds)."""
+
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, include: Iterable[str] = (), exclude: Iterable[str] = ()) -> Selection:
+        return cls(tuple(include), tuple(exclude))
+
+    def _matches(self, patterns: tuple[str, ...], relative: PurePosixPath) -> bool:
+        parts = relative.parts
+        tails = ["/".join(parts[i:]) for i in range(len(parts))]
+        for pattern in patterns:
+            names = tails if "/" in pattern else parts
+            if any(fnmatchcase(name, pattern) for name in names):
+                return True
+        return False
+
+    def excludes_folder(self, relative: PurePosixPath) -> bool:
+        return self._matches(self.exclude, relative)
+
+    def wants(self, relative: PurePosixPath) -> bool:
+        if self._matches(self.exclude, relative):
+            return False
+        return not self.include or self._matches(self.include, relative)
+
+
+def _skipped(folder: Path) -> bool:
+    name = folder.name
+    return name.startswith(".") or name in SKIPPED_FOLDERS or (folder / "pyvenv.cfg").is_file()
+
+
+def _walk(root: Path, selection: Selection) -> list[Path]:
+    found: list[Path] = []
+    for current, folders, files in os.walk(root):
+        here = Path(current)
+        folders[:] = sorted(
+            name
+            for name in folders
+            if not _skipped(here / name)
+            and not selection.excludes_folder(PurePosixPath((here / name).relative_to(root)))
+        )
+        for name in files:
+            path = here / name
+            if path.suffix.lower() in CASSETTE_SUFFIXES and selection.wants(
+                PurePosixPath(path.relative_to(root))
+            ):
+                found.append(path)
+    return sorted(found)
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """The cassette files under some paths, and the folders among them that hold none."""
+
+    files: tuple[Path, ...]
+    empty: tuple[Path, ...]
+
+    def warnings(self) -> list[str]:
+        suffixes = ", ".join(f"*{s}" for s in CASSETTE_SUFFIXES)
+        return [f"{path}: no cassette files ({suffixes}) found here" for path in self.empty]
+
+
+def find_cassettes(paths: Iterable[Path], selection: Selection | None = None) -> Found:
+    """Files given are taken as they are; folders are walked (see the module's docstring)."""
+    chosen = selection or Selection()
+    files: list[Path] = []
+    empty: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            under = _walk(path, chosen)
+            files.extend(under)
+            if not under:
+                empty.append(path)
+        elif path.is_file():
+            files.append(path)
+        else:
+            raise CassetteNotFoundError(path)
+    return Found(tuple(files), tuple(empty))

@@ -1,0 +1,133 @@
+"""A call's cost split by what it paid for: uncached input, cache reads, cache writes, output.
+
+Each token class is weighted by its own rate at the call's model, provider and pricing day
+(the price of a thousand tokens of that class alone), and the parts are scaled so that they
+add up to the call's cost, to Decimal precision: totals stay exact, and a long-context tier,
+which the whole prompt decides, scales every class alike. What cannot be split that way (a
+cost a gateway recorded, per-use fees) is ``other``. An unpriced call has no split
+(``None``): its cost is unknown, never $0.
+
+The split is made once, when a call is metered (:func:`costsim.pricing.ledger.meter`), from
+rates looked up once per model and day, so every total can carry it at the cost of an
+addition.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from decimal import Decimal
+from functools import cache
+from typing import TYPE_CHECKING
+
+from costsim.model import Usage
+from costsim.pricing.prices import Price, price
+
+if TYPE_CHECKING:
+    from costsim.model import Call
+
+__all__ = ["CLASSES", "ClassCost", "split_cost"]
+
+CLASSES = ("uncached", "cache_read", "cache_write", "output", "other")
+"""The classes a cost is split into, in the order charts stack them."""
+
+ZERO = Decimal(0)
+_PER = 1000
+"""Tokens a class's rate is read for: few enough to stay in the base tier of tiered prices."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClassCost:
+    """Dollars per class; the fields add up to the cost they split."""
+
+    uncached: Decimal = ZERO
+    cache_read: Decimal = ZERO
+    cache_write: Decimal = ZERO
+    output: Decimal = ZERO
+    other: Decimal = ZERO
+
+    @property
+    def total(self) -> Decimal:
+        return self.uncached + self.cache_read + self.cache_write + self.output + self.other
+
+    def __add__(self, other: ClassCost) -> ClassCost:
+        return ClassCost(
+            self.uncached + other.uncached,
+            self.cache_read + other.cache_read,
+            self.cache_write + other.cache_write,
+            self.output + other.output,
+            self.other + other.other,
+        )
+
+    def get(self, name: str) -> Decimal:
+        value: Decimal = getattr(self, name)
+        return value
+
+
+_SAMPLES = {
+    "uncached": Usage(uncached_input=_PER),
+    "cache_read": Usage(cache_read=_PER),
+    "cache_write_5m": Usage(cache_write_5m=_PER),
+    "cache_write_1h": Usage(cache_write_1h=_PER),
+    "output": Usage(output=_PER),
+}
+
+
+@cache
+def _rates(model: str, provider: str, day: date) -> dict[str, Decimal] | None:
+    """The price of :data:`_PER` tokens of each class alone (None: some class has no price)."""
+    when = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    rates = {}
+    for name, sample in _SAMPLES.items():
+        amount = price(sample, model=model, provider=provider, at=when).amount
+        if amount is None:
+            return None
+        rates[name] = amount
+    return rates
+
+
+def _rates_of(call: Call, when: datetime) -> dict[str, Decimal] | None:
+    for provider in dict.fromkeys((call.price_provider, call.provider)):
+        rates = _rates(call.priced_model, provider, when.date())
+        if rates is not None:
+            return rates
+    return None
+
+
+def _fees(call: Call, usage: Usage, cost: Price) -> Decimal:
+    """Per-use fees (web searches): what the call cost beyond its tokens priced together."""
+    if not usage.web_searches or cost.amount is None:
+        return ZERO
+    together = price(
+        dataclasses.replace(usage, web_searches=0),
+        model=call.priced_model,
+        provider=call.price_provider,
+        at=cost.priced_at,
+    ).amount
+    return ZERO if together is None else max(cost.amount - together, ZERO)
+
+
+def split_cost(call: Call, usage: Usage | None, cost: Price | None) -> ClassCost | None:
+    """The cost of ``call`` billed for ``usage`` split by class, adding up to it; None when
+    it has no cost."""
+    if cost is None or cost.amount is None:
+        return None
+    if usage is None or not cost.amount or cost.source != "genai-prices":
+        return ClassCost(other=cost.amount)
+    rates = _rates_of(call, cost.priced_at) if cost.priced_at is not None else None
+    if rates is None:
+        return ClassCost(other=cost.amount)
+    weights = {
+        "uncached": usage.uncached_input * rates["uncached"],
+        "cache_read": usage.cache_read * rates["cache_read"],
+        "cache_write": usage.cache_write_5m * rates["cache_write_5m"]
+        + usage.cache_write_1h * rates["cache_write_1h"],
+        "output": usage.output * rates["output"],
+    }
+    tokens = sum(weights.values(), start=ZERO)
+    if not tokens:
+        return ClassCost(other=cost.amount)
+    fees = _fees(call, usage, cost)
+    scale = (cost.amount - fees) / tokens
+    return ClassCost(**{name: value * scale for name, value in weights.items()}, other=fees)

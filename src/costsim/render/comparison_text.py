@@ -1,0 +1,362 @@
+"""A comparison (``compare``, ``simulate``) as text: the answer line, the table, the details.
+
+The answer comes first: which variant is cheapest, what it saves in dollars and percent, and
+how sure that is (its band). The table keeps to the columns that answer "what does it cost,
+what does it save, how sure" and fits the width; ``wide`` adds the full token split. Below it,
+per variant: its strategies (in the syntax ``-s`` and ``--costsim-strategies`` read back), the
+attribution of a stack, unpriced calls and why, and its events: divergences and notes first,
+every event with ``verbose``, otherwise ``and N more (use -v)``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from decimal import Decimal
+
+from costsim.analysis.bands import Band
+from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
+from costsim.pricing.ledger import Totals, UnpricedCall
+from costsim.render.text import (
+    Column,
+    decimals_for,
+    display_path,
+    markdown_table,
+    money_cells,
+    more_line,
+    percent,
+    plural,
+    shorten_left,
+    signed_percent,
+    table,
+    wrap,
+)
+from costsim.strategies.trace import Event
+
+__all__ = [
+    "EVENTS_SHOWN",
+    "Cheapest",
+    "answer_line",
+    "band_cell",
+    "band_text",
+    "cheapest",
+    "economics_lines",
+    "render_markdown",
+    "render_table",
+]
+
+EVENTS_SHOWN = 3
+"""Events listed per variant without ``verbose`` (divergences and notes first)."""
+UNPRICED_SHOWN = 3
+
+
+def band_cell(summary: VariantSummary, decimals: int | None = None) -> str:
+    """How far the variant's change in cost may be off (its p90 half-width in dollars), in
+    the band column and the answer line; ``exact`` when nothing behind it was estimated."""
+    band = summary.delta
+    if band.exact:
+        return "exact"
+    places = decimals if decimals is not None else decimals_for([band.half])
+    if band.half < Decimal(1).scaleb(-places):  # below the table's precision, but not zero
+        return f"±<${Decimal(1).scaleb(-places):.{places}f}"
+    return "±" + money_cells([band.half], decimals=places)[0]
+
+
+def _signed(value: Decimal, decimals: int) -> str:
+    return money_cells([value], signed=True, decimals=decimals)[0]
+
+
+def band_text(band: Band, decimals: int | None = None) -> str:
+    """``-$0.0123 (-$0.0150 to -$0.0096, p90)``, or ``+$0.0000 (exact)``."""
+    if band.value is None or band.low is None or band.high is None:
+        return "unknown"
+    change = money_cells([band.value], signed=True, decimals=decimals)[0]
+    if band.exact:
+        return f"{change} (exact)"
+    low, high = money_cells([band.low, band.high], signed=True, decimals=decimals)
+    return f"{change} ({low} to {high}, p90)"
+
+
+def _band_detail(summary: VariantSummary, decimals: int) -> list[str]:
+    """The change with its p90 range and the baseline it is measured against; the part of
+    the like-for-like baseline that is the simulator's, not the strategy's."""
+    band = summary.delta
+    if band.value is None or band.low is None or band.high is None:
+        return []
+    change = _signed(band.value, decimals)
+    spread = (
+        "exact"
+        if band.exact
+        else f"{_signed(band.low, decimals)} to {_signed(band.high, decimals)}, p90"
+    )
+    basis = "recorded"
+    if summary.resimulated_calls:
+        basis = f"recorded, {plural(summary.resimulated_calls, 'call')} re-simulated the same way"
+    lines = [f"Δ cost {change} ({spread}) against {basis}"]
+    simulated, recorded = summary.resimulation_gap
+    if summary.resimulated_calls and simulated is not None and simulated != recorded:
+        cells = money_cells([simulated, recorded], decimals=decimals)
+        lines.append(
+            f"like for like: re-simulated as recorded, those calls cost {cells[0]} where the "
+            f"recording billed {cells[1]}; that gap is the simulator's, not the strategy's"
+        )
+    return lines
+
+
+def _saving(summary: VariantSummary) -> Decimal | None:
+    """What the variant saves against its like-for-like baseline (negative: it costs more)."""
+    return None if summary.delta.value is None else -summary.delta.value
+
+
+@dataclass(frozen=True, slots=True)
+class _Money:
+    """The cost and change cells of a comparison, each column with one precision."""
+
+    cost: list[str]
+    """Baseline first, then one per variant."""
+    delta: list[str]
+    """One per variant."""
+    decimals: int
+
+
+def _money(comparison: Comparison) -> _Money:
+    base = comparison.baseline
+    costs = [base.cost_usd, *(v.totals.cost_usd for v in comparison.variants)]
+    deltas = [v.delta.value for v in comparison.variants]
+    decimals = decimals_for([*costs, *deltas])
+    return _Money(
+        money_cells(costs, decimals=decimals),
+        money_cells(deltas, signed=True, missing="-", decimals=decimals),
+        decimals,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Cheapest:
+    """The variant that costs least, and what it saves against the recording."""
+
+    index: int
+    summary: VariantSummary
+    saving: Decimal
+    """The like-for-like baseline's cost minus the variant's (negative: it costs more)."""
+    saving_pct: float
+
+
+def cheapest(comparison: Comparison) -> Cheapest | None:
+    """The cheapest fully priced variant (the first listed on a tie); None when the recording
+    or every variant has unpriced calls."""
+    priced = [
+        (saving, index, summary)
+        for index, summary in enumerate(comparison.variants)
+        if (saving := _saving(summary)) is not None and summary.baseline.cost_usd
+    ]
+    if not priced or not comparison.baseline.cost_usd:
+        return None
+    saving, index, summary = max(priced, key=lambda item: (item[0], -item[1]))
+    base = summary.baseline.cost_usd or Decimal(1)
+    return Cheapest(index, summary, saving, float(saving / base * 100))
+
+
+def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
+    """One sentence: the cheapest variant, its saving in $ and %, its band, its risks."""
+    cells = cells or _money(comparison)
+    if comparison.baseline.cost_usd is None:
+        return "No answer: the recording itself has unpriced calls (see below)."
+    best = cheapest(comparison)
+    if best is None:
+        return "No answer: no variant could be priced (see the unpriced calls below)."
+    change = cells.delta[best.index].lstrip("+-")
+    summary = best.summary
+    risks = f"; {plural(summary.divergences, 'divergence')}" if summary.divergences else ""
+    name = summary.variant.name
+    if best.saving <= 0:
+        verb = (
+            "costs the same as"
+            if best.saving == 0
+            else f"adds {change} (+{-best.saving_pct:.1f}%) to"
+        )
+        return f"No variant saves: the least dear, {name}, {verb} {cells.cost[0]}{risks}."
+    return (
+        f"Cheapest: {name}, saves {change} ({best.saving_pct:.1f}%) of {cells.cost[0]}, "
+        f"p90 band {band_cell(summary, cells.decimals)}{risks}."
+    )
+
+
+def _columns(wide: bool) -> list[Column]:
+    split = [
+        Column("uncached"), Column("cache read"), Column("write 5m"), Column("write 1h"),
+        Column("output"), Column("thinking"),
+    ] if wide else []  # fmt: skip
+    return [
+        Column("variant", align="left", cut="right", min_width=12),
+        Column("calls"),
+        Column("prompt"),
+        *split,
+        Column("hit rate"),
+        Column("cost"),
+        Column("Δ cost"),
+        Column("Δ %"),
+        Column("p90 band"),
+        Column("diverge"),
+    ]
+
+
+def _token_cells(totals: Totals, wide: bool) -> list[str]:
+    cells = [f"{totals.llm_calls:,}", f"{totals.prompt_tokens:,}"]
+    if wide:
+        cells += [
+            f"{totals.uncached_input_tokens:,}",
+            f"{totals.cache_read_tokens:,}",
+            f"{totals.cache_write_5m_tokens:,}",
+            f"{totals.cache_write_1h_tokens:,}",
+            f"{totals.output_tokens:,}",
+            f"{totals.reasoning_tokens:,}",
+        ]
+    return [*cells, percent(totals.cache_hit_rate)]
+
+
+def _rows(comparison: Comparison, cells: _Money, wide: bool) -> list[list[str]]:
+    base = comparison.baseline
+    rows = [["baseline (recorded)", *_token_cells(base, wide), cells.cost[0], "", "", "", ""]]
+    for index, summary in enumerate(comparison.variants):
+        totals = summary.totals
+        rows.append(
+            [
+                summary.variant.name,
+                *_token_cells(totals, wide),
+                cells.cost[index + 1],
+                cells.delta[index],
+                signed_percent(delta_pct(totals.cost_usd, summary.baseline.cost_usd)),
+                band_cell(summary, cells.decimals),
+                str(summary.divergences),
+            ]
+        )
+    return rows
+
+
+_ORDER = {"divergence": 0, "note": 1, "change": 2}
+
+
+def _event_line(event: Event, width: int) -> list[str]:
+    where = ""
+    if event.provenance is not None:
+        path = shorten_left(display_path(event.provenance.path), max(width - 40, 20))
+        where = f" {path}#{event.provenance.index}"
+    return wrap(f"{event.kind} ({event.strategy}){where}: {event.message}", width, indent="  ")
+
+
+def _unpriced_lines(
+    label: str, unpriced: list[UnpricedCall], width: int, indent: str = ""
+) -> list[str]:
+    """How many calls have no price, and why (grouped by reason)."""
+    if not unpriced:
+        return []
+    reasons = Counter(item.reason for item in unpriced)
+    lines = wrap(
+        f"{label}: {plural(len(unpriced), 'call')} unpriced, cost unknown", width, indent=indent
+    )
+    for reason, count in reasons.most_common():
+        lines += wrap(f"{reason} ({plural(count, 'call')})", width, indent=indent + "  ")
+    return lines
+
+
+def _saving_text(name: str, value: Decimal | None, cell: str) -> str:
+    if value is None:
+        return f"{name}: unknown"
+    return f"{name} {'adds' if value < 0 else 'saves'} {cell.lstrip('+-')}"
+
+
+def _attribution(summary: VariantSummary, decimals: int) -> str:
+    parts = list(summary.attribution.items())
+    if summary.interaction is not None:
+        parts.append(("interaction", summary.interaction))
+    cells = money_cells([value for _, value in parts], decimals=decimals)
+    texts = []
+    for (name, value), cell in zip(parts, cells, strict=True):
+        text = _saving_text(name, value, cell)
+        band = summary.attribution_bands.get(name)
+        if band is not None and not band.exact and value is not None:
+            text += f" (±{money_cells([band.half], decimals=decimals)[0].lstrip('+-')})"
+        texts.append(text)
+    return "attribution (leave-one-out): " + "; ".join(texts)
+
+
+def economics_lines(summary: VariantSummary, width: int) -> list[str]:
+    """Per-breakpoint cache economics of the variant's simulated calls (``verbose``)."""
+    if not summary.breakpoints:
+        return []
+    columns = [
+        Column("breakpoint", align="left", cut="right", min_width=12),
+        Column("writes"), Column("written 5m"), Column("written 1h"), Column("reads"),
+        Column("read"), Column("net"),
+    ]  # fmt: skip
+    nets = money_cells([row.net_usd for row in summary.breakpoints], signed=True, missing="-")
+    rows = [
+        [
+            row.position, f"{row.writes:,}", f"{row.tokens_written_5m:,}",
+            f"{row.tokens_written_1h:,}", f"{row.reads:,}", f"{row.tokens_read:,}", net,
+        ]
+        for row, net in zip(summary.breakpoints, nets, strict=True)
+    ]  # fmt: skip
+    return ["  per-breakpoint economics (simulated calls):", *table(columns, rows, width=width)]
+
+
+def _variant_details(
+    summary: VariantSummary, width: int, verbose: bool, decimals: int
+) -> list[str]:
+    kinds = Counter(event.kind for event in summary.events)
+    counts = ", ".join(plural(n, kind) for kind, n in sorted(kinds.items()))
+    name, label = summary.variant.name, summary.variant.describe()
+    lines = wrap(
+        (name if name == label else f"{name} = {label}") + (f" ({counts})" if counts else ""),
+        width,
+        subsequent="    ",
+    )
+    if summary.attribution:
+        lines += wrap(_attribution(summary, decimals), width, indent="  ", subsequent="    ")
+    lines += _unpriced_lines("unpriced", summary.totals.unpriced, width, indent="  ")
+    events = sorted(summary.events, key=lambda event: _ORDER[event.kind])
+    shown = events if verbose else [e for e in events if e.kind != "change"][:EVENTS_SHOWN]
+    for event in shown:
+        lines += _event_line(event, width)
+    lines += more_line(len(events) - len(shown))
+    for detail in _band_detail(summary, decimals):
+        lines += wrap(detail, width, indent="  ", subsequent="    ")
+    if verbose:
+        lines += economics_lines(summary, width)
+    return lines
+
+
+def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: bool) -> str:
+    cells = _money(comparison)
+    head: list[str] = []
+    if comparison.title:
+        head.append(f"== {comparison.title} ==")
+    if comparison.description:
+        head += wrap(comparison.description, width, subsequent="")
+    lines = [*head, *wrap(answer_line(comparison, cells), width), ""]
+    lines += table(_columns(wide), _rows(comparison, cells, wide), width=width)
+    lines += ["", *_unpriced_lines("baseline", comparison.baseline.unpriced, width)]
+    for summary in comparison.variants:
+        lines += _variant_details(summary, width, verbose, cells.decimals)
+    if comparison.as_of:
+        lines.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
+    return "\n".join(lines) + "\n"
+
+
+def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
+    cells = _money(comparison)
+    title = f"## {comparison.title or 'costsim comparison'}\n\n"
+    description = f"{comparison.description}\n\n" if comparison.description else ""
+    rows = markdown_table(_columns(True), _rows(comparison, cells, True))
+    details: list[str] = []
+    for summary in comparison.variants:
+        details += _variant_details(summary, 10**6, verbose, cells.decimals)
+    if comparison.as_of:
+        details.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
+    notes = "\n".join(
+        f"- {line.strip()}" if not line.startswith("  ") else f"  - {line.strip()}"
+        for line in details
+    )
+    answer = f"**{answer_line(comparison, cells)}**\n\n"
+    return title + description + answer + "\n".join(rows) + "\n\n" + notes + "\n"

@@ -1,0 +1,79 @@
+"""Divergence flags and notes, each with the call (file, interaction) it concerns."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from costsim.analysis.comparison import Comparison
+from costsim.analysis.report import Report
+from costsim.pricing.ledger import Totals
+from costsim.render.html.figures import Finding
+from costsim.render.text import display_path
+
+__all__ = ["comparison_findings", "report_findings"]
+
+
+def _unpriced(where: str, totals: Totals, seen: set[tuple[str, int, str]]) -> list[Finding]:
+    found = []
+    for item in totals.unpriced:
+        key = (str(item.provenance.path), item.provenance.index, item.model)
+        if key in seen:
+            continue
+        seen.add(key)
+        found.append(
+            Finding(
+                where,
+                "unpriced",
+                "pricing",
+                display_path(item.provenance.path),
+                item.provenance.index,
+                f"{item.model}: {item.reason}",
+            )
+        )
+    return found
+
+
+def comparison_findings(comparison: Comparison, labels: Sequence[str]) -> list[Finding]:
+    """Every variant's divergence flags and notes, then calls without a price."""
+    found: list[Finding] = []
+    for label, summary in zip(labels[1:], comparison.variants, strict=True):
+        for event in summary.events:
+            if event.kind == "change":
+                continue
+            where = event.provenance
+            found.append(
+                Finding(
+                    label,
+                    event.kind,
+                    event.strategy,
+                    display_path(where.path) if where else "",
+                    where.index if where else None,
+                    event.message,
+                )
+            )
+    seen: set[tuple[str, int, str]] = set()
+    found += _unpriced(labels[0], comparison.baseline, seen)
+    for label, summary in zip(labels[1:], comparison.variants, strict=True):
+        found += _unpriced(label, summary.totals, seen)
+    return found
+
+
+def report_findings(report: Report) -> list[Finding]:
+    """Notes about single interactions, calls without a price, and files left out."""
+    found = [
+        Finding(
+            "recorded",
+            str(note.kind),
+            "reading",
+            display_path(note.provenance.path),
+            note.provenance.index,
+            note.message,
+        )
+        for note in report.notes
+    ]
+    found += _unpriced("recorded", report.totals, set())
+    found += [
+        Finding("recorded", "skipped", "reading", display_path(item.path), None, item.error)
+        for item in report.skipped
+    ]
+    return found

@@ -1,0 +1,226 @@
+"""A report as text: a one-line answer, a table that fits the width, then what the numbers
+depend on (unpriced and estimated calls, notes about single interactions)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from decimal import Decimal
+
+from costsim.analysis.report import Report, ReportNote
+from costsim.pricing.ledger import Totals
+from costsim.render.report import band_text
+from costsim.render.text import (
+    Column,
+    display_path,
+    markdown_table,
+    money_cells,
+    more_line,
+    percent,
+    plural,
+    shorten_left,
+    table,
+    wrap,
+)
+
+__all__ = ["NOTES_SHOWN", "render_markdown", "render_table"]
+
+NOTES_SHOWN = 10
+"""Unpriced calls and notes about interactions listed without ``verbose``."""
+
+
+def _columns(first: str, wide: bool) -> list[Column]:
+    split = [
+        Column("usage"), Column("uncached"), Column("cache read"), Column("write 5m"),
+        Column("write 1h"),
+    ] if wide else []  # fmt: skip
+    return [
+        Column(first, align="left", cut="left", min_width=16),
+        Column("calls"),
+        *split[:1],
+        Column("prompt"),
+        *split[1:],
+        Column("output"),
+        *([Column("thinking")] if wide else []),
+        Column("hit rate"),
+        Column("cost"),
+    ]
+
+
+def _cost_cells(rows: list[Totals]) -> list[str]:
+    """Costs with one precision; a partial cost is a lower bound (``≥$0.0312*``)."""
+    amounts: list[Decimal | None] = [
+        t.cost_usd if t.cost_usd is not None else (t.priced_cost or None) for t in rows
+    ]
+    cells = money_cells(amounts, missing="")
+    out = []
+    for totals, cell in zip(rows, cells, strict=True):
+        if totals.cost_usd is not None:
+            out.append(cell)
+        elif cell:
+            out.append(f"≥{cell}*")
+        else:
+            out.append("unpriced*" if totals.unpriced else "unknown*")
+    return out
+
+
+def _row(name: str, totals: Totals, cost: str, wide: bool) -> list[str]:
+    cells = [name, f"{totals.llm_calls:,}"]
+    if wide:
+        cells.append(f"{totals.calls_with_usage:,}")
+    cells.append(f"{totals.prompt_tokens:,}")
+    if wide:
+        cells += [
+            f"{totals.uncached_input_tokens:,}",
+            f"{totals.cache_read_tokens:,}",
+            f"{totals.cache_write_5m_tokens:,}",
+            f"{totals.cache_write_1h_tokens:,}",
+        ]
+    cells.append(f"{totals.output_tokens:,}")
+    if wide:
+        cells.append(f"{totals.reasoning_tokens:,}")
+    return [*cells, percent(totals.cache_hit_rate), cost]
+
+
+def _rows(report: Report, wide: bool) -> list[list[str]]:
+    if report.by == "cassette":
+        named = [(display_path(item.path), item.totals) for item in report.cassettes]
+    else:
+        named = list(report.groups.items())
+    named.append(("TOTAL", report.totals))
+    costs = _cost_cells([totals for _, totals in named])
+    return [
+        _row(name, totals, cost, wide) for (name, totals), cost in zip(named, costs, strict=True)
+    ]
+
+
+def answer_line(report: Report, cost: str) -> str:
+    """What was billed in one sentence (``cost``: the TOTAL row's cell)."""
+    totals = report.totals
+    if not report.cassettes:
+        return "No cassettes: nothing to report."
+    cost = cost.rstrip("*")
+    if not cost.startswith(("$", "≥")):
+        cost = "cost unknown"
+    where = plural(len(report.cassettes), "cassette")
+    unpriced = f" ({plural(totals.unpriced_calls, 'call')} unpriced)" if totals.unpriced else ""
+    return f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
+
+
+def _where(path_text: str, index: int, width: int) -> str:
+    return f"{shorten_left(path_text, max(width // 2, 24))}#{index}"
+
+
+def _unpriced(report: Report, width: int, verbose: bool) -> list[str]:
+    totals = report.totals
+    if not totals.unpriced:
+        return []
+    lines = wrap(
+        f"* {plural(totals.unpriced_calls, 'unpriced call')}: costs shown are a lower bound, "
+        "the total cost is unknown.",
+        width,
+    )
+    reasons = Counter(u.reason for u in totals.unpriced)
+    for reason, count in reasons.most_common():
+        lines += wrap(f"{reason} ({plural(count, 'call')})", width, indent="  ")
+    if verbose:
+        for u in totals.unpriced:
+            where = _where(display_path(u.provenance.path), u.provenance.index, width)
+            lines += wrap(f"unpriced: {where}: {u.reason}", width, indent="  ")
+    return lines
+
+
+def _notes(report: Report, width: int, verbose: bool) -> list[str]:
+    totals = report.totals
+    notes: list[str] = []
+    if totals.estimated_calls:
+        notes.append(
+            f"* {plural(totals.estimated_calls, 'call')} recorded no usage: their tokens are "
+            "estimated (calibrated offline count); estimator error: "
+            + "; ".join(band_text(band) for band in report.estimator)
+        )
+    if totals.unmetered_calls:
+        notes.append(
+            f"* {plural(totals.unmetered_calls, 'call')} recorded no usage and are not in the "
+            "token totals; the total cost is unknown."
+        )
+    if totals.gateway_priced_calls:
+        notes.append(
+            f"{plural(totals.gateway_priced_calls, 'call')} priced from the cost the gateway "
+            "recorded (genai-prices has no price for their model)."
+        )
+    if totals.errored_calls:
+        notes.append(
+            f"{plural(totals.errored_calls, 'errored call')}: unbilled, no tokens counted."
+        )
+    foreign = sum((item.foreign_calls for item in report.cassettes), start=Counter[str]())
+    if foreign:
+        listed = ", ".join(f"{n} to {host}" for host, n in sorted(foreign.items()))
+        notes.append(f"Calls to other providers, not metered: {listed}.")
+    if totals.undated_calls and not report.as_of:
+        notes.append(
+            f"{plural(totals.undated_calls, 'call')} have no recorded date: priced at today's "
+            "prices (pin a date with --as-of)."
+        )
+    if report.as_of:
+        notes.append(f"Prices as of {report.as_of.date().isoformat()} (--as-of).")
+    if report.skipped:
+        notes.append(
+            f"{plural(len(report.skipped), 'unreadable cassette')} skipped (--lenient): "
+            + "; ".join(item.error for item in report.skipped[:3])
+            + ("; …" if len(report.skipped) > 3 else "")
+        )
+    lines = _unpriced(report, width, verbose)
+    for note in notes:
+        lines += wrap(note, width)
+    return lines + _recording_notes(report, width, verbose)
+
+
+def _recording_notes(report: Report, width: int, verbose: bool) -> list[str]:
+    """Notes about single interactions: every one with ``verbose``; otherwise each distinct
+    note once, with how many interactions it concerns and the first of them."""
+    if not report.notes:
+        return []
+    lines = [f"* {plural(len(report.notes), 'note')} about the recordings:"]
+    if verbose:
+        for note in report.notes:
+            where = _where(display_path(note.provenance.path), note.provenance.index, width)
+            lines += wrap(f"{where}: [{note.kind.value}] {note.message}", width, indent="  ")
+        return lines
+    groups: dict[tuple[str, str], list[ReportNote]] = {}
+    for note in report.notes:
+        groups.setdefault((note.kind.value, note.message), []).append(note)
+    for (kind, message), notes in list(groups.items())[:NOTES_SHOWN]:
+        first = notes[0].provenance
+        where = _where(display_path(first.path), first.index, width)
+        more = f" (and {plural(len(notes) - 1, 'other')})" if len(notes) > 1 else ""
+        lines += wrap(f"[{kind}] {message}: {where}{more}", width, indent="  ")
+    hidden = sum(len(notes) for notes in list(groups.values())[NOTES_SHOWN:])
+    return lines + more_line(hidden)
+
+
+def render_table(report: Report, *, width: int, verbose: bool, wide: bool) -> str:
+    rows = _rows(report, wide)
+    lines = wrap(answer_line(report, rows[-1][-1]), width)
+    if report.cassettes:
+        lines += ["", *table(_columns(report.by, wide), rows, width=width)]
+    notes = _notes(report, width, verbose)
+    return "\n".join([*lines, *([""] if notes else []), *notes]) + "\n"
+
+
+def render_markdown(report: Report, *, verbose: bool) -> str:
+    rows = _rows(report, True)
+    answer = answer_line(report, rows[-1][-1])
+    rows[-1] = [f"**{cell}**" if cell else cell for cell in rows[-1]]
+    body = f"## costsim report\n\n{answer}\n\n"
+    if report.cassettes:
+        body += "\n".join(markdown_table(_columns(report.by, True), rows)) + "\n"
+    notes = _notes(report, 10**6, verbose)
+    if notes:
+        body += "\n" + "\n".join(_bullet(note) for note in notes) + "\n"
+    return body
+
+
+def _bullet(line: str) -> str:
+    if line.startswith("  "):
+        return f"  - {line.strip()}"
+    return f"- {line.lstrip('* ').strip()}"

@@ -1,0 +1,197 @@
+"""Scenario files that explain themselves: every problem at once, each one sentence at its
+file, line and column, in plain words, with the nearest key or strategy suggested; and the
+JSON schema shipped for editors."""
+
+from __future__ import annotations
+
+import json
+import os
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from costsim.cli import cli
+from costsim.errors import ConfigError
+from costsim.scenario import load_scenario
+from costsim.scenario.schema import scenario_schema
+from tests.conftest import EXAMPLES, ROOT
+
+
+def _write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "s.yaml"
+    path.write_text(text.replace("EXAMPLES", str(EXAMPLES)))
+    return path
+
+
+def _problems(path: Path) -> list[str]:
+    with pytest.raises(ConfigError) as caught:
+        load_scenario(path)
+    return str(caught.value).splitlines()
+
+
+def test_unknown_key_names_line_and_suggests(tmp_path: Path) -> None:
+    path = _write(tmp_path, "name: s\ncassetes: [EXAMPLES/*.yaml]\nvariants: {a: [caching]}\n")
+    assert _problems(path) == [
+        f"{path}:2:1: cassetes: unknown key 'cassetes'; did you mean 'cassettes' (required)?"
+    ]
+
+
+def test_parameters_that_are_not_a_mapping(tmp_path: Path) -> None:
+    # was: "variants.cache.0.str: Input should be a valid string (got a mapping)"
+    path = _write(
+        tmp_path, "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants:\n  cache:\n    - caching: 1h\n"
+    )
+    assert _problems(path) == [
+        f"{path}:5:7: variants.cache.0: the parameters of 'caching' must be a mapping "
+        "(key: value), got '1h'"
+    ]
+
+
+def test_every_problem_of_a_file_at_once_in_file_order(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "name: s\n"
+        "cassettes: [EXAMPLES/*.yaml]\n"
+        "variants:\n"
+        "  typo: [cachng]\n"
+        "  two:\n"
+        "    - {caching: {}, truncation: {}}\n"
+        "  bad: [{caching: {ttl: 2h, rolling: x}}]\n"
+        "budgets:\n"
+        '  "*": {max_regression_pct: -5}\n'
+        "  two: {max_cost_usd: lots, max_tokens: 5}\n",
+    )
+    lines = _problems(path)
+    assert lines[0] == f"{path}: 6 problems"
+    body = [line.strip() for line in lines[1:]]
+    assert body[0].startswith(
+        f"{path}:4:10: variants.typo.0: 'cachng' is not a strategy. Did you mean 'caching'?"
+    )
+    assert (
+        body[1]
+        == f"{path}:6:7: variants.two.0: one strategy per list item, got 2: caching, truncation"
+    )
+    assert body[2].startswith(
+        f"{path}:7:9: variants.bad.0: invalid parameters for strategy 'caching': "
+        "ttl='2h': expected one of '5m' or '1h'; rolling='x': expected a whole number"
+    )
+    assert body[3] == f"{path}:9:9: budgets.*.max_regression_pct: must be 0 or more, got -5"
+    assert body[4] == f"{path}:10:9: budgets.two.max_cost_usd: expected a number, got 'lots'"
+    assert body[5].startswith(
+        f"{path}:10:29: budgets.two.max_tokens: unknown key 'max_tokens'; did you mean"
+    )
+
+
+def test_yaml_error_gives_the_reason(tmp_path: Path) -> None:
+    # was: "not valid YAML (line 6)" without the reason
+    path = _write(
+        tmp_path,
+        "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants:\n  cache:\n    - caching\n   - truncation\n",
+    )
+    (line,) = _problems(path)
+    assert line.startswith(f"{path}:6:4: not valid YAML: expected <block end>")
+    assert "check the indentation" in line
+
+
+def test_cli_prints_one_sentence_per_problem_exit_2(tmp_path: Path) -> None:
+    path = _write(tmp_path, "name: s\ncassetes: [EXAMPLES/*.yaml]\nvariants: {a: [caching]}\n")
+    result = CliRunner().invoke(cli, ["compare", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: {path}:2:1: cassetes: unknown key 'cassetes'; did you mean 'cassettes' "
+        "(required)?\n"
+    )
+    assert "Traceback" not in result.output
+
+
+def test_pattern_matching_no_file_and_budget_of_no_variant(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "name: s\ncassettes: [nowhere/*.yaml]\nvariants: {a: [caching]}\nbudgets: {b: {}}\n",
+    )
+    lines = [line.strip() for line in _problems(path)]
+    assert lines[1] == (
+        f"{path}:2:13: cassettes.0: 'nowhere/*.yaml' matches no file (relative to {tmp_path})"
+    )
+    assert lines[2] == f"{path}:4:11: budgets.b: no variant named 'b'; variants: a ('*' for all)"
+
+
+def test_percentages_with_or_without_percent_sign(tmp_path: Path) -> None:
+    for value in ("5", '"5%"', "2.5 %"):
+        path = _write(
+            tmp_path,
+            "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants: {a: [caching]}\n"
+            f'budgets: {{"*": {{max_regression_pct: {value}}}}}\n',
+        )
+        budget = load_scenario(path).scenario.budgets["*"]
+        assert budget.max_regression_pct in (5.0, 2.5)
+    path = _write(
+        tmp_path,
+        "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants: {a: [caching]}\n"
+        'budgets: {"*": {max_regression_pct: "-5%"}}\n',
+    )
+    assert _problems(path)[0].endswith("budgets.*.max_regression_pct: must be 0 or more, got -5.0")
+
+
+def test_a_variant_in_the_strategy_syntax(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "name: s\ncassettes: [EXAMPLES/*.yaml]\n"
+        "variants:\n  both: 'truncation & caching:ttl=1h'\n  listed: [truncation, 'caching:ttl=1h']\n",
+    )
+    variants = {v.name: v for v in load_scenario(path).variants}
+    assert variants["both"].steps == variants["listed"].steps
+    assert variants["both"].describe() == "truncation & caching:ttl=1h"
+
+
+# --- the schema shipped for editors -----------------------------------------------------------
+
+
+def _shipped() -> dict[str, object]:
+    text = resources.files("costsim").joinpath("schemas/scenario.schema.json").read_text()
+    schema: dict[str, object] = json.loads(text)
+    return schema
+
+
+def test_shipped_schema_is_the_generated_one() -> None:
+    generated = json.dumps(scenario_schema(), indent=2) + "\n"
+    target = ROOT / "src" / "costsim" / "schemas" / "scenario.schema.json"
+    if os.environ.get("COSTSIM_UPDATE_GOLDEN"):
+        target.write_text(generated)
+    assert json.dumps(_shipped(), indent=2) + "\n" == generated, (
+        "scenario.schema.json is stale: python -m costsim.scenario.schema > " + str(target)
+    )
+
+
+class _Strings(yaml.SafeLoader):
+    """YAML as an editor's schema validator sees it: dates are strings."""
+
+
+_Strings.add_constructor(
+    "tag:yaml.org,2002:timestamp", lambda loader, node: loader.construct_scalar(node)
+)
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        *sorted((ROOT / "scenarios").glob("*.yaml")),
+        ROOT / "tests" / "data" / "examples_scenario.yaml",
+    ],
+    ids=lambda p: p.name,
+)
+def test_bundled_scenarios_validate_against_the_schema(path: Path) -> None:
+    jsonschema.validate(yaml.load(path.read_text(), Loader=_Strings), _shipped())
+
+
+def test_schema_refuses_what_the_loader_refuses() -> None:
+    validator = jsonschema.Draft202012Validator(_shipped())
+    bad = {"name": "s", "cassetes": ["x"], "variants": {"a": [{"caching": "1h"}]}}
+    messages = [error.message for error in validator.iter_errors(bad)]
+    assert any("'cassetes' was unexpected" in m for m in messages)
+    assert any("'cassettes' is a required property" in m for m in messages)
+    assert len(messages) == 3

@@ -1,0 +1,96 @@
+"""The tables every command prints, as a user at a terminal of 100 columns sees them.
+
+Snapshots (``tests/__snapshots__/test_tables/``) make a format change a reviewed change:
+``pytest tests/test_tables.py --snapshot-update`` rewrites them. On the real corpus, every
+command's lines fit 100 columns, measured in bytes as ``awk`` measures them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from syrupy.assertion import SnapshotAssertion
+from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
+
+from costsim.cli import cli
+from tests.conftest import ROOT
+
+WIDTH = 100
+
+
+class TextSnapshot(SingleFileSnapshotExtension):
+    """One plain-text file per snapshot, readable in a diff."""
+
+    _write_mode = WriteMode.TEXT
+    file_extension = "txt"
+
+
+@pytest.fixture
+def text(snapshot: SnapshotAssertion) -> SnapshotAssertion:
+    return snapshot.use_extension(TextSnapshot)
+
+
+@pytest.fixture(autouse=True)
+def _terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(ROOT)  # paths are printed relative to the working folder
+    monkeypatch.setenv("COLUMNS", str(WIDTH))
+
+
+def _run(*args: str, code: int = 0) -> str:
+    result = CliRunner().invoke(cli, list(args))
+    assert result.exit_code == code, result.output
+    widest = max((len(line.encode()) for line in result.stdout.splitlines()), default=0)
+    fits = "--wide" not in args and "markdown" not in args  # those are not cut, by design
+    assert widest <= WIDTH or not fits, f"a line of {widest} bytes in costsim {' '.join(args)}"
+    out: str = result.stdout
+    return out
+
+
+TABLES = {
+    "compare_scenarios": ("compare", "scenarios"),
+    "compare_by_agent": ("compare", "scenarios/orchestrator.yaml", "--by", "agent"),
+    "compare_verbose": ("compare", "scenarios/bundled_examples.yaml", "-v"),
+    "compare_wide": ("compare", "scenarios/bundled_examples.yaml", "--wide"),
+    "simulate": ("simulate", "cassettes", "-s", "routing:default=claude-haiku-4-5 & caching"),
+    "report": ("report", "cassettes"),
+    "report_by_model": ("report", "cassettes", "--by", "model"),
+    "cassettes_list": ("cassettes", "list", "cassettes"),
+    "cassettes_check": ("cassettes", "check", "cassettes"),
+    "check_cache": ("check-cache", "scenarios/cassettes"),
+    "calibrate": ("calibrate", "cassettes"),
+    "strategies": ("strategies",),
+    "strategies_routing": ("strategies", "routing"),
+}
+
+
+@pytest.mark.parametrize("name", list(TABLES))
+def test_table(name: str, text: SnapshotAssertion) -> None:
+    assert _run(*TABLES[name]) == text
+
+
+def test_markdown(text: SnapshotAssertion) -> None:
+    assert _run("compare", "scenarios/bundled_examples.yaml", "--format", "markdown") == text
+
+
+CORPUS_COMMANDS: dict[str, tuple[tuple[str, ...], int]] = {
+    "report": (("report",), 0),
+    "cassettes list": (("cassettes", "list"), 0),
+    "cassettes check": (("cassettes", "check"), 1),
+    "check-cache": (("check-cache",), 0),
+    "calibrate": (("calibrate",), 0),
+}
+
+
+@pytest.mark.parametrize("name", list(CORPUS_COMMANDS))
+def test_corpus_output_fits_100_columns(name: str, corpus: Path, text: SnapshotAssertion) -> None:
+    args, code = CORPUS_COMMANDS[name]
+    out = _run(*args, "../shared/corpus", code=code)
+    if name in ("check-cache", "calibrate"):  # short enough to review whole
+        assert out == text
+
+
+def test_compare_bundled_scenarios_fits_100_columns(tmp_path: Any) -> None:
+    _run("compare", "scenarios", "-v")
