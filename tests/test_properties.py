@@ -150,3 +150,28 @@ def test_a_variants_totals_are_the_sum_of_its_cassettes(
     for totals in result.totals_by_trace().values():
         summed.merge(totals)
     assert _figures(summed) == _figures(result.totals())
+
+
+def test_merging_totals_adds_every_field() -> None:
+    """``Totals.merge`` names its fields one by one (for speed): none may be forgotten."""
+    import dataclasses
+
+    from costsim.pricing.ledger import Totals
+    from costsim.pricing.split import ClassCost
+
+    one = Totals()
+    for item in dataclasses.fields(Totals):
+        value = getattr(one, item.name)
+        if isinstance(value, bool):
+            continue
+        if isinstance(value, int | Decimal):
+            setattr(one, item.name, type(value)(1))
+    one.split = ClassCost(*(Decimal(1) for _ in range(5)))
+    merged = Totals()
+    merged.merge(one)
+    merged.merge(one)
+    for item in dataclasses.fields(Totals):
+        value = getattr(merged, item.name)
+        if isinstance(value, int | Decimal) and not isinstance(value, bool):
+            assert value == 2, item.name
+    assert merged.split.total == 10

@@ -6,7 +6,6 @@ text in one of the formats the result has (``table``, ``markdown``, ``json``).
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -21,7 +20,7 @@ from costsim.analysis.report import Skipped
 from costsim.metering.evaluate import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
-from costsim.render.formats import RenderOptions, document, formats, render
+from costsim.render.formats import RenderOptions, document, formats, json_text, render
 from costsim.scenario import gate
 from costsim.scenario.result import ScenarioComparison, ScenarioRuns
 from costsim.strategies.catalog import StrategyInfo
@@ -94,7 +93,7 @@ class Result:
         Tables fit ``width`` (paths shortened from the left); ``verbose`` lists every event,
         note and unpriced call; ``wide`` adds the full token split and does not cut."""
         if fmt == "json":
-            return json.dumps(self.to_json(), indent=2) + "\n"
+            return json_text(self.to_json())
         options = RenderOptions(width=width, verbose=verbose, wide=wide)
         return render(self.kind, self.data, fmt, options)
 

@@ -143,14 +143,23 @@ class Totals:
             self.unpriced.append(UnpricedCall(call.provenance, call.priced_model, reason))
 
     def merge(self, other: Totals) -> None:
-        for name in (
-            "llm_calls", "calls_with_usage", "estimated_calls", "errored_calls",
-            "unmetered_calls", "prompt_tokens", "uncached_input_tokens", "cache_read_tokens",
-            "cache_write_5m_tokens", "cache_write_1h_tokens", "output_tokens",
-            "reasoning_tokens", "undated_calls", "gateway_priced_calls", "web_searches",
-            "priced_cost",
-        ):  # fmt: skip
-            setattr(self, name, getattr(self, name) + getattr(other, name))
+        """Add ``other``'s sums to these (field by field: merging runs once per table cell)."""
+        self.llm_calls += other.llm_calls
+        self.calls_with_usage += other.calls_with_usage
+        self.estimated_calls += other.estimated_calls
+        self.errored_calls += other.errored_calls
+        self.unmetered_calls += other.unmetered_calls
+        self.prompt_tokens += other.prompt_tokens
+        self.uncached_input_tokens += other.uncached_input_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_write_5m_tokens += other.cache_write_5m_tokens
+        self.cache_write_1h_tokens += other.cache_write_1h_tokens
+        self.output_tokens += other.output_tokens
+        self.reasoning_tokens += other.reasoning_tokens
+        self.undated_calls += other.undated_calls
+        self.gateway_priced_calls += other.gateway_priced_calls
+        self.web_searches += other.web_searches
+        self.priced_cost += other.priced_cost
         self.unpriced.extend(other.unpriced)
         self.split = self.split + other.split
 
