@@ -164,3 +164,23 @@ def test_a_responses_verbosity_change_is_drift() -> None:
         lambda b: b.update(text={"verbosity": "high"}), base=RESPONSES, adapter=OpenAIResponses()
     )
     assert found == ['sampling verbosity null -> "high"']
+
+
+def test_a_body_written_another_way_is_the_recorded_request() -> None:
+    """A client that serialises the same JSON with other spacing sent the recorded request (the
+    plugin then skips reading it again); a changed value is read and compared."""
+    import json
+    from types import SimpleNamespace
+
+    from costsim.plugin.observe import _same_body
+
+    def request(body: Any) -> SimpleNamespace:
+        return SimpleNamespace(body=body)
+
+    stored = request(json.dumps(ANTHROPIC, separators=(",", ":")).encode())
+    assert _same_body(request(json.dumps(ANTHROPIC, indent=1)), stored)
+    assert _same_body(request(json.dumps(ANTHROPIC).encode()), stored)
+    changed = {**ANTHROPIC, "max_tokens": 2048}
+    assert not _same_body(request(json.dumps(changed)), stored)
+    assert not _same_body(request(b"not json"), stored)
+    assert not _same_body(request(None), stored)

@@ -17,45 +17,46 @@ the ``costsim`` package.
 
 from __future__ import annotations
 
-from costsim.analysis.breakdown import BREAKDOWNS
-from costsim.analysis.cassettes import SORT_KEYS
-from costsim.analysis.report import GROUPINGS
-from costsim.api._advice import ADVICE_TOPICS, advise
-from costsim.api._catalog import compare_baselines, list_baselines, list_strategies
-from costsim.api._scenarios import compare, compare_scenarios, scenario_variants
-from costsim.api._traffic import (
-    PathLike,
-    StrategiesLike,
-    TracesLike,
-    calibrate,
-    check_cache,
-    check_cassettes,
-    list_cassettes,
-    load,
-    report,
-    simulate,
-)
-from costsim.api.execution import cache_info, clear_cache, configured
-from costsim.api.results import (
-    Advice,
-    BaselineComparison,
-    BaselineList,
-    Breakdown,
-    CacheCheck,
-    Calibration,
-    CassetteCheck,
-    CassetteList,
-    Comparison,
-    Comparisons,
-    Report,
-    Result,
-    Simulation,
-    Strategies,
-    Traces,
-)
-from costsim.io.walk import Progress
-from costsim.render.formats import EXTENSIONS, FORMATS, format_for
-from costsim.scenario import Scenario, find_scenarios
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from costsim.api._advice import ADVICE_TOPICS, advise
+    from costsim.api._catalog import compare_baselines, list_baselines, list_strategies
+    from costsim.api._scenarios import compare, compare_scenarios, scenario_variants
+    from costsim.api._traffic import (
+        PathLike,
+        StrategiesLike,
+        TracesLike,
+        calibrate,
+        check_cache,
+        check_cassettes,
+        list_cassettes,
+        load,
+        report,
+        simulate,
+    )
+    from costsim.api.execution import cache_info, clear_cache, configured
+    from costsim.api.results import (
+        Advice,
+        BaselineComparison,
+        BaselineList,
+        Breakdown,
+        CacheCheck,
+        Calibration,
+        CassetteCheck,
+        CassetteList,
+        Comparison,
+        Comparisons,
+        Report,
+        Result,
+        Simulation,
+        Strategies,
+        Traces,
+    )
+    from costsim.io.walk import Progress
+    from costsim.render.formats import EXTENSIONS, FORMATS, format_for
+    from costsim.scenario import Scenario, find_scenarios
 
 __all__ = [
     "ADVICE_TOPICS",
@@ -105,10 +106,78 @@ __all__ = [
     "simulate",
 ]
 
-REPORT_GROUPINGS = tuple(GROUPINGS)
-"""What :func:`report` can group ``by``."""
-BREAKDOWN_KEYS = tuple(BREAKDOWNS)
-"""What :meth:`Comparison.breakdown` (``compare --by``) can break a comparison down by: the
-report's groupings, and agent roles and tools, which only a scenario knows."""
-CASSETTE_SORT_KEYS = tuple(SORT_KEYS)
-"""How :func:`list_cassettes` can sort."""
+_HOMES = {
+    "ADVICE_TOPICS": "costsim.api._advice",
+    "advise": "costsim.api._advice",
+    "compare_baselines": "costsim.api._catalog",
+    "list_baselines": "costsim.api._catalog",
+    "list_strategies": "costsim.api._catalog",
+    "compare": "costsim.api._scenarios",
+    "compare_scenarios": "costsim.api._scenarios",
+    "scenario_variants": "costsim.api._scenarios",
+    "PathLike": "costsim.api._traffic",
+    "StrategiesLike": "costsim.api._traffic",
+    "TracesLike": "costsim.api._traffic",
+    "calibrate": "costsim.api._traffic",
+    "check_cache": "costsim.api._traffic",
+    "check_cassettes": "costsim.api._traffic",
+    "list_cassettes": "costsim.api._traffic",
+    "load": "costsim.api._traffic",
+    "report": "costsim.api._traffic",
+    "simulate": "costsim.api._traffic",
+    "cache_info": "costsim.api.execution",
+    "clear_cache": "costsim.api.execution",
+    "configured": "costsim.api.execution",
+    "Advice": "costsim.api.results",
+    "BaselineComparison": "costsim.api.results",
+    "BaselineList": "costsim.api.results",
+    "Breakdown": "costsim.api.results",
+    "CacheCheck": "costsim.api.results",
+    "Calibration": "costsim.api.results",
+    "CassetteCheck": "costsim.api.results",
+    "CassetteList": "costsim.api.results",
+    "Comparison": "costsim.api.results",
+    "Comparisons": "costsim.api.results",
+    "Report": "costsim.api.results",
+    "Result": "costsim.api.results",
+    "Simulation": "costsim.api.results",
+    "Strategies": "costsim.api.results",
+    "Traces": "costsim.api.results",
+    "Progress": "costsim.io.walk",
+    "EXTENSIONS": "costsim.render.formats",
+    "FORMATS": "costsim.render.formats",
+    "format_for": "costsim.render.formats",
+    "Scenario": "costsim.scenario",
+    "find_scenarios": "costsim.scenario",
+}
+"""Where each public name lives: imported on first use, so that importing one module of the
+API (the pytest plugin's :mod:`costsim.api.testing`) does not import all of it."""
+
+_VOCABULARIES = {
+    "REPORT_GROUPINGS": ("costsim.analysis.report", "GROUPINGS"),
+    "BREAKDOWN_KEYS": ("costsim.analysis.breakdown", "BREAKDOWNS"),
+    "CASSETTE_SORT_KEYS": ("costsim.analysis.cassettes", "SORT_KEYS"),
+}
+"""What :func:`report` can group ``by``; what :meth:`Comparison.breakdown` (``compare --by``)
+can break a comparison down by (the report's groupings, and agent roles and tools, which only
+a scenario knows); how :func:`list_cassettes` can sort. Each a tuple of names."""
+
+REPORT_GROUPINGS: tuple[str, ...]
+BREAKDOWN_KEYS: tuple[str, ...]
+CASSETTE_SORT_KEYS: tuple[str, ...]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _VOCABULARIES:
+        module, attribute = _VOCABULARIES[name]
+        value: Any = tuple(getattr(import_module(module), attribute))
+    elif name in _HOMES:
+        value = getattr(import_module(_HOMES[name]), name)
+    else:
+        raise AttributeError(f"module 'costsim.api' has no attribute {name!r}")
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

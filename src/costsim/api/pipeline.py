@@ -14,7 +14,7 @@ import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -241,7 +241,9 @@ def _fingerprint(
         repr(sorted(agents.items())),
         repr([(name, pattern.pattern) for name, pattern in matcher.patterns]),
         repr([(name, sorted(map(str, files))) for name, files in matcher.files]),
-        repr(as_of),
+        # calls without a recorded date are priced at today's prices: a share made on
+        # another day may be priced differently
+        repr(as_of) if as_of is not None else f"today {datetime.now(UTC).date()}",
         calibration,
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()

@@ -6,6 +6,7 @@ through ``Cassette.append``; both are wrapped for the run (and unwrapped after i
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -37,6 +38,20 @@ def _body(request: Any) -> bytes | str | None:
     return body if isinstance(body, bytes | str) else None
 
 
+def _same_body(sent: Any, stored: Any) -> bool:
+    """The request sent is the stored one: the same bytes, or the same JSON written another way
+    (spacing, escapes: a client serialises differently from the recorder)."""
+    a, b = _body(sent), _body(stored)
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    try:
+        return bool(json.loads(a) == json.loads(b))
+    except (ValueError, RecursionError):
+        return False
+
+
 def sent_call(
     cassette_path: str,
     index: int,
@@ -46,7 +61,7 @@ def sent_call(
     recorded: Call,
 ) -> Observed:
     """``recorded`` with the request the code sent now, when that differs in a billed way."""
-    if _body(request) == _body(stored):
+    if _same_body(request, stored):
         return Observed(recorded)
     try:
         sent = read_vcr_call(cassette_path, index, request, response)
