@@ -151,7 +151,8 @@ def test_simulate_json_carries_dollar_bands_everywhere() -> None:
     assert document["cost_band"]["cost_usd"] == document["variant"]["cost_usd"]
     for cassette in document["cassettes"]:
         assert {"cost_usd", "cost_usd_low", "cost_usd_high"} <= set(cassette["delta"])
-    assert document["baseline_basis"].startswith("recorded")
+    basis = document["baseline_basis"]
+    assert basis == "recorded" or basis.startswith("like for like: the recording with ")
 
 
 def test_per_breakpoint_economics_in_json_and_verbose() -> None:

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from costsim import api
 from costsim.api import execution, pipeline
 from costsim.cli import cli
-from costsim.errors import ConfigError
+from costsim.errors import ConfigError, CostsimError
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -134,15 +134,16 @@ def test_cli_jobs_and_no_cache_give_the_same_bytes(cache_dir: Path, pool: None) 
 
 def test_cache_clear_and_info(cache_dir: Path) -> None:
     api.load(EXAMPLES)
-    info = CliRunner().invoke(cli, ["cache", "info"])
+    info = CliRunner().invoke(cli, ["cache", "info", "--format", "json"])
     assert info.exit_code == 0
-    assert str(cache_dir) in info.output
+    assert json.loads(info.output)["path"] == str(cache_dir)
+    assert json.loads(info.output)["entries"] == 3
     cleared = CliRunner().invoke(cli, ["cache", "clear"])
     assert cleared.exit_code == 0
     assert "removed" in cleared.output
     assert not cache_dir.exists()
     again = CliRunner().invoke(cli, ["cache", "clear"])
-    assert "removed 0 cache entries" in again.output
+    assert "removed 0 entries from the cache" in again.output
 
 
 def test_a_new_cache_folder_keeps_itself_out_of_git(cache_dir: Path) -> None:
@@ -238,3 +239,79 @@ def test_a_comparison_priced_at_today_is_not_reused_the_next_day(
     assert key(23, None) != key(24, None)
     fixed = datetime(2026, 1, 1, tzinfo=UTC)
     assert key(23, fixed) == key(24, fixed)
+
+
+def test_cache_clear_refuses_a_folder_that_is_not_a_costsim_cache(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    (project / "src").mkdir(parents=True)
+    (project / "src" / "app.py").write_text("print(1)\n")
+    result = CliRunner().invoke(cli, ["cache", "clear", "--cache-dir", str(project)])
+    assert result.exit_code == 2 and "is not a costsim cache" in result.stderr
+    assert (project / "src" / "app.py").is_file()
+
+
+def test_entries_that_do_not_fit_or_are_not_files_are_rebuilt(cache_dir: Path) -> None:
+    """Valid JSON of the wrong shape (a share of other variants, a trace dated without a zone)
+    and entries that are not regular files are misses, never an error or a hang."""
+    expected = _pages(api.compare(BUNDLED, jobs=1, cache=False))
+    api.compare(BUNDLED, jobs=1)
+    for entry in _entries(cache_dir):
+        data = json.loads(entry.read_bytes())
+        if "share" in data:
+            data["share"]["variants"] = data["share"]["variants"][:1]
+        elif "variants" in data:
+            data["variants"] = []
+        elif "calls" in data:
+            for call in data["calls"]:
+                if call.get("recorded_at"):
+                    call["recorded_at"] = call["recorded_at"][:19]
+        entry.write_text(json.dumps(data))
+    assert _pages(api.compare(BUNDLED, jobs=1)) == expected
+    for entry in _entries(cache_dir):
+        entry.unlink()
+        os.mkfifo(entry)  # a reader that opened it would wait for a writer forever
+    assert _pages(api.compare(BUNDLED, jobs=1)) == expected
+
+
+def test_the_same_bytes_as_json_and_as_yaml_are_cached_apart(
+    cache_dir: Path, tmp_path: Path
+) -> None:
+    """A ``.json`` file is parsed as JSON only: YAML bytes cached from a ``.yaml`` file do not
+    make the same bytes in a ``.json`` file readable."""
+    data = (EXAMPLES / "anthropic_support_agent.yaml").read_bytes()
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "x.yaml").write_bytes(data)
+    (tmp_path / "b" / "x.json").write_bytes(data)
+    assert len(api.load(tmp_path / "a")[0].calls) == 3
+    with pytest.raises(CostsimError, match="not valid JSON"):
+        api.load(tmp_path / "b")
+
+
+@pytest.mark.parametrize("address", ["http://127.0.0.1:1", "foo bar", "tcp://host:port"])
+def test_a_scheduler_address_that_is_not_one_is_one_sentence(address: str) -> None:
+    result = CliRunner().invoke(cli, ["compare", str(BUNDLED), "--scheduler", address])
+    assert result.exit_code == 2, result.output
+    assert "is not a Dask scheduler address" in result.stderr
+    assert "Traceback" not in result.output
+
+
+def test_agents_named_by_cassette_files_match_wherever_the_work_runs(
+    cache_dir: Path, pool: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Roles given by cassette files are looked up where the scenario was read, so a worker in
+    another folder (or on another machine) names them alike."""
+    scenario = tmp_path / "agents.yaml"
+    scenario.write_text(
+        f"name: agents by file\ncassettes: [{EXAMPLES}/*.yaml]\n"
+        f"agents:\n  support: {{cassettes: [{EXAMPLES}/anthropic_support_agent.yaml]}}\n"
+        "variants:\n  cache: [caching]\n"
+    )
+    monkeypatch.chdir(EXAMPLES.parent)
+    serial = api.compare(scenario, jobs=1, cache=False).breakdown("agent").render("table")
+    assert "support" in serial
+    matcher = api.compare(scenario, jobs=1, cache=False).data.agent_matcher()
+    relative = [Path("cassettes") / "anthropic_support_agent.yaml", Path("cassettes/other.yaml")]
+    moved = matcher.for_paths(relative)
+    assert moved.paths == {str(relative[0]): "support"} and not moved.files
+    assert api.compare(scenario, jobs=2).breakdown("agent").render("table") == serial

@@ -76,10 +76,16 @@ class Band:
     value: Decimal | None
     half: Decimal = Decimal(0)
     estimated: bool = False
+    floor: Decimal | None = None
+    """The least the amount can be (a cost: $0; a change of cost: minus the whole baseline):
+    ``low`` never goes below it, however wide the band."""
 
     @property
     def low(self) -> Decimal | None:
-        return None if self.value is None else self.value - self.half
+        if self.value is None:
+            return None
+        low = self.value - self.half
+        return low if self.floor is None else max(low, min(self.floor, self.value))
 
     @property
     def high(self) -> Decimal | None:
@@ -91,6 +97,7 @@ class Band:
 
 
 _CENT_FRACTION = Decimal("0.00000001")
+ZERO = Decimal(0)
 
 
 def _up(amount: Decimal) -> Decimal:
@@ -251,13 +258,15 @@ class VariantBands:
     """Per cassette: (cost half-width, delta half-width, delta estimated)."""
 
     def band(self, value: Decimal | None) -> Band:
-        return Band(value, self.cost, self.estimated)
+        return Band(value, self.cost, self.estimated, ZERO)
 
-    def delta_band(self, value: Decimal | None) -> Band:
-        return Band(value, self.delta, self.delta_estimated)
+    def delta_band(self, value: Decimal | None, baseline: Decimal | None = None) -> Band:
+        """The band of a change of cost from ``baseline`` (which it cannot save more than)."""
+        floor = -baseline if baseline is not None else None
+        return Band(value, self.delta, self.delta_estimated, floor)
 
     def baseline_band(self, value: Decimal | None) -> Band:
-        return Band(value, self.baseline, self.baseline_estimated)
+        return Band(value, self.baseline, self.baseline_estimated, ZERO)
 
 
 def variant_bands(result: VariantResult, meter: Meter, as_of: datetime | None) -> VariantBands:

@@ -84,18 +84,20 @@ class VariantSummary:
     @property
     def delta(self) -> Band:
         """Variant cost minus its like-for-like baseline, and its p90 band."""
-        return self.bands.delta_band(_difference(self.totals.cost_usd, self.baseline.cost_usd))
+        value = _difference(self.totals.cost_usd, self.baseline.cost_usd)
+        return self.bands.delta_band(value, self.baseline.cost_usd)
 
     def cassette_delta(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())
         base = self.baseline_per_cassette.get(path, Totals())
         _, half, estimated = self.bands.per_cassette.get(path, (Decimal(0), Decimal(0), False))
-        return Band(_difference(variant.cost_usd, base.cost_usd), half, estimated)
+        floor = -base.cost_usd if base.cost_usd is not None else None
+        return Band(_difference(variant.cost_usd, base.cost_usd), half, estimated, floor)
 
     def cassette_cost(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())
         half, _, _ = self.bands.per_cassette.get(path, (Decimal(0), Decimal(0), False))
-        return Band(variant.cost_usd, half, half > 0)
+        return Band(variant.cost_usd, half, half > 0, Decimal(0))
 
 
 @dataclass(slots=True)

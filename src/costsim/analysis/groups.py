@@ -47,9 +47,16 @@ class AgentMatcher:
 
     patterns: tuple[tuple[str, re.Pattern[str]], ...] = ()
     files: tuple[tuple[str, frozenset[Path]], ...] = ()
+    paths: dict[str, str] = field(default_factory=dict)
+    """Path as given -> role, of the cassettes ``files`` names, resolved where they were given:
+    a worker on another machine, or in another folder, needs no file system to match them."""
 
     def role(self, call: Call) -> str:
-        if self.files:
+        if self.paths:
+            found = self.paths.get(str(call.provenance.path))
+            if found is not None:
+                return found
+        elif self.files:
             path = _resolved(call.provenance.path)
             for name, files in self.files:
                 if path in files:
@@ -60,6 +67,19 @@ class AgentMatcher:
                 if pattern.search(text):
                     return name
         return "(unmatched)"
+
+    def for_paths(self, paths: Iterable[Path]) -> AgentMatcher:
+        """This matcher with the role of each of ``paths`` looked up here, once."""
+        if not self.files:
+            return self
+        found: dict[str, str] = {}
+        for path in paths:
+            resolved = _resolved(path)
+            for name, files in self.files:
+                if resolved in files:
+                    found[str(path)] = name
+                    break
+        return AgentMatcher(self.patterns, (), found)
 
 
 _RESOLVED: dict[Path, Path] = {}

@@ -28,7 +28,7 @@ from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import Variant
 from costsim.strategies.trace import Event
 
-__all__ = ["Share", "VariantPart", "gap_totals", "merge", "outcome", "part"]
+__all__ = ["Share", "VariantPart", "fits", "gap_totals", "merge", "outcome", "part"]
 
 
 COSTS = ("cassette", "model", "provider", "flavour", "agent")
@@ -66,6 +66,23 @@ class Share:
     """Tokens per tool, one table per column."""
     turns: Turns | None = None
     """Running tokens per turn of the trace with the most recorded prompt tokens."""
+
+
+def fits(share: Share, variants: Sequence[Variant], *, attribute: bool = True) -> bool:
+    """``share`` has the shape a comparison of ``variants`` gives (one read from a cache
+    folder, which can come from anywhere, is used only then)."""
+    columns = len(variants) + 1
+    if len(share.variants) != len(variants) or len(share.tools) != columns:
+        return False
+    if set(share.groups) != set(COSTS) or any(len(t) != columns for t in share.groups.values()):
+        return False
+    if share.turns is not None and len(share.turns.series) != columns:
+        return False
+    for variant, item in zip(variants, share.variants, strict=True):
+        steps = len(variant.steps) if attribute and len(variant.steps) >= 2 else 0
+        if len(item.reduced) != steps:
+            return False
+    return True
 
 
 def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, Totals]:

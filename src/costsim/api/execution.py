@@ -34,6 +34,7 @@ __all__ = [
     "Progress",
     "Settings",
     "cache_info",
+    "check_scheduler",
     "clear_cache",
     "configured",
     "current",
@@ -118,7 +119,28 @@ def resolve(
         settings = replace(settings, cache=cache)
     if scheduler is not None:
         settings = replace(settings, scheduler=scheduler or None)
+    check_scheduler(settings.scheduler)
     return settings
+
+
+_SCHEMES = ("tcp", "tls", "ws", "wss", "inproc", "ucx")
+
+
+def check_scheduler(address: str | None) -> None:
+    """A Dask scheduler address (``tcp://host:8786``, or ``host:8786``), or one sentence."""
+    if address is None:
+        return
+    scheme, found, rest = address.partition("://")
+    if not found:
+        scheme, rest = "tcp", address
+    host, colon, port = rest.rpartition(":")
+    if scheme not in _SCHEMES or not rest or any(c.isspace() for c in address):
+        raise ConfigError(
+            f"{address!r} is not a Dask scheduler address: write tcp://HOST:PORT "
+            f"(schemes: {', '.join(_SCHEMES)})"
+        )
+    if scheme in ("tcp", "tls", "ws", "wss") and colon and not (host and port.isdigit()):
+        raise ConfigError(f"{address!r} is not a Dask scheduler address: write tcp://HOST:PORT")
 
 
 MAX_BATCH = 48
@@ -259,7 +281,7 @@ def _dask(
         ) from None
     try:
         client = distributed.Client(address, timeout="10s", set_as_default=False)
-    except OSError as exc:
+    except (OSError, ValueError, TimeoutError) as exc:
         raise ConfigError(f"cannot reach the Dask scheduler at {address} ({exc})") from None
     try:
         shared = client.scatter(job, broadcast=True)
@@ -288,19 +310,20 @@ def each(values: Iterable[Iterable[R]]) -> Iterator[R]:
 def clear_cache(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, int]:
     """Delete costsim's cache folder (``.costsim_cache`` in the working folder, or
     ``$COSTSIM_CACHE_DIR``, or ``cache_dir``): (the folder, the entries it held)."""
-    settings = replace(
-        resolve(cache=True), cache_dir=Path(cache_dir) if cache_dir is not None else None
-    )
-    store = settings.store()
-    assert store is not None
+    store = _cache_store(cache_dir)
     return store.root, store.clear()
 
 
 def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, int, int]:
     """costsim's cache folder, the entries it holds and their size in bytes."""
-    settings = replace(
-        resolve(cache=True), cache_dir=Path(cache_dir) if cache_dir is not None else None
-    )
+    store = _cache_store(cache_dir)
+    return (store.root, *store.size())
+
+
+def _cache_store(cache_dir: str | os.PathLike[str] | None) -> CacheStore:
+    """The cache folder named, else the default one (the project's other settings are not
+    read: a bad ``jobs`` must not stop a cache from being cleared)."""
+    settings = Settings(cache=True, cache_dir=Path(cache_dir) if cache_dir is not None else None)
     store = settings.store()
     assert store is not None
-    return (store.root, *store.size())
+    return store

@@ -22,11 +22,12 @@ from typing import Any
 from pydantic import TypeAdapter, ValidationError
 
 from costsim.analysis.groups import AgentMatcher, ToolUse
-from costsim.analysis.outcomes import Share, VariantPart, merge
+from costsim.analysis.outcomes import Share, VariantPart, fits, merge
 from costsim.analysis.report import Skipped
 from costsim.analysis.turns import Turns
 from costsim.api.execution import Settings, batches, pool_session, run_batches
 from costsim.api.work import (
+    OWN_CACHE,
     Item,
     LoadJob,
     SampleJob,
@@ -81,6 +82,14 @@ def _settings_for(settings: Settings, size: int) -> Settings:
     return settings
 
 
+def _job_cache(store: CacheStore | None, settings: Settings) -> Path | None:
+    """The cache folder a job's workers use: this run's, or for a Dask cluster each worker's
+    own (its ``.costsim_cache``, or ``$COSTSIM_CACHE_DIR`` where it runs)."""
+    if store is None:
+        return None
+    return OWN_CACHE if settings.scheduler else store.root
+
+
 def _with_bytes(run: list[Item]) -> list[Item]:
     """The run with each cassette's bytes, for workers that may not see this machine's files."""
     return [(path, digest, _bytes(path)) for path, digest, _ in run]
@@ -113,7 +122,7 @@ def load_all(
         sizes.append(size)
         where.append(index)
     runs = batches(list(zip(where, misses, strict=True)), sizes, settings.workers * _PARTS)
-    job = LoadJob(store.root if store is not None else None)
+    job = LoadJob(_job_cache(store, settings))
     local = _settings_for(settings, sum(sizes))
     for run, results in zip(
         runs,
@@ -176,16 +185,20 @@ def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
     yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped) + b"}"
 
 
-def _cached_run(store: CacheStore | None, key: str | None) -> _Run | None:
+def _cached_run(
+    store: CacheStore | None, key: str | None, variants: Sequence[Variant]
+) -> _Run | None:
+    """The whole comparison from the cache, when it validates and fits ``variants``."""
     if store is None or key is None:
         return None
     hit = store.get("comparison", key)
     if hit is None:
         return None
     try:
-        return _run_adapter().validate_json(hit)
-    except (ValidationError, ValueError):
+        run = _run_adapter().validate_json(hit)
+    except (ValidationError, ValueError, RecursionError):
         return None  # corrupt: computed again, and replaced
+    return run if fits(run.share, variants) else None
 
 
 def _calibrate(
@@ -205,7 +218,7 @@ def _calibrate(
     samples: list[Sample] = []
     excluded: dict[str, Counter[str]] = defaultdict(Counter)
     runs = batches(items, sizes, settings.workers * _PARTS)
-    job = SampleJob(store.root if store is not None else None)
+    job = SampleJob(_job_cache(store, settings))
     results_of = run_batches(settings, sample_run, job, runs, prepare=_with_bytes)
     for run, results in zip(runs, results_of, strict=True):
         for (path, _, _), result in zip(run, results, strict=True):
@@ -285,7 +298,7 @@ def compare_all(
             run_key = CacheStore.key(
                 "comparison", fingerprint, *(f"{digest}:{path}" for path, digest, _ in items)
             )
-        cached = _cached_run(store, run_key)
+        cached = _cached_run(store, run_key, variants)
         if cached is not None:
             if settings.progress is not None:
                 settings.progress(len(items), len(items))
@@ -293,13 +306,13 @@ def compare_all(
             return cached.share, cached.skipped
         report = _calibrate(items, sizes, store, settings, lenient)
         job = SimulateJob(
-            cache=store.root if store is not None else None,
+            cache=_job_cache(store, settings),
             report=report,
             rules=rules,
             agents=agents,
             variants=tuple(variants),
             as_of=as_of,
-            matcher=matcher,
+            matcher=matcher.for_paths(path for path, _, _ in items),
             fingerprint=fingerprint,
         )
         skipped: list[Skipped] = []

@@ -10,6 +10,7 @@ everything the comparison was asked (variants, rules, agents, date).
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
@@ -19,11 +20,11 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from costsim.analysis.groups import AgentMatcher
-from costsim.analysis.outcomes import Share, outcome
+from costsim.analysis.outcomes import Share, fits, outcome
 from costsim.cache.rules import CacheRules
 from costsim.engine import Engine
 from costsim.errors import CostsimError
-from costsim.io.store import CacheStore
+from costsim.io.store import CACHE_DIR_NAME, CacheStore
 from costsim.io.trace_codec import decode_trace, encode_trace
 from costsim.metering.evaluate import CalibrationReport, trace_samples
 from costsim.metering.meter import Meter
@@ -34,6 +35,7 @@ from costsim.providers.normalise import load_trace, trace_from_bytes
 from costsim.strategies.registry import AgentSpec, Variant
 
 __all__ = [
+    "OWN_CACHE",
     "Item",
     "LoadJob",
     "SampleJob",
@@ -69,12 +71,25 @@ def encode_report(report: CalibrationReport) -> bytes:
 def decode_report(data: bytes) -> CalibrationReport | None:
     try:
         return _report_adapter().validate_json(data)
-    except (ValidationError, ValueError):
+    except (ValidationError, ValueError, RecursionError):
         return None
 
 
+OWN_CACHE = Path("<the worker's own cache>")
+"""A job's cache folder on a Dask cluster: each worker's default one, where it runs."""
+
+
 def _store(root: Path | None) -> CacheStore | None:
+    if root == OWN_CACHE:
+        folder = os.environ.get("COSTSIM_CACHE_DIR") or CACHE_DIR_NAME
+        return CacheStore(Path(folder).absolute())
     return CacheStore(root) if root is not None else None
+
+
+def _trace_key(path: Path, digest: str) -> str:
+    """A trace's key: its file's bytes, and how they are parsed (a ``.json`` file as JSON
+    only, anything else as YAML)."""
+    return CacheStore.key("trace", digest, "json" if path.suffix.lower() == ".json" else "yaml")
 
 
 def cached_trace(store: CacheStore | None, item: Item) -> CassetteTrace | None:
@@ -82,14 +97,14 @@ def cached_trace(store: CacheStore | None, item: Item) -> CassetteTrace | None:
     path, digest, _ = item
     if store is None or not digest:
         return None
-    hit = store.get("trace", CacheStore.key("trace", digest))
+    hit = store.get("trace", _trace_key(path, digest))
     return decode_trace(hit, path) if hit is not None else None
 
 
 def trace_of(store: CacheStore | None, item: Item) -> CassetteTrace:
     """The normalised trace of a cassette: from the cache, else parsed (and cached)."""
     path, digest, data = item
-    key = CacheStore.key("trace", digest) if store is not None and digest else None
+    key = _trace_key(path, digest) if store is not None and digest else None
     trace = cached_trace(store, item)
     if trace is not None:
         return trace
@@ -164,6 +179,16 @@ class SimulateJob:
     fingerprint)."""
 
 
+def _cached_share(data: bytes, job: SimulateJob) -> Share | None:
+    """A cached share, when it validates and fits the job; else None (computed again, and
+    replaced)."""
+    try:
+        share = _share_adapter().validate_json(data)
+    except (ValidationError, ValueError, RecursionError):
+        return None
+    return share if fits(share, job.variants, attribute=job.attribute) else None
+
+
 def simulate_run(job: SimulateJob, items: list[Item]) -> list[Share | str]:
     """Each cassette's share of the comparison, or its error."""
     store = _store(job.cache)
@@ -175,12 +200,10 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> list[Share | str]:
         if store is not None and digest and job.fingerprint:
             key = CacheStore.key("share", digest, str(path), job.fingerprint)
             hit = store.get("share", key)
-            if hit is not None:
-                try:
-                    results.append(_share_adapter().validate_json(hit))
-                    continue
-                except (ValidationError, ValueError):
-                    pass  # a corrupt entry: computed again, and replaced
+            cached = _cached_share(hit, job) if hit is not None else None
+            if cached is not None:
+                results.append(cached)
+                continue
         try:
             trace = trace_of(store, item)
         except CostsimError as exc:

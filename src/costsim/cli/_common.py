@@ -288,24 +288,26 @@ def by_help(keys: tuple[str, ...]) -> str:
 def execution_options(command: Callable[P, R]) -> Callable[P, R]:
     """``--jobs``, ``--no-cache`` and ``--scheduler``: how the command runs its work (the same
     result whichever); the command runs inside :func:`costsim.api.configured`."""
+    return _execution(command, scheduler=True)
 
+
+def local_execution_options(command: Callable[P, R]) -> Callable[P, R]:
+    """``--jobs`` and ``--no-cache``, for commands that load cassettes on this machine."""
+    return _execution(command, scheduler=False)
+
+
+def _execution(command: Callable[P, R], *, scheduler: bool) -> Callable[P, R]:
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from costsim import api
 
         jobs = kwargs.pop("jobs", None)
         no_cache = kwargs.pop("no_cache", False)
-        scheduler = kwargs.pop("scheduler", None)
-        with api.configured(jobs=jobs, cache=False if no_cache else None, scheduler=scheduler):
+        address = kwargs.pop("scheduler", None)
+        with api.configured(jobs=jobs, cache=False if no_cache else None, scheduler=address):
             return command(*args, **kwargs)
 
     options = [
-        click.option(
-            "--scheduler",
-            metavar="ADDRESS",
-            help="Send cassette batches to the Dask cluster whose scheduler is at ADDRESS "
-            "(tcp://host:8786; needs costsim[dask]). Default: [tool.costsim] scheduler.",
-        ),
         click.option(
             "--no-cache",
             is_flag=True,
@@ -319,6 +321,16 @@ def execution_options(command: Callable[P, R]) -> Callable[P, R]:
             help="Worker processes (default: one per core; 1: none). The output is the same.",
         ),
     ]
+    if scheduler:
+        options.insert(
+            0,
+            click.option(
+                "--scheduler",
+                metavar="ADDRESS",
+                help="Send cassette batches to the Dask cluster whose scheduler is at ADDRESS "
+                "(tcp://host:8786; needs costsim[dask]). Default: [tool.costsim] scheduler.",
+            ),
+        )
     decorated: Callable[..., Any] = wrapper
     for option in options:
         decorated = option(decorated)

@@ -9,9 +9,9 @@ import click
 from costsim.cli._common import (
     Output,
     as_of_option,
-    execution_options,
     handle_errors,
     lenient_option,
+    local_execution_options,
     output_options,
     parse_as_of,
     paths_argument,
@@ -37,7 +37,7 @@ def advise() -> None:
 @walk_options
 @output_options
 @handle_errors
-@execution_options
+@local_execution_options
 def caching(
     paths: tuple[Path, ...],
     gap: float | None,

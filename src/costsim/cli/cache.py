@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import click
 
-from costsim.cli._common import handle_errors
+from costsim.cli._common import handle_errors, terminal_width
+from costsim.render.text import shorten_left
 
 CACHE_DIR = click.option(
     "--cache-dir",
@@ -22,23 +24,50 @@ def cache() -> None:
     Always safe to delete; --no-cache on a command bypasses it."""
 
 
+FORMAT = click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="A line of text, or a JSON document.",
+)
+
+
+def _entries(count: int) -> str:
+    return f"{count:,} entr{'y' if count == 1 else 'ies'}"
+
+
+def _emit(fmt: str, kind: str, root: Path, line: str, **figures: int) -> None:
+    if fmt == "json":
+        document = {"format_version": 1, "kind": kind, "path": str(root), **figures}
+        click.echo(json.dumps(document, indent=2))
+        return
+    width = terminal_width()
+    click.echo(line.replace("{path}", shorten_left(str(root), max(width - len(line) + 6, 20))))
+
+
 @cache.command("clear")
 @CACHE_DIR
+@FORMAT
 @handle_errors
-def clear(cache_dir: Path | None) -> None:
-    """Delete the cache folder."""
+def clear(cache_dir: Path | None, fmt: str) -> None:
+    """Delete the cache's entries (a folder without costsim's CACHEDIR.TAG is refused)."""
     from costsim import api
 
     root, entries = api.clear_cache(cache_dir)
-    click.echo(f"removed {entries} cache entr{'y' if entries == 1 else 'ies'} ({root})")
+    line = f"removed {_entries(entries)} from the cache ({{path}})"
+    _emit(fmt, "costsim.cache_clear", root, line, entries=entries)
 
 
 @cache.command("info")
 @CACHE_DIR
+@FORMAT
 @handle_errors
-def info(cache_dir: Path | None) -> None:
+def info(cache_dir: Path | None, fmt: str) -> None:
     """Where the cache is, and how big."""
     from costsim import api
 
     root, entries, size = api.cache_info(cache_dir)
-    click.echo(f"{root}: {entries} entr{'y' if entries == 1 else 'ies'}, {size / 1e6:.1f} MB")
+    line = f"{{path}}: {_entries(entries)}, {size / 1e6:.1f} MB"
+    _emit(fmt, "costsim.cache_info", root, line, entries=entries, bytes=size)

@@ -8,9 +8,9 @@ import click
 
 from costsim.cli._common import (
     Output,
-    execution_options,
     handle_errors,
     lenient_option,
+    local_execution_options,
     output_options,
     paths_argument,
     walk_options,
@@ -23,7 +23,7 @@ from costsim.cli._common import (
 @walk_options
 @output_options
 @handle_errors
-@execution_options
+@local_execution_options
 def check_cache_command(
     paths: tuple[Path, ...],
     lenient: bool,

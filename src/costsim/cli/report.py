@@ -11,9 +11,9 @@ from costsim.cli._common import (
     Output,
     as_of_option,
     by_help,
-    execution_options,
     handle_errors,
     lenient_option,
+    local_execution_options,
     output_options,
     parse_as_of,
     paths_argument,
@@ -35,7 +35,7 @@ from costsim.cli._common import (
 @walk_options
 @output_options
 @handle_errors
-@execution_options
+@local_execution_options
 def report(
     paths: tuple[Path, ...],
     by: str,

@@ -15,14 +15,18 @@ complete entries or none (at worst a stray temporary file, which is never read).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
+
+from costsim.errors import ConfigError
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -33,6 +37,8 @@ __all__ = [
 ]
 
 CACHE_DIR_NAME = ".costsim_cache"
+MAX_ENTRY_BYTES = 1 << 30
+"""An entry larger than this (1 GiB) is not read: it is not one costsim wrote."""
 FORMAT_VERSION = 1
 """Bumped when the layout of entries changes."""
 
@@ -81,10 +87,24 @@ class CacheStore:
         return digest.hexdigest()
 
     def get(self, kind: str, key: str) -> bytes | None:
+        """An entry's bytes; None when absent, or not a regular file of sane size (a cache
+        folder can come from anywhere: a link, a pipe or a huge file is not read)."""
+        path = self._path(kind, key)
+        flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
-            return self._path(kind, key).read_bytes()
+            handle = os.open(path, flags)
         except (OSError, ValueError):
             return None
+        try:
+            status = os.fstat(handle)
+            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
+                return None
+            with os.fdopen(handle, "rb", closefd=False) as file:
+                return file.read(MAX_ENTRY_BYTES + 1)
+        except OSError:
+            return None
+        finally:
+            os.close(handle)
 
     def put(self, kind: str, key: str, data: bytes) -> None:
         """Write an entry atomically; any failure only means it is not cached."""
@@ -115,12 +135,33 @@ class CacheStore:
         (self.root / ".gitignore").write_text("# created by costsim\n*\n", encoding="utf-8")
         (self.root / "CACHEDIR.TAG").write_text(_TAG, encoding="utf-8")
 
+    def is_cache(self) -> bool:
+        """The folder is costsim's cache (it holds costsim's CACHEDIR.TAG)."""
+        try:
+            return (self.root / "CACHEDIR.TAG").read_text(encoding="utf-8") == _TAG
+        except (OSError, ValueError):
+            return False
+
     def clear(self) -> int:
-        """Delete the cache folder; the number of entries it held."""
+        """Delete the cache's entries, its tag and its .gitignore, then the folder if that
+        leaves it empty; the number of entries it held. A folder that is not costsim's cache
+        (no costsim CACHEDIR.TAG) is refused: ``--cache-dir .`` must not delete a project."""
         if not self.root.is_dir():
             return 0
-        entries = sum(1 for path in self.root.rglob("*.json") if path.is_file())
-        shutil.rmtree(self.root, ignore_errors=True)
+        if not self.is_cache():
+            raise ConfigError(
+                f"{self.root} is not a costsim cache (it has no costsim CACHEDIR.TAG): "
+                "nothing deleted"
+            )
+        entries = 0
+        for version in self.root.glob("v[0-9]*"):
+            if version.is_dir() and not version.is_symlink():
+                entries += sum(1 for path in version.rglob("*.json") if path.is_file())
+                shutil.rmtree(version, ignore_errors=True)
+        for name in ("CACHEDIR.TAG", ".gitignore"):
+            (self.root / name).unlink(missing_ok=True)
+        with contextlib.suppress(OSError):
+            self.root.rmdir()  # only when nothing else is in it
         return entries
 
     def size(self) -> tuple[int, int]:

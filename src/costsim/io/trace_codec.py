@@ -33,8 +33,13 @@ def decode_trace(data: bytes, path: Path) -> CassetteTrace | None:
     """The trace in ``data``, at ``path``; None when it does not validate."""
     try:
         trace = _adapter().validate_json(data)
-    except (ValidationError, ValueError):
+    except (ValidationError, ValueError, RecursionError):
         return None
+    if any(
+        call.recorded_at is not None and call.recorded_at.tzinfo is None
+        for call in (*trace.calls, *trace.foreign_calls)
+    ):
+        return None  # costsim records dates with their zone: not an entry it wrote
     moved = trace.path != path
     calls = tuple(_restore(call, path if moved else None) for call in trace.calls)
     foreign = tuple(_restore(call, path if moved else None) for call in trace.foreign_calls)

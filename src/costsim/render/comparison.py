@@ -46,7 +46,10 @@ def _delta_json(variant: Totals, baseline: Totals, band: Band) -> dict[str, Any]
 def _basis(summary: VariantSummary) -> str:
     if not summary.resimulated_calls:
         return "recorded"
-    return f"recorded, {summary.resimulated_calls} call(s) re-simulated the same way"
+    return (
+        f"like for like: the recording with {summary.resimulated_calls} call(s) "
+        "re-simulated the same way"
+    )
 
 
 def _round(value: float | None) -> float | None:

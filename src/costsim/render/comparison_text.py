@@ -91,7 +91,11 @@ def _band_detail(summary: VariantSummary, decimals: int) -> list[str]:
     )
     basis = "recorded"
     if summary.resimulated_calls:
-        basis = f"recorded, {plural(summary.resimulated_calls, 'call')} re-simulated the same way"
+        like = money_cells([summary.baseline.cost_usd], decimals=decimals)[0]
+        basis = (
+            f"{like} like for like (the recording with "
+            f"{plural(summary.resimulated_calls, 'call')} re-simulated the same way)"
+        )
     lines = [f"Δ cost {change} ({spread}) against {basis}"]
     simulated, recorded = summary.resimulation_gap
     if summary.resimulated_calls and simulated is not None and simulated != recorded:
@@ -171,13 +175,17 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
     name = summary.variant.name
     if best.saving <= 0:
         verb = (
-            "costs the same as"
+            "costs the same as the recording"
             if best.saving == 0
-            else f"adds {change} (+{-best.saving_pct:.1f}%) to"
+            else f"adds {change} (+{-best.saving_pct:.1f}%)"
         )
-        return f"No variant saves: the least dear, {name}, {verb} {cells.cost[0]}{risks}."
+        return f"No variant saves: the least dear, {name}, {verb}{risks}."
+    like = summary.baseline.cost_usd
+    basis = cells.cost[0]
+    if like is not None and like != comparison.baseline.cost_usd:
+        basis = f"{money_cells([like], decimals=cells.decimals)[0]} like for like"
     return (
-        f"Cheapest: {name}, saves {change} ({best.saving_pct:.1f}%) of {cells.cost[0]}, "
+        f"Cheapest: {name}, saves {change} ({best.saving_pct:.1f}%) of {basis}, "
         f"p90 band {band_cell(summary, cells.decimals)}{risks}."
     )
 
@@ -319,7 +327,11 @@ def _variant_details(
     shown = events if verbose else [e for e in events if e.kind != "change"][:EVENTS_SHOWN]
     for event in shown:
         lines += _event_line(event, width)
-    lines += more_line(len(events) - len(shown))
+    hidden = len(events) - len(shown)
+    if shown:
+        lines += more_line(hidden)
+    elif hidden:  # only changes, and none listed: say where they are
+        lines.append(f"  {plural(hidden, 'change')} listed with -v")
     for detail in _band_detail(summary, decimals):
         lines += wrap(detail, width, indent="  ", subsequent="    ")
     if verbose:

@@ -101,10 +101,11 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     if saving >= 0:  # a cost is never below zero: nothing saves more than the baseline
         high = min(high, base)
     sure = "" if delta.exact else f", p90 {signed_money(low)} to {signed_money(high)}"
-    line = (
-        f"{lead} at {money(cost)} against {money(base)} recorded: "
-        f"{verb} {money(abs(saving))}{share}{sure}."
-    )
+    recorded = comparison.baseline.cost_usd
+    against = f"{money(base)} recorded"
+    if base != recorded:
+        against = f"{money(base)} like for like (recorded {money(recorded)})"
+    line = f"{lead} at {money(cost)} against {against}: {verb} {money(abs(saving))}{share}{sure}."
     return Outcome(line, best.label, saving)
 
 
