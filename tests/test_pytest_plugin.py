@@ -649,6 +649,7 @@ def test_bad_project_settings_are_usage_errors(
     [
         (("--costsim-top", "-1"), "*--costsim-top must be 0 or more*"),
         (("--costsim-fail", "cost:-5%"), "*a tolerance is 0% or more*"),
+        (("--costsim-report", "x.csv"), "*--costsim-report x.csv: cannot tell which format*"),
     ],
 )
 def test_bad_options_are_usage_errors(

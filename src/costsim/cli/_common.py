@@ -209,7 +209,8 @@ def output_options(command: Callable[..., R]) -> Callable[..., R]:
             "fmt",
             type=click.Choice(FORMATS),
             default=None,
-            help="Output format [default: table, or the one -o FILE's extension names].",
+            help="Output format [default: table, or the one -o FILE's extension names]; html: "
+            "report, simulate and compare.",
         ),
         click.option(
             "-o",

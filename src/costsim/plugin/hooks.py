@@ -56,7 +56,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "(metrics: cost, prompt_tokens, output_tokens, calls).",
     )
     group.addoption(
-        "--costsim-report", metavar="PATH", help="Write the figures to PATH (.json or .md)."
+        "--costsim-report",
+        metavar="PATH",
+        help="Write the figures to PATH: .json, .md or .html (chosen by the extension).",
     )
     group.addoption(
         "--costsim-strategies",
@@ -156,6 +158,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION] = state
 
 
+REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
+"""What ``--costsim-report`` can write, by the file's extension (as ``costsim -o``)."""
+
+
 def _configure(config: pytest.Config, state: CostsimSession) -> None:
     from costsim.api.testing import load_baseline, parse_strategies, parse_tolerances
     from costsim.plugin.settings import read_settings
@@ -175,6 +181,13 @@ def _configure(config: pytest.Config, state: CostsimSession) -> None:
     top = config.getoption("costsim_top")
     if top is not None and top < 0:
         raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
+    report = config.getoption("costsim_report")
+    if report and Path(report).suffix.lower() not in REPORT_SUFFIXES:
+        raise CostsimError(
+            f"--costsim-report {report}: cannot tell which format to write to "
+            f"{Path(report).suffix or 'a file without an extension'} "
+            "(use .json, .md or .html)"
+        )
     from costsim.plugin.finish import baseline_path
 
     root = Path(str(config.rootpath))

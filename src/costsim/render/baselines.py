@@ -82,6 +82,7 @@ def _saved_json(saved: SavedBaseline) -> dict[str, Any]:
         "name": saved.name,
         "path": display_path(saved.path),
         "tests": len(saved.tests),
+        "calls": total.calls,
         "cost_usd": None if total.cost_usd is None else str(total.cost_usd),
         "priced_cost_usd": str(total.priced_cost_usd),
         "unpriced_calls": total.unpriced_calls,
