@@ -4,6 +4,7 @@ from a recording escaped, cost split by class adding up; the plugin writes it by
 
 from __future__ import annotations
 
+import html
 import time
 from decimal import Decimal
 from pathlib import Path
@@ -289,3 +290,16 @@ def test_chart_scales_and_labels() -> None:
         "$0.00", "$0.0125", "$0.10", "$2.50", "$1.25k",
     ]  # fmt: skip
     assert [short_tokens(v) for v in (950, 12_500, 3_200_000)] == ["950", "12.5k", "3.2M"]
+
+
+def test_the_report_page_says_what_the_table_notes() -> None:
+    """Errored calls, calls to other providers and undated calls: the same sentences as the
+    table's notes, on the page."""
+    from costsim.render.report_text import report_notes
+
+    report = costsim.report(EXAMPLES)
+    notes = report_notes(report.data)
+    assert any("errored call" in note for note in notes)
+    page = report.render("html")
+    for note in notes:
+        assert html.escape(note.lstrip("* "), quote=False) in page

@@ -129,7 +129,10 @@ def _unpriced(report: Report, width: int, verbose: bool) -> list[str]:
     return lines
 
 
-def _notes(report: Report, width: int, verbose: bool) -> list[str]:
+def report_notes(report: Report) -> list[str]:
+    """What the totals rest on, one sentence each (estimated and unmetered calls, gateway
+    prices, errored calls, other providers, undated calls, skipped files): the table and the
+    HTML page say the same."""
     totals = report.totals
     notes: list[str] = []
     if totals.estimated_calls:
@@ -169,8 +172,12 @@ def _notes(report: Report, width: int, verbose: bool) -> list[str]:
             + "; ".join(item.error for item in report.skipped[:3])
             + ("; …" if len(report.skipped) > 3 else "")
         )
+    return notes
+
+
+def _notes(report: Report, width: int, verbose: bool) -> list[str]:
     lines = _unpriced(report, width, verbose)
-    for note in notes:
+    for note in report_notes(report):
         lines += wrap(note, width)
     return lines + _recording_notes(report, width, verbose)
 

@@ -24,6 +24,7 @@ from costsim.render.html.findings import report_findings
 from costsim.render.html.markup import Node, el
 from costsim.render.html.page import document
 from costsim.render.html.tables import Table, cell, num
+from costsim.render.report_text import report_notes
 from costsim.render.text import display_path
 
 __all__ = ["report_page"]
@@ -105,14 +106,7 @@ def report_page(report: Report) -> str:
             "None: every call was read and priced.",
         )
     )
-    meta = [
-        f"Priced as of {report.as_of:%Y-%m-%d}."
-        if report.as_of
-        else "Each call priced at its recorded date."
-    ]
-    if report.totals.undated_calls:
-        meta.append(
-            f"{report.totals.undated_calls:,} call(s) had no date: priced at today's prices."
-        )
+    meta = [] if report.as_of else ["Each call priced at its recorded date."]
+    meta += [note.lstrip("* ") for note in report_notes(report)]
     body = [node for node in nodes if node is not None]
     return document("costsim report", [_answer(report, spend)], body, meta)
