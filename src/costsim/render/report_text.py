@@ -81,12 +81,18 @@ def _row(name: str, totals: Totals, cost: str, wide: bool) -> list[str]:
     return [*cells, percent(totals.cache_hit_rate), cost]
 
 
-def _rows(report: Report, wide: bool) -> list[list[str]]:
+def _ranked(report: Report) -> list[tuple[str, Totals]]:
+    """The rows, costliest first (by the priced part of an unknown cost), then by name: the
+    table leads with what matters."""
     if report.by == "cassette":
         named = [(display_path(item.path), item.totals) for item in report.cassettes]
     else:
         named = list(report.groups.items())
-    named.append(("TOTAL", report.totals))
+    return sorted(named, key=lambda row: (-row[1].priced_cost, row[0]))
+
+
+def _rows(report: Report, wide: bool) -> list[list[str]]:
+    named = [*_ranked(report), ("TOTAL", report.totals)]
     costs = _cost_cells([totals for _, totals in named])
     return [
         _row(name, totals, cost, wide) for (name, totals), cost in zip(named, costs, strict=True)
@@ -103,7 +109,16 @@ def answer_line(report: Report, cost: str) -> str:
         cost = "cost unknown"
     where = plural(len(report.cassettes), "cassette")
     unpriced = f" ({plural(totals.unpriced_calls, 'call')} unpriced)" if totals.unpriced else ""
-    return f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
+    line = f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
+    ranked = _ranked(report)
+    whole = totals.priced_cost
+    if len(ranked) >= 10 and whole > 0:  # where the rows are too many to scan
+        top = ranked[:2]
+        share = sum((row[1].priced_cost for row in top), start=Decimal(0)) / whole
+        if share >= Decimal("0.25"):
+            names = " and ".join(shorten_left(name, 40) for name, _ in top)
+            line += f" {share:.0%} of it in {names}."
+    return line
 
 
 def _where(path_text: str, index: int, width: int) -> str:
