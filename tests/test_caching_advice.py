@@ -227,3 +227,38 @@ def test_check_cache_names_server_tool_iterations() -> None:
     report = check_cache([CassetteTrace(Path("tools.yaml"), (call,), 0, 0)])
     assert report.server_side_compared == 1
     assert "server-side tool iterations (code_execution)" in report.mismatches[0].reason
+
+
+@pytest.mark.parametrize(
+    ("pause", "reason", "said"),
+    [
+        (timedelta(minutes=20), "re-sent after 5 minutes (a 1h TTL keeps it)", "after 20 min"),
+        (timedelta(hours=3), "re-sent after the longest TTL (1h)", "after 3.0 h"),
+        (timedelta(days=30), None, ""),  # recorded again a month later: nothing left behind
+    ],
+)
+def test_a_prompt_re_sent_after_a_pause_is_a_leak_unless_it_was_recorded_again(
+    tmp_path: Path, pause: timedelta, reason: str | None, said: str
+) -> None:
+    import costsim
+
+    def call(index: int) -> Call:
+        return Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model="claude-sonnet-4-5-20250929",
+            provenance=Provenance(tmp_path / "agent.yaml", index),
+            system=(TextBlock("You review pull requests carefully. " * 400),),
+            messages=(Message("user", (TextBlock(f"review #{index}"),)),),
+            usage=Usage(uncached_input=3300, output=40),
+            recorded_at=WHEN + pause * index,
+        )
+
+    trace = CassetteTrace(tmp_path / "agent.yaml", (call(0), call(1)), 0, 0)
+    leaks = {leak.reason: leak for leak in costsim.advise([trace]).data.leaks}
+    resent = {name: leak for name, leak in leaks.items() if name.startswith("re-sent")}
+    if reason is None:
+        assert resent == {}
+    else:
+        assert list(resent) == [reason]
+        assert resent[reason].calls == 1 and resent[reason].tokens > 2000
+        assert f"tokens re-sent {said}" in resent[reason].examples[0]

@@ -161,15 +161,19 @@ def _leaks(engine: Engine) -> tuple[list[Leak], int]:
                     else engine.rules.minimum(call.model, call.recorded_at)
                 )
                 gap = at - source.at
-                if tokens < minimum:
+                if gap > engine.rules.session_gap_seconds:
+                    pass  # recorded again later: a new cache world, not money left behind
+                elif tokens < minimum:
                     leaks.add("below the model's minimum", call, tokens, total,
                               f"{where}: {tokens:,} shared tokens < {minimum:,}")  # fmt: skip
-                elif gap > engine.rules.ttl_seconds["1h"]:
-                    leaks.add("re-sent after the longest TTL (1h)", call, tokens, total,
-                              f"{where}: {tokens:,} tokens re-sent after {gap:,.0f} s")  # fmt: skip
                 elif gap > engine.rules.ttl_seconds["5m"]:
-                    leaks.add("re-sent after 5 minutes (a 1h TTL keeps it)", call, tokens, total,
-                              f"{where}: {tokens:,} tokens re-sent after {gap:,.0f} s")  # fmt: skip
+                    reason = (
+                        "re-sent after the longest TTL (1h)"
+                        if gap > engine.rules.ttl_seconds["1h"]
+                        else "re-sent after 5 minutes (a 1h TTL keeps it)"
+                    )
+                    detail = f"{where}: {tokens:,} tokens re-sent after {_duration(gap)}"
+                    leaks.add(reason, call, tokens, total, detail)
             previous = next((s.call for s in reversed(seen) if s.call.model == call.model), None)
             if previous is not None:
                 _dynamic(leaks, previous, call, prefix.blocks, shared, where, total)
@@ -225,3 +229,12 @@ def advise_caching(
     baseline = engine.run(Variant("baseline")).totals(as_of=as_of)
     leaks, never = _leaks(engine)
     return CachingAdvice(baseline, options, leaks, never, as_of)
+
+
+def _duration(seconds: float) -> str:
+    """``95 s``, ``12 min``, ``3.5 h``: a pause as people say it."""
+    if seconds < 120:
+        return f"{seconds:,.0f} s"
+    if seconds < 2 * 3600:
+        return f"{seconds / 60:,.0f} min"
+    return f"{seconds / 3600:,.1f} h"

@@ -10,7 +10,15 @@ from costsim.analysis.comparison import VariantSummary
 from costsim.render.comparison import band_json
 from costsim.render.comparison_text import band_text, economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
-from costsim.render.text import Column, markdown_table, money, money_cells, table, wrap
+from costsim.render.text import (
+    Column,
+    markdown_table,
+    money,
+    money_cells,
+    shorten_left,
+    table,
+    wrap,
+)
 
 __all__ = ["advice_document", "advice_markdown", "advice_table"]
 
@@ -88,13 +96,22 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
                 f"  {leak.reason}: {leak.calls:,} call(s), {leak.tokens:,} tokens, "
                 f"{money(leak.usd)} at cache-read price"
             )
-            leaks += [f"    e.g. {example}" for example in leak.examples[: 3 if verbose else 1]]
+            leaks += [
+                f"    e.g. {_example(example)}" for example in leak.examples[: 3 if verbose else 1]
+            ]
     if advice.never_resent_calls:
         leaks.append(
             f"  {advice.never_resent_calls:,} call(s) share no prefix with any later call: "
             "nothing to cache there."
         )
     return lines, leaks
+
+
+def _example(text: str) -> str:
+    """``file#interaction: what``, the file cut from the left so the line wraps between
+    words, not inside a file name."""
+    where, colon, what = text.partition(": ")
+    return f"{shorten_left(where, 44)}{colon}{what}" if colon else text
 
 
 _COLUMNS = [
