@@ -315,3 +315,10 @@ def test_agents_named_by_cassette_files_match_wherever_the_work_runs(
     moved = matcher.for_paths(relative)
     assert moved.paths == {str(relative[0]): "support"} and not moved.files
     assert api.compare(scenario, jobs=2).breakdown("agent").render("table") == serial
+
+
+def test_loading_reports_progress(cache_dir: Path, pool: None) -> None:
+    seen: list[tuple[str, int, int]] = []
+    api.load(EXAMPLES, jobs=2, progress=lambda what, done, total: seen.append((what, done, total)))
+    assert seen and seen[-1] == ("loading", 3, 3)
+    assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen)

@@ -124,6 +124,7 @@ def load_all(
     runs = batches(list(zip(where, misses, strict=True)), sizes, settings.workers * _PARTS)
     job = LoadJob(_job_cache(store, settings))
     local = _settings_for(settings, sum(sizes))
+    done = len(paths) - len(misses)
     for run, results in zip(
         runs,
         run_batches(local, _load_indexed, job, runs, local=True),
@@ -131,6 +132,9 @@ def load_all(
     ):
         for (index, _), result in zip(run, results, strict=True):
             found[index] = result
+        done += len(run)
+        if settings.progress is not None:
+            settings.progress(done, len(paths))
     traces: list[CassetteTrace] = []
     skipped: list[Skipped] = []
     for index, path in enumerate(paths):
