@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import pytest
 import yaml
@@ -321,3 +322,27 @@ def test_the_vcrpy_hint_only_when_an_sdk_needs_httpx2(
     assert bool(lines) is hint
     if hint:
         assert "upgrade to vcrpy 8.2 or newer" in lines[0]
+
+
+def test_a_replayed_interaction_is_read_again_only_when_its_file_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from costsim.plugin import session as module
+
+    reads: list[tuple[str, int]] = []
+
+    def read(path: str, index: int, request: object, response: object) -> object:
+        reads.append((path, index))
+        return object()
+
+    monkeypatch.setattr(module, "read_vcr_call", read)
+    cassette = tmp_path / "c.yaml"
+    cassette.write_text("interactions: []\n")
+    state = module.CostsimSession()
+    first = state._recorded(str(cassette), "c.yaml", 0, "sent", {}, "stored")
+    assert state._recorded(str(cassette), "c.yaml", 0, "sent", {}, "stored") is first
+    state._recorded(str(cassette), "c.yaml", 1, "sent", {}, "stored")
+    cassette.write_text("interactions: [] # re-recorded\n")
+    assert state._recorded(str(cassette), "c.yaml", 0, "sent", {}, "stored") is not first
+    state._recorded(str(cassette), "c.yaml", 0, "sent", {}, None)  # recorded now: always read
+    assert reads == [("c.yaml", 0), ("c.yaml", 1), ("c.yaml", 0), ("c.yaml", 0)]

@@ -23,6 +23,7 @@ from costsim.analysis.budgets import Budget, budget_failures
 from costsim.analysis.drift import Difference, differences, summary
 from costsim.engine import Engine
 from costsim.io.config import tool_table
+from costsim.io.files import write_atomic
 from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace
@@ -51,6 +52,7 @@ __all__ = [
     "read_vcr_call",
     "save_baseline",
     "tool_table",
+    "write_atomic",
 ]
 
 drift_summary = summary

@@ -15,9 +15,8 @@ from importlib.metadata import PackageNotFoundError, requires, version
 from pathlib import Path
 from typing import Any
 
-from costsim.api.testing import TestCost, WhatIfCost, parse_strategies
+from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
 from costsim.plugin.session import CostsimSession, DriftEntry
-from costsim.render.formats import write_atomic
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.text import fit_table, money, percent
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import fnmatch
 import json
+import os
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,6 +30,7 @@ from costsim.api.testing import (
     read_vcr_call,
 )
 from costsim.errors import CostsimError
+from costsim.model import Call
 from costsim.plugin.observe import Observed, VcrPatch, sent_call
 from costsim.plugin.settings import DriftMode
 from costsim.render.text import display_path
@@ -104,8 +106,32 @@ class CostsimSession:
     meter: TestMeter = field(default_factory=TestMeter)
     _metered: dict[str, tuple[int, list[MeteredCall]]] = field(default_factory=dict)
     _patch: VcrPatch | None = None
+    _replayed: dict[tuple[str, int, int, int], Call | None] = field(default_factory=dict)
+    """Recorded calls read already, by (cassette, interaction, file's mtime and size): a
+    cassette replayed by many tests is read once while its file is unchanged."""
 
     # --- observing vcrpy -------------------------------------------------------------------
+
+    def _recorded(
+        self,
+        file: str,
+        cassette_path: str,
+        index: int,
+        request: Any,
+        response: Mapping[str, Any],
+        stored: Any,
+    ) -> Call | None:
+        """The call as the cassette holds it (a recorded one: as it was sent)."""
+        if stored is None:
+            return read_vcr_call(cassette_path, index, request, response)
+        try:
+            status = os.stat(file)
+        except OSError:
+            return read_vcr_call(cassette_path, index, stored, response)
+        key = (os.path.abspath(file), index, status.st_mtime_ns, status.st_size)
+        if key not in self._replayed:
+            self._replayed[key] = read_vcr_call(cassette_path, index, stored, response)
+        return self._replayed[key]
 
     def observe(
         self,
@@ -120,10 +146,10 @@ class CostsimSession:
         A call that cannot be read is noted, never raised: the user's test must not fail
         because of costsim. The run fails on it afterwards unless lenient.
         """
+        file = cassette_path
         cassette_path = display_path(Path(cassette_path))  # relative: reports travel
         try:
-            source = stored if stored is not None else request
-            recorded = read_vcr_call(cassette_path, index, source, response)
+            recorded = self._recorded(file, cassette_path, index, request, response, stored)
             if recorded is None:
                 return
             observed = Observed(recorded)
