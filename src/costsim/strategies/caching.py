@@ -40,9 +40,13 @@ _AGENT_KEY_CHARS = 120
 class CachingParams(Params):
     policy: Literal["static", "auto", "oracle"] = "static"
     """How breakpoints are chosen: fixed ``placement`` positions, an online client's choice,
-    or the trace's own future (see the module docstring)."""
+    or the trace's own future (the README's caching row says how each chooses)."""
     ttl: Literal["5m", "1h"] = "5m"
+    """How long a written prefix stays readable (static and auto): 5 minutes, or an hour at a
+    dearer write."""
     placement: tuple[Policy, ...] = ("tools", "system", "messages")
+    """Where static breakpoints go: after the tool definitions, after the static system
+    prompt, on the latest message(s)."""
     rolling: int = 1
     """How many of the latest messages get a rolling breakpoint (0-2)."""
     split_dynamic_system: bool = True

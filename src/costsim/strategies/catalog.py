@@ -3,6 +3,7 @@ types, defaults and meanings, read from each strategy's parameter model."""
 
 from __future__ import annotations
 
+import re
 import types
 import typing
 from dataclasses import dataclass
@@ -73,6 +74,11 @@ def _default(model: type[BaseModel], name: str) -> tuple[Any, bool]:
     return dumped.get(name), False
 
 
+def _plain(text: str) -> str:
+    """A parameter's docstring as a user reads it: one line, without reST literals."""
+    return re.sub(r"``([^`]+)``", r"\1", " ".join(text.split()))
+
+
 def _params(model: type[BaseModel]) -> tuple[ParamInfo, ...]:
     infos = []
     for name, field in model.model_fields.items():
@@ -83,7 +89,7 @@ def _params(model: type[BaseModel]) -> tuple[ParamInfo, ...]:
                 type=type_text(field.annotation),
                 default=default,
                 required=required,
-                meaning=" ".join((field.description or "").split()),
+                meaning=_plain(field.description or ""),
             )
         )
     return tuple(infos)
