@@ -122,7 +122,7 @@ def load_all(
         sizes.append(size)
         where.append(index)
     runs = batches(list(zip(where, misses, strict=True)), sizes, settings.workers * _PARTS)
-    job = LoadJob(_job_cache(store, settings))
+    job = LoadJob(store.root if store is not None else None)  # loading is always local
     local = _settings_for(settings, sum(sizes))
     done = len(paths) - len(misses)
     for run, results in zip(
