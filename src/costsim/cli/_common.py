@@ -266,6 +266,14 @@ as_of_option = click.option(
 )
 
 
+gap_option = click.option(
+    "--gap",
+    type=click.FloatRange(min=0),
+    default=None,
+    help="Seconds between calls of traces without recorded dates.",
+)
+
+
 REPORT_GROUPINGS = ("cassette", "model", "provider", "flavour")
 """``report --by`` (the same as ``costsim.api.REPORT_GROUPINGS``; a test keeps them equal)."""
 BREAKDOWNS = (*REPORT_GROUPINGS, "agent", "tool")

@@ -9,6 +9,7 @@ import click
 from costsim.cli._common import (
     Output,
     as_of_option,
+    gap_option,
     handle_errors,
     lenient_option,
     local_execution_options,
@@ -26,12 +27,7 @@ def advise() -> None:
 
 @advise.command("caching")
 @paths_argument
-@click.option(
-    "--gap",
-    type=float,
-    default=None,
-    help="Seconds between calls of traces without recorded dates.",
-)
+@gap_option
 @as_of_option
 @lenient_option
 @walk_options

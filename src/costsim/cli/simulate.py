@@ -10,6 +10,7 @@ from costsim.cli._common import (
     Output,
     as_of_option,
     execution_options,
+    gap_option,
     handle_errors,
     lenient_option,
     output_options,
@@ -30,12 +31,7 @@ from costsim.cli._common import (
     help="A strategy to apply, in order (repeatable; 'a & b' stacks two in one -s). "
     "costsim strategies lists them and their parameters. None: the identity variant.",
 )
-@click.option(
-    "--gap",
-    type=float,
-    default=None,
-    help="Seconds between calls of traces without recorded dates.",
-)
+@gap_option
 @as_of_option
 @lenient_option
 @walk_options
