@@ -175,3 +175,27 @@ def test_merging_totals_adds_every_field() -> None:
         if isinstance(value, int | Decimal) and not isinstance(value, bool):
             assert value == 2, item.name
     assert merged.split.total == 10
+
+
+def test_cache_rule_overrides_and_gaps_keep_every_other_rule() -> None:
+    """``with_overrides`` and ``with_gap`` change what they name and nothing else."""
+    import dataclasses
+    from datetime import date
+
+    import pytest
+
+    from costsim.cache.rules import CacheRules, default_rules
+    from costsim.errors import ConfigError
+
+    rules = dataclasses.replace(default_rules(), session_gap_seconds=7, openai_increment=64)
+    changed = rules.with_overrides([("anthropic_minimum", "claude-x", 99, date(2026, 1, 1))])
+    for item in dataclasses.fields(CacheRules):
+        if item.name != "anthropic_minimum":
+            assert getattr(changed, item.name) == getattr(rules, item.name), item.name
+    assert changed.anthropic_minimum[-1].value == 99
+    assert rules.with_gap(None) is rules
+    assert rules.with_gap(12.5).default_gap_seconds == 12.5
+    assert rules.with_gap(12.5).session_gap_seconds == 7
+    for bad in (-1.0, float("nan"), float("inf")):
+        with pytest.raises(ConfigError, match="0 seconds or more"):
+            rules.with_gap(bad)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -37,9 +36,7 @@ def advise(
     if topic not in ADVICE_TOPICS:
         raise ConfigError(f"no advice on {topic!r}; topics: {', '.join(ADVICE_TOPICS)}")
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
-    rules = default_rules()
-    if gap is not None:
-        rules = dataclasses.replace(rules, default_gap_seconds=gap)
+    rules = default_rules().with_gap(gap)
     engine = Engine(loaded, rules=rules)
     data = advise_caching(engine, as_of=utc(as_of))
     return Advice(data, skipped=loaded.skipped, warnings=loaded.warnings)

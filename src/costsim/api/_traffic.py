@@ -186,9 +186,7 @@ def simulate(
     cassette by cassette, in parallel (see :func:`costsim.api.compare` for ``jobs``, ``cache``
     and ``scheduler``); the result is the same as for traces loaded first."""
     variant = variant_of(strategies)
-    rules = default_rules()
-    if gap is not None:
-        rules = dataclasses.replace(rules, default_gap_seconds=gap)
+    rules = default_rules().with_gap(gap)
     paths = _as_paths(traces)
     if paths is not None:  # streamed, cassette by cassette
         found = find_cassettes(paths, Selection.of(include, exclude))

@@ -7,9 +7,12 @@ overrides (``model_rules``) in the same shape.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
+
+from costsim.errors import ConfigError
 
 __all__ = ["RULE_NAMES", "CacheRules", "DatedRule", "default_rules", "tolerance"]
 
@@ -122,18 +125,15 @@ class CacheRules:
         targets = {"anthropic_minimum": minimum, "openai_retention": retention}
         for name, model, value, since in overrides:
             targets[name].append(DatedRule(model, value, since or date(2000, 1, 1)))
-        return CacheRules(
-            anthropic_minimum=tuple(minimum),
-            openai_retention=tuple(retention),
-            openai_writes=self.openai_writes,
-            anthropic_max_breakpoints=self.anthropic_max_breakpoints,
-            anthropic_lookback=self.anthropic_lookback,
-            ttl_seconds=dict(self.ttl_seconds),
-            openai_minimum=self.openai_minimum,
-            openai_increment=self.openai_increment,
-            default_gap_seconds=self.default_gap_seconds,
-            session_gap_seconds=self.session_gap_seconds,
-        )
+        return replace(self, anthropic_minimum=tuple(minimum), openai_retention=tuple(retention))
+
+    def with_gap(self, seconds: float | None) -> CacheRules:
+        """Rules assuming ``seconds`` between calls of traces without recorded dates."""
+        if seconds is None:
+            return self
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ConfigError(f"a gap between calls is 0 seconds or more, not {seconds!r}")
+        return replace(self, default_gap_seconds=seconds)
 
 
 def default_rules() -> CacheRules:

@@ -99,13 +99,12 @@ def _fees(call: Call, usage: Usage, cost: Price) -> Decimal:
     """Per-use fees (web searches): what the call cost beyond its tokens priced together."""
     if not usage.web_searches or cost.amount is None:
         return ZERO
-    together = price(
-        dataclasses.replace(usage, web_searches=0),
-        model=call.priced_model,
-        provider=call.price_provider,
-        at=cost.priced_at,
-    ).amount
-    return ZERO if together is None else max(cost.amount - together, ZERO)
+    tokens_only = dataclasses.replace(usage, web_searches=0)
+    for provider in dict.fromkeys((call.price_provider, call.provider)):  # as it was priced
+        together = price(tokens_only, model=call.priced_model, provider=provider, at=cost.priced_at)
+        if together.amount is not None:
+            return max(cost.amount - together.amount, ZERO)
+    return ZERO
 
 
 def split_cost(call: Call, usage: Usage | None, cost: Price | None) -> ClassCost | None:
