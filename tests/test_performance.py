@@ -167,6 +167,9 @@ def test_killed_runs_leave_no_corrupt_entry(cache_dir: Path) -> None:
         process.wait()
         for entry in _entries(cache_dir):
             json.loads(entry.read_bytes())  # an entry is complete, or not there at all
+        for entry in cache_dir.rglob("*.out"):  # a recalled output: a header, then its text
+            header, _, text = entry.read_bytes().partition(b"\n")
+            assert json.loads(header)["length"] == len(text)
     after = subprocess.run(command, env=env, capture_output=True, check=True, cwd=ROOT).stdout
     assert after == expected
 

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
         simulate,
     )
     from costsim.api.execution import cache_info, clear_cache, configured
+    from costsim.api.recall import Transcript, comparison_key, recall_output, remember_output
     from costsim.api.results import (
         Advice,
         BaselineComparison,
@@ -55,7 +56,7 @@ if TYPE_CHECKING:
         Traces,
     )
     from costsim.io.walk import Progress
-    from costsim.render.formats import EXTENSIONS, FORMATS, format_for
+    from costsim.render.options import EXTENSIONS, FORMATS, format_for
     from costsim.scenario import Scenario, find_scenarios
 
 __all__ = [
@@ -85,6 +86,7 @@ __all__ = [
     "StrategiesLike",
     "Traces",
     "TracesLike",
+    "Transcript",
     "advise",
     "cache_info",
     "calibrate",
@@ -94,6 +96,7 @@ __all__ = [
     "compare",
     "compare_baselines",
     "compare_scenarios",
+    "comparison_key",
     "configured",
     "find_scenarios",
     "format_for",
@@ -101,6 +104,8 @@ __all__ = [
     "list_cassettes",
     "list_strategies",
     "load",
+    "recall_output",
+    "remember_output",
     "report",
     "scenario_variants",
     "simulate",
@@ -128,6 +133,10 @@ _HOMES = {
     "cache_info": "costsim.api.execution",
     "clear_cache": "costsim.api.execution",
     "configured": "costsim.api.execution",
+    "Transcript": "costsim.api.recall",
+    "comparison_key": "costsim.api.recall",
+    "recall_output": "costsim.api.recall",
+    "remember_output": "costsim.api.recall",
     "Advice": "costsim.api.results",
     "BaselineComparison": "costsim.api.results",
     "BaselineList": "costsim.api.results",
@@ -144,9 +153,9 @@ _HOMES = {
     "Strategies": "costsim.api.results",
     "Traces": "costsim.api.results",
     "Progress": "costsim.io.walk",
-    "EXTENSIONS": "costsim.render.formats",
-    "FORMATS": "costsim.render.formats",
-    "format_for": "costsim.render.formats",
+    "EXTENSIONS": "costsim.render.options",
+    "FORMATS": "costsim.render.options",
+    "format_for": "costsim.render.options",
     "Scenario": "costsim.scenario",
     "find_scenarios": "costsim.scenario",
 }

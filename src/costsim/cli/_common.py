@@ -26,7 +26,7 @@ import click
 from costsim.errors import CostsimError, DataError, InputError
 
 if TYPE_CHECKING:
-    from costsim.api import Progress, Result
+    from costsim.api import Progress, Result, Transcript
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -163,19 +163,35 @@ class Output:
         if not self.quiet:
             click.echo(f"warning: {message}", err=True)
 
-    def emit(self, result: Result, where: str = "") -> None:
-        """Warnings and skipped files on stderr, then the result in the chosen format."""
-        for message in result.warnings:
+    def layout(self) -> tuple[str, int, bool, bool]:
+        """(format, width, verbose, wide): what the text of a result depends on."""
+        return self.fmt, terminal_width(), self.verbose, self.wide
+
+    def transcript(self, result: Result, where: str = "", failures: str = "") -> Transcript:
+        """What :meth:`show` prints for ``result``: its warnings, skipped files and text."""
+        from costsim.api import Transcript
+
+        fmt, width, verbose, wide = self.layout()
+        skipped = (f"{where}skipped {item.error}" for item in result.skipped)
+        text = result.render(fmt, width=width, verbose=verbose, wide=wide)
+        return Transcript(warnings=(*result.warnings, *skipped), text=text, failures=failures)
+
+    def show(self, transcript: Transcript) -> None:
+        """Warnings and skipped files on stderr, then the text; exit 1 when gates broke."""
+        for message in transcript.warnings:
             self.warn(message)
-        for item in result.skipped:
-            self.warn(f"{where}skipped {item.error}")
-        text = result.render(self.fmt, width=terminal_width(), verbose=self.verbose, wide=self.wide)
         if self.path is not None:
             from costsim.render.formats import write_atomic
 
-            write_atomic(self.path, text)
+            write_atomic(self.path, transcript.text)
         else:
-            click.echo(text, nl=False)
+            click.echo(transcript.text, nl=False)
+        if transcript.failures:
+            raise Findings(transcript.failures)
+
+    def emit(self, result: Result, where: str = "") -> None:
+        """Warnings and skipped files on stderr, then the result in the chosen format."""
+        self.show(self.transcript(result, where))
 
 
 def _format(fmt: str | None, path: Path | None) -> str:

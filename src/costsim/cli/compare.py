@@ -8,7 +8,6 @@ import click
 
 from costsim.cli._common import (
     BREAKDOWNS,
-    Findings,
     Output,
     Percent,
     by_help,
@@ -49,15 +48,19 @@ def compare(
     that is. Exit 1 when a scenario budget or --fail-over is broken."""
     from costsim import api
 
-    with out.progress() as progress:
-        result = api.compare_scenarios(
-            scenarios,
-            variants=only,
-            by=by,
-            fail_over=fail_over,
-            lenient=lenient,
-            progress=progress,
-        )
-    out.emit(result)
-    if result.gate_failures:
-        raise Findings("\n".join(result.gate_failures))
+    options = (sorted(set(only)), by, fail_over, lenient)
+    key = api.comparison_key(scenarios, options=options, layout=out.layout())
+    transcript = api.recall_output(key)
+    if transcript is None:
+        with out.progress() as progress:
+            result = api.compare_scenarios(
+                scenarios,
+                variants=only,
+                by=by,
+                fail_over=fail_over,
+                lenient=lenient,
+                progress=progress,
+            )
+        transcript = out.transcript(result, failures="\n".join(result.gate_failures))
+        api.remember_output(key, transcript)
+    out.show(transcript)

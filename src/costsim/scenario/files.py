@@ -1,0 +1,107 @@
+"""Which files a scenario reads: the scenario files among some paths, and the cassettes (and
+agent cassettes) its glob patterns match. Kept apart from validation so that the files a
+comparison depends on can be listed without importing the strategies (see
+:mod:`costsim.api.recall`)."""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from costsim.errors import ConfigError, CostsimError
+from costsim.io.walk import Found, find_cassettes
+
+__all__ = ["SCENARIO_SUFFIXES", "ScenarioFiles", "expand", "find_scenarios", "scenario_files"]
+
+SCENARIO_SUFFIXES = (".yaml", ".yml")
+
+
+def find_scenarios(paths: list[Path]) -> list[Path]:
+    """Scenario files among ``paths``; a folder contributes its top-level YAML files."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(
+                sorted(p for p in path.iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
+            )
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise ConfigError(f"{path}: no such scenario file or folder")
+    if not found:
+        raise ConfigError(f"no scenario files (*.yaml) in {', '.join(map(str, paths))}")
+    return found
+
+
+def expand(scenario: Path, patterns: list[str]) -> tuple[list[Path], list[int]]:
+    """(the files ``patterns`` match, the indexes of the patterns that match none). Patterns
+    are globs relative to the scenario's folder; a folder matched stands for the cassette
+    files under it."""
+    files: list[Path] = []
+    unmatched: list[int] = []
+    for index, pattern in enumerate(patterns):
+        full = scenario.parent / pattern
+        matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
+        if not matches:
+            unmatched.append(index)
+        for match in matches:
+            if match.is_dir():
+                files.extend(
+                    sorted(p for p in match.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+                )
+            else:
+                files.append(match)
+    return files, unmatched
+
+
+@dataclass(frozen=True, slots=True)
+class ScenarioFiles:
+    """What a scenario file reads: its own bytes, its cassettes, its agents' files."""
+
+    data: bytes
+    cassettes: Found
+    agents: dict[str, tuple[Path, ...]]
+
+
+def _patterns(value: Any) -> list[str] | None:
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return value
+    return None
+
+
+def scenario_files(path: Path) -> ScenarioFiles | None:
+    """The files the scenario at ``path`` reads, found as :func:`load_scenario` finds them
+    but without validating the rest; None when the file does not read as a scenario (the
+    full load then reports why)."""
+    try:
+        data = path.read_bytes()
+        document = yaml.safe_load(data)
+    except (OSError, yaml.YAMLError, ValueError):
+        return None
+    if not isinstance(document, dict):
+        return None
+    patterns = _patterns(document.get("cassettes"))
+    agents = document.get("agents") or {}
+    if patterns is None or not isinstance(agents, dict):
+        return None
+    matched, unmatched = expand(path, patterns)
+    cassettes = list(dict.fromkeys(matched))
+    roles: dict[str, tuple[Path, ...]] = {}
+    for name, rule in agents.items():
+        listed = _patterns(rule.get("cassettes", [])) if isinstance(rule, dict) else None
+        if listed is None:
+            return None
+        files, missing = expand(path, listed)
+        roles[str(name)] = tuple(files)
+        unmatched += missing
+    if unmatched:
+        return None
+    try:
+        found = find_cassettes(cassettes)
+    except CostsimError:
+        return None
+    return ScenarioFiles(data, found, roles)
