@@ -82,3 +82,26 @@ def test_undated_call_priced_today_and_counted() -> None:
     )
     totals = Totals.of([meter(call)])
     assert totals.undated_calls == 1 and totals.cost_usd is not None
+
+
+def test_unit_prices_are_shared_within_a_tier_and_change_across_it() -> None:
+    """Per-token prices depend on the prompt's size only through whole-request tiers, so one
+    probe serves every prompt of a tier; they equal probes at the prompt itself."""
+    from costsim.pricing import prices
+
+    at = datetime(2025, 11, 15, tzinfo=UTC)
+    cases = [("claude-sonnet-4-5", "anthropic"), ("gpt-4o-mini", "openai"), ("sonar", "perplexity")]
+    for model, provider in cases:
+        for prompt in (1, 5_000, 199_999, 200_000, 200_001, 350_000):
+            shared = prices.unit_prices(model, provider, at, prompt=prompt)
+            probed = prices._unit_prices(model, provider, at, prompt)
+            assert shared == probed, (model, prompt)
+    short = prices.unit_prices("claude-sonnet-4-5", "anthropic", at, prompt=200_000)
+    long = prices.unit_prices("claude-sonnet-4-5", "anthropic", at, prompt=200_001)
+    assert short is not None and long is not None
+    # $3 / $6 per million input tokens, $15 / $22.50 per million output tokens (Anthropic)
+    assert (short.input, long.input) == (Decimal("0.000003"), Decimal("0.000006"))
+    assert (short.output, long.output) == (Decimal("0.000015"), Decimal("0.0000225"))
+    # a per-request fee makes every prompt size its own (no tier is read for it)
+    assert prices._tier_starts("sonar", "perplexity", at) is None
+    assert prices._tier_starts("claude-sonnet-4-5", "anthropic", at) == (200_000,)

@@ -180,13 +180,13 @@ def _context() -> multiprocessing.context.BaseContext:
 
 def run_batches(
     settings: Settings,
-    function: Callable[[Any, list[T]], list[R]],
+    function: Callable[[Any, list[T]], R],
     job: Any,
     runs: list[list[T]],
     *,
     local: bool = False,
     prepare: Callable[[list[T]], list[T]] | None = None,
-) -> Iterator[list[R]]:
+) -> Iterator[R]:
     """``function(job, run)`` for every run, results yielded in the order of ``runs``.
 
     One run (or ``jobs`` 1) is done here; otherwise by a process pool, or by the Dask cluster
@@ -245,12 +245,12 @@ def pool_session(settings: Settings) -> Iterator[None]:
 
 def _ordered(
     pool: Executor,
-    function: Callable[[Any, list[T]], list[R]],
+    function: Callable[[Any, list[T]], R],
     job: Any,
     runs: list[list[T]],
     *,
     window: int,
-) -> Iterator[list[R]]:
+) -> Iterator[R]:
     """Submit at most ``window`` runs ahead of the one being merged (bounded memory)."""
     pending: list[Any] = []
     upcoming = iter(runs)
@@ -268,11 +268,11 @@ def _ordered(
 
 def _dask(
     address: str,
-    function: Callable[[Any, list[T]], list[R]],
+    function: Callable[[Any, list[T]], R],
     job: Any,
     runs: list[list[T]],
     prepare: Callable[[list[T]], list[T]],
-) -> Iterator[list[R]]:
+) -> Iterator[R]:
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError:

@@ -341,14 +341,14 @@ def _shares(
     skipped: list[Skipped],
     total: int,
 ) -> Iterator[Share]:
+    """Each batch's share, in order; the cassettes that could not be read raise their error
+    (in cassette order) or, in lenient mode, are listed in ``skipped``."""
     done = 0
     results_of = run_batches(settings, simulate_run, job, runs, prepare=_with_bytes)
-    for run, results in zip(runs, results_of, strict=True):
-        for (path, _, _), result in zip(run, results, strict=True):
-            if isinstance(result, str):
-                _fail(path, result, lenient, skipped)
-            else:
-                yield result
+    for run, result in zip(runs, results_of, strict=True):
+        for index, error in result.errors:
+            _fail(run[index][0], error, lenient, skipped)
+        yield result.share
         done += len(run)
         if settings.progress is not None:
             settings.progress(done, total)

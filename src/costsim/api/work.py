@@ -1,7 +1,8 @@
 """The work a batch of cassettes is, wherever it runs: this process, a pool process or a Dask
 worker. Each function takes a job (what every batch shares) and a run of items (one per
-cassette, in order) and returns one result per item; nothing here prints or raises for a bad
-cassette (its error comes back as text, and the caller decides).
+cassette, in order) and returns the run's results (a comparison: the run's merged share);
+nothing here prints or raises for a bad cassette (its error comes back as text, and the
+caller decides).
 
 Every cassette's normalised trace is kept in the cache, keyed by the hash of its bytes; so is
 each cassette's share of a comparison, keyed by its bytes, its path, the calibration and
@@ -20,7 +21,7 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from costsim.analysis.groups import AgentMatcher
-from costsim.analysis.outcomes import Share, fits, outcome
+from costsim.analysis.outcomes import Share, fits, merge, outcome
 from costsim.cache.rules import CacheRules
 from costsim.engine import Engine
 from costsim.errors import CostsimError
@@ -36,6 +37,7 @@ from costsim.strategies.registry import AgentSpec, Variant
 
 __all__ = [
     "OWN_CACHE",
+    "BatchShare",
     "Item",
     "LoadJob",
     "SampleJob",
@@ -189,7 +191,26 @@ def _cached_share(data: bytes, job: SimulateJob) -> Share | None:
     return share if fits(share, job.variants, attribute=job.attribute) else None
 
 
-def simulate_run(job: SimulateJob, items: list[Item]) -> list[Share | str]:
+@dataclass(frozen=True, slots=True)
+class BatchShare:
+    """A batch's share of a comparison: its cassettes' shares added up in order (sums are
+    exact, so any cut into batches adds up to the same whole), and the error of each cassette
+    that could not be read, by its index in the batch. One merged share travels back from a
+    worker instead of one per cassette."""
+
+    share: Share
+    errors: tuple[tuple[int, str], ...]
+
+
+def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
+    """The batch's share of the comparison, and the errors of the cassettes it could not read."""
+    results = _cassette_shares(job, items)
+    shares = [result for result in results if not isinstance(result, str)]
+    errors = tuple((index, result) for index, result in enumerate(results) if isinstance(result, str))
+    return BatchShare(merge(shares, job.variants, attribute=job.attribute), errors)
+
+
+def _cassette_shares(job: SimulateJob, items: list[Item]) -> list[Share | str]:
     """Each cassette's share of the comparison, or its error."""
     store = _store(job.cache)
     meter = Meter(job.report)

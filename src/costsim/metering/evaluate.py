@@ -185,6 +185,7 @@ class _Folds:
         self.family: dict[str, dict[str, NormalEquations]] = defaultdict(dict)
         self.flavour: dict[str, dict[str, NormalEquations]] = defaultdict(dict)
         self._cache: dict[tuple[str, str], Coefficients] = {}
+        self._totals: dict[tuple[int, str], NormalEquations] = {}
         for sample in samples:
             if not sample.fitted:
                 continue
@@ -198,15 +199,22 @@ class _Folds:
                     sample.features, float(sample.recorded)
                 )
 
-    @staticmethod
-    def _without(groups: dict[str, NormalEquations], held: str | None) -> NormalEquations | None:
-        kept = [eq for g, eq in groups.items() if g != held]
+    def _without(
+        self, groups: dict[str, NormalEquations], held: str | None, which: tuple[int, str]
+    ) -> NormalEquations | None:
+        """The equations of every group but ``held``: the sum of all of them (summed once per
+        table) less the held group's, not a new sum for every group held out."""
+        kept = [g for g in groups if g != held]
         if not kept:
             return None
-        total = kept[0]
-        for eq in kept[1:]:
-            total = total.plus(eq)
-        return total
+        total = self._totals.get(which)
+        if total is None:
+            equations = list(groups.values())
+            total = equations[0]
+            for eq in equations[1:]:
+                total = total.plus(eq)
+            self._totals[which] = total
+        return total if held not in groups else total.minus(groups[held])
 
     def coefficients(self, name: str, held: str | None) -> Coefficients:
         """The fit for family ``name`` without group ``held`` (None: on everything)."""
@@ -217,7 +225,7 @@ class _Folds:
             default_coefficients(name) if self.defaults else Coefficients(name, IDENTITY, "recipe")
         )
         for table, key in ((self.family, name), (self.flavour, _flavour(name))):
-            equations = self._without(table.get(key, {}), held)
+            equations = self._without(table.get(key, {}), held, (id(table), key))
             if equations is not None and equations.calls >= MIN_FIT:
                 result = Coefficients(name, equations.solve(), "fitted", equations.calls)
                 break

@@ -67,7 +67,7 @@ def host_provider(host: str) -> str | None:
 
 def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:
     """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so)."""
-    when = at or datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    when = at or _today()
     result = _price(
         usage.prompt_total,
         usage.cache_read,
@@ -171,7 +171,52 @@ def unit_prices(
     model: str, provider: str, at: datetime | None, *, prompt: int = _PROBE
 ) -> UnitPrices | None:
     """Per-token prices of ``model`` for a prompt of ``prompt`` tokens (None when unpriced)."""
+    when = at or _today()
     size = max(prompt, 1)
+    starts = _tier_starts(model, provider, when)
+    if starts is not None:  # every prompt of one tier has the same per-token prices
+        size = next((start + 1 for start in reversed(starts) if size > start), 1)
+    return _unit_prices(model, provider, when, size)
+
+
+def _today() -> datetime:
+    return datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+@cache
+def _tier_starts(model: str, provider: str, when: datetime) -> tuple[int, ...] | None:
+    """The prompt sizes above which the model's per-token prices change (genai-prices'
+    whole-request tiers); None when they cannot be told, or when the price has a part that
+    does not grow with tokens (a per-request fee: its share of a token depends on the
+    prompt's size, so no two sizes are alike)."""
+    if not model:
+        return None
+    try:
+        flat = calc_price(
+            PriceUsage(input_tokens=0, output_tokens=0),
+            model,
+            provider_id=provider,
+            genai_request_timestamp=when,
+        )
+    except (LookupError, ValueError, ArithmeticError):
+        return None
+    if flat.total_price != 0:
+        return None
+    starts: set[int] = set()
+    for value in vars(flat.model_price).values():
+        tiers = getattr(value, "tiers", None)
+        if tiers is None:
+            continue
+        for tier in tiers:
+            start = getattr(tier, "start", None)
+            if not isinstance(start, int):
+                return None
+            starts.add(start)
+    return tuple(sorted(starts))
+
+
+@cache
+def _unit_prices(model: str, provider: str, when: datetime, size: int) -> UnitPrices | None:
     probes = {
         "input": Usage(uncached_input=size),
         "cache_read": Usage(cache_read=size),
@@ -181,7 +226,7 @@ def unit_prices(
     }
     amounts: dict[str, Decimal] = {}
     for name, usage in probes.items():
-        result = price(usage, model=model, provider=provider, at=at)
+        result = price(usage, model=model, provider=provider, at=when)
         if result.amount is None:
             return None
         amounts[name] = result.amount
