@@ -206,7 +206,7 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
     """The batch's share of the comparison, and the errors of the cassettes it could not read."""
     results = _cassette_shares(job, items)
     shares = [result for result in results if not isinstance(result, str)]
-    errors = tuple((index, result) for index, result in enumerate(results) if isinstance(result, str))
+    errors = tuple((i, result) for i, result in enumerate(results) if isinstance(result, str))
     return BatchShare(merge(shares, job.variants, attribute=job.attribute), errors)
 
 
