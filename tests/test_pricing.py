@@ -105,3 +105,14 @@ def test_unit_prices_are_shared_within_a_tier_and_change_across_it() -> None:
     # a per-request fee makes every prompt size its own (no tier is read for it)
     assert prices._tier_starts("sonar", "perplexity", at) is None
     assert prices._tier_starts("claude-sonnet-4-5", "anthropic", at) == (200_000,)
+
+
+def test_amounts_in_json_are_plain_decimals() -> None:
+    from costsim.pricing.money import amount_text
+
+    assert amount_text(Decimal("0E-8")) == "0.00000000"
+    assert amount_text(Decimal("-0E-8")) == "0.00000000"
+    assert amount_text(Decimal("-9.0E-7")) == "-0.00000090"
+    assert amount_text(Decimal("16.76973703")) == "16.76973703"
+    assert amount_text(Decimal("1E+3")) == "1000"
+    assert amount_text(None) is None

@@ -16,7 +16,7 @@ from typing import Any, ClassVar
 
 from costsim.errors import ConfigError, InputError
 from costsim.pricing.ledger import MeteredCall, Totals
-from costsim.pricing.money import money
+from costsim.pricing.money import amount_text, money
 
 __all__ = [
     "BASELINE_FORMAT_VERSION",
@@ -108,8 +108,8 @@ class TestCost:
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
-        data["cost_usd"] = None if self.cost_usd is None else str(self.cost_usd)
-        data["priced_cost_usd"] = str(self.priced_cost_usd)
+        data["cost_usd"] = amount_text(self.cost_usd)
+        data["priced_cost_usd"] = amount_text(self.priced_cost_usd)
         return data
 
     @classmethod

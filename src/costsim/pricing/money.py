@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-__all__ = ["money", "partial_money"]
+__all__ = ["amount_text", "money", "partial_money"]
 
 
 def money(amount: Decimal | None) -> str:
@@ -18,3 +18,13 @@ def partial_money(priced: Decimal, unpriced_calls: int) -> str:
     if not unpriced_calls:
         return money(priced)
     return f">= {money(priced)} (+{unpriced_calls} unpriced)"
+
+
+def amount_text(amount: Decimal | None) -> str | None:
+    """An amount as JSON carries it: a plain decimal string (``0.00000000``, never ``0E-8``
+    or ``-0``), exact to the last digit; None stays None."""
+    if amount is None:
+        return None
+    if amount.is_zero():
+        amount = amount.copy_abs()
+    return format(amount, "f")

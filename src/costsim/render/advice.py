@@ -7,6 +7,7 @@ from typing import Any
 
 from costsim.analysis.advice import CachingAdvice
 from costsim.analysis.comparison import VariantSummary
+from costsim.pricing.money import amount_text
 from costsim.render.comparison import band_json
 from costsim.render.comparison_text import band_text, economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
@@ -37,7 +38,7 @@ def _option(summary: VariantSummary) -> dict[str, Any]:
                 "tokens_written_5m": row.tokens_written_5m,
                 "tokens_written_1h": row.tokens_written_1h,
                 "tokens_read": row.tokens_read,
-                "net_usd": None if row.net_usd is None else str(row.net_usd),
+                "net_usd": amount_text(row.net_usd),
             }
             for row in summary.breakpoints
         ],
@@ -60,7 +61,7 @@ def advice_document(advice: CachingAdvice) -> dict[str, Any]:
                 "reason": leak.reason,
                 "calls": leak.calls,
                 "tokens": leak.tokens,
-                "usd": str(leak.usd),
+                "usd": amount_text(leak.usd),
                 "examples": leak.examples,
             }
             for leak in advice.leaks

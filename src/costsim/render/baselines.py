@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from costsim.analysis.baseline_store import BaselineDiff, SavedBaseline
+from costsim.pricing.money import amount_text
 from costsim.render.text import (
     Column,
     display_path,
@@ -83,8 +84,8 @@ def _saved_json(saved: SavedBaseline) -> dict[str, Any]:
         "path": display_path(saved.path),
         "tests": len(saved.tests),
         "calls": total.calls,
-        "cost_usd": None if total.cost_usd is None else str(total.cost_usd),
-        "priced_cost_usd": str(total.priced_cost_usd),
+        "cost_usd": amount_text(total.cost_usd),
+        "priced_cost_usd": amount_text(total.priced_cost_usd),
         "unpriced_calls": total.unpriced_calls,
     }
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from costsim.analysis.breakdown import Breakdown, ToolUse
 from costsim.pricing.ledger import Totals
+from costsim.pricing.money import amount_text
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.text import (
     Column,
@@ -101,8 +102,8 @@ def _value_json(value: Totals | ToolUse | None) -> dict[str, Any] | None:
         "llm_calls": value.llm_calls,
         "prompt_tokens": value.prompt_tokens,
         "output_tokens": value.output_tokens,
-        "cost_usd": None if cost is None else str(cost),
-        "priced_cost_usd": str(value.priced_cost),
+        "cost_usd": amount_text(cost),
+        "priced_cost_usd": amount_text(value.priced_cost),
         "unpriced_calls": value.unpriced_calls,
     }
 

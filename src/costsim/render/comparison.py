@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 from collections import Counter
-from decimal import Decimal
 from typing import Any
 
 from costsim.analysis.bands import Band
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals
+from costsim.pricing.money import amount_text
 from costsim.render.comparison_text import cheapest
 from costsim.render.report import FORMAT_VERSION, totals_json, unpriced_json
 from costsim.render.text import display_path
@@ -17,16 +17,12 @@ from costsim.render.text import display_path
 __all__ = ["comparison_json"]
 
 
-def _amount(value: Decimal | None) -> str | None:
-    return None if value is None else str(value)
-
-
 def band_json(band: Band, name: str = "cost_usd") -> dict[str, Any]:
     """``cost_usd`` with ``cost_usd_low`` / ``cost_usd_high``: its p90 band in dollars."""
     return {
-        name: _amount(band.value),
-        f"{name}_low": _amount(band.low),
-        f"{name}_high": _amount(band.high),
+        name: amount_text(band.value),
+        f"{name}_low": amount_text(band.low),
+        f"{name}_high": amount_text(band.high),
         f"{name}_exact": band.exact,
     }
 
@@ -70,7 +66,7 @@ def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, 
         "divergences": summary.divergences,
         "events_by_kind": dict(sorted(kinds.items())),
         "unpriced": unpriced_json(summary.totals),
-        "attribution": {k: (None if v is None else str(v)) for k, v in summary.attribution.items()},
+        "attribution": {k: amount_text(v) for k, v in summary.attribution.items()},
         "attribution_bands": {
             k: band_json(band, "saving_usd") for k, band in summary.attribution_bands.items()
         },
@@ -83,15 +79,13 @@ def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, 
                 "tokens_written_1h": row.tokens_written_1h,
                 "reads": row.reads,
                 "tokens_read": row.tokens_read,
-                "saved_usd": _amount(row.saved_usd),
-                "premium_usd": _amount(row.premium_usd),
-                "net_usd": _amount(row.net_usd),
+                "saved_usd": amount_text(row.saved_usd),
+                "premium_usd": amount_text(row.premium_usd),
+                "net_usd": amount_text(row.net_usd),
             }
             for row in summary.breakpoints
         ],
-        "attribution_interaction": None
-        if summary.interaction is None
-        else str(summary.interaction),
+        "attribution_interaction": amount_text(summary.interaction),
         "events": [
             {
                 "strategy": e.strategy,
@@ -120,7 +114,7 @@ def _cheapest_json(comparison: Comparison) -> dict[str, Any] | None:
         return None
     return {
         "variant": best.summary.variant.name,
-        "saving_usd": str(best.saving),
+        "saving_usd": amount_text(best.saving),
         "saving_pct": _round(best.saving_pct),
     }
 

@@ -11,6 +11,7 @@ from typing import Any
 from costsim.analysis.report import CassetteReport, Report
 from costsim.metering.meter import ErrorBand
 from costsim.pricing.ledger import Totals
+from costsim.pricing.money import amount_text
 from costsim.render.text import display_path
 
 __all__ = ["FORMAT_VERSION", "band_text", "report_json", "totals_json", "unpriced_json"]
@@ -37,8 +38,8 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "cache_hit_rate": None
         if totals.cache_hit_rate is None
         else round(totals.cache_hit_rate, 6),
-        "cost_usd": None if cost is None else str(cost),
-        "priced_cost_usd": str(totals.priced_cost),
+        "cost_usd": amount_text(cost),
+        "priced_cost_usd": amount_text(totals.priced_cost),
         "unpriced_calls": totals.unpriced_calls,
         "undated_calls": totals.undated_calls,
         "gateway_priced_calls": totals.gateway_priced_calls,
