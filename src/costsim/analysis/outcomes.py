@@ -12,7 +12,7 @@ run's memory is its summaries.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
@@ -293,6 +293,31 @@ def _empty(variant: Variant, attribute: bool) -> VariantPart:
     )
 
 
+def _intern(table: dict[Path, Totals], recorded: Mapping[Path, Totals]) -> None:
+    """Per-cassette sums equal to the recording's become the recording's own object: most
+    variants leave most cassettes as recorded, so a run holds about one ``Totals`` per
+    cassette, not one per cassette and column. Per-cassette sums are never changed in place
+    (merges make new ones), so sharing them is safe."""
+    for path, totals in table.items():
+        same = recorded.get(path)
+        if same is not None and same is not totals and same == totals:
+            table[path] = same
+
+
+def _merge_cassettes(into: dict[str, Any], table: dict[str, Any], column: dict[str, Any]) -> None:
+    """:func:`merge_groups` for the per-cassette table of a column, whose sums are the
+    column's per-cassette sums: shared when equal, and never changed in place."""
+    for name, totals in table.items():
+        mine = into.get(name)
+        if mine is not None:
+            summed = _copy(mine)
+            summed.merge(totals)
+            into[name] = summed
+            continue
+        same = column.get(name)
+        into[name] = same if same is not None and same == totals else _copy(totals)
+
+
 def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bool = True) -> Share:
     """The shares added up in the order given (cassette order)."""
     total = Share(
@@ -304,12 +329,20 @@ def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bo
     )
     for share in shares:
         total.baseline.merge(share.baseline)
-        total.baseline_per_cassette.update(share.baseline_per_cassette)
+        recorded = share.baseline_per_cassette
+        total.baseline_per_cassette.update(recorded)
+        columns = [recorded]
         for mine, theirs in zip(total.variants, share.variants, strict=True):
+            _intern(theirs.per_cassette, recorded)
+            _intern(theirs.baseline_per_cassette, recorded)
+            columns.append(theirs.per_cassette)
             _merge_part(mine, theirs)
         for key, tables in share.groups.items():
-            for into, table in zip(total.groups[key], tables, strict=True):
-                merge_groups(into, table)
+            for column, into, table in zip(columns, total.groups[key], tables, strict=True):
+                if key == "cassette":
+                    _merge_cassettes(into, table, {str(p): t for p, t in column.items()})
+                else:
+                    merge_groups(into, table)
         for into_tools, tools in zip(total.tools, share.tools, strict=True):
             merge_groups(into_tools, tools)
         total.turns = largest(total.turns, share.turns)
