@@ -9,6 +9,7 @@ comparison, merged here in cassette order as they arrive (memory: the summaries)
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import tempfile
 from collections import Counter, defaultdict
@@ -183,7 +184,13 @@ def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
     yield b',"variants":['
     for index, item in enumerate(share.variants):
         yield (b"," if index else b"") + _adapter(VariantPart).dump_json(item)
-    yield b'],"groups":' + _adapter(dict[str, list[dict[str, Totals]]]).dump_json(share.groups)
+    yield b'],"groups":{'
+    for number, (key, columns) in enumerate(share.groups.items()):
+        yield (b"," if number else b"") + json.dumps(key).encode() + b":["
+        for index, table in enumerate(columns):  # one column's table at a time
+            yield (b"," if index else b"") + _adapter(dict[str, Totals]).dump_json(table)
+        yield b"]"
+    yield b"}"
     yield b',"tools":' + _adapter(list[dict[str, ToolUse]]).dump_json(share.tools)
     yield b',"turns":' + _adapter(Turns | None).dump_json(share.turns)
     yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped) + b"}"
