@@ -116,3 +116,21 @@ def test_amounts_in_json_are_plain_decimals() -> None:
     assert amount_text(Decimal("16.76973703")) == "16.76973703"
     assert amount_text(Decimal("1E+3")) == "1000"
     assert amount_text(None) is None
+
+
+def test_unit_prices_are_shared_within_a_day_unless_priced_by_the_hour() -> None:
+    """Dated prices change from one day to the next, so one probe serves a whole day; a
+    model priced by the time of day (DeepSeek's off-peak hours) is probed at the call's time."""
+    from costsim.pricing import prices
+
+    assert prices._priced_by_day("claude-sonnet-4-5", "anthropic")
+    assert not prices._priced_by_day("deepseek-chat", "deepseek")
+    for model, provider in [("claude-sonnet-4-6", "anthropic"), ("deepseek-chat", "deepseek")]:
+        for day in (datetime(2026, 3, 12, tzinfo=UTC), datetime(2026, 3, 13, tzinfo=UTC)):
+            for hour in (0, 1, 12, 17, 23):
+                at = day.replace(hour=hour, minute=7)
+                shared = prices.unit_prices(model, provider, at, prompt=5_000)
+                assert shared == prices._unit_prices(model, provider, at, 5_000), (model, at)
+    peak = prices.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 12, tzinfo=UTC))
+    off = prices.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 20, tzinfo=UTC))
+    assert peak is not None and off is not None and peak != off

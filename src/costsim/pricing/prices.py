@@ -172,6 +172,8 @@ def unit_prices(
 ) -> UnitPrices | None:
     """Per-token prices of ``model`` for a prompt of ``prompt`` tokens (None when unpriced)."""
     when = at or _today()
+    if _priced_by_day(model, provider):  # every call of a day has that day's prices
+        when = when.replace(hour=0, minute=0, second=0, microsecond=0)
     size = max(prompt, 1)
     starts = _tier_starts(model, provider, when)
     if starts is not None:  # every prompt of one tier has the same per-token prices
@@ -181,6 +183,33 @@ def unit_prices(
 
 def _today() -> datetime:
     return datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+
+
+@cache
+def _priced_by_day(model: str, provider: str) -> bool:
+    """The model's prices change only from one day to the next (genai-prices gives dated
+    prices, and for a few models prices by the time of day: those are not)."""
+    if not model:
+        return False
+    try:
+        found = calc_price(
+            PriceUsage(input_tokens=0, output_tokens=0),
+            model,
+            provider_id=provider,
+            genai_request_timestamp=datetime(2026, 1, 1, tzinfo=UTC),
+        )
+    except (LookupError, ValueError, ArithmeticError):
+        return False
+    prices = getattr(found.model, "prices", None)
+    if prices is None:
+        return False
+    if not isinstance(prices, list):
+        return True
+    for conditional in prices:
+        constraint = getattr(conditional, "constraint", "unknown")
+        if constraint is not None and type(constraint).__name__ != "StartDateConstraint":
+            return False
+    return True
 
 
 @cache
