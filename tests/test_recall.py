@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from costsim import api
 from costsim.cli import cli
+from costsim.render import text
 from tests.conftest import EXAMPLES
 
 DATA = Path(__file__).parent / "data"
@@ -147,4 +148,56 @@ def test_a_scenario_that_does_not_read_cleanly_is_reported_by_the_full_run(
     result = _compare(bad)
     assert result.exit_code == 2
     assert "matches no file" in result.stderr
+    assert not _outputs(cache_dir)
+
+
+def test_a_link_pointed_elsewhere_is_not_recalled(cache_dir: Path, tmp_path: Path) -> None:
+    """Output shows resolved paths and agent roles match by them: a symbolic link moved to
+    another folder (or to another agent file) changes the output, so it is in the key."""
+    folder = tmp_path / "linked"
+    for name in ("v1", "v2"):
+        shutil.copytree(EXAMPLES, folder / name)
+    (folder / "cur").symlink_to("v1")
+    scenario = folder / "s.yaml"
+    scenario.write_text("name: linked\ncassettes: [cur/*.yaml]\nvariants: {a: [caching]}\n")
+    args = ("--by", "cassette", "--format", "json")
+    before = _compare(scenario, *args)
+    (folder / "cur").unlink()
+    (folder / "cur").symlink_to("v2")
+    text._display.cache_clear()  # display paths are resolved once per process
+    after = _compare(scenario, *args)
+    assert after.stdout == _compare(scenario, *args, "--no-cache").stdout
+    assert "v2/" in after.stdout and "v2/" not in before.stdout
+
+    first, second = sorted(EXAMPLES.glob("*.yaml"))[:2]
+    (folder / "roles").mkdir()
+    (folder / "roles" / "support.yaml").symlink_to(f"../v1/{first.name}")
+    agents = folder / "agents.yaml"
+    agents.write_text(
+        "name: roles\ncassettes: [v1/*.yaml]\n"
+        "agents: {support: {cassettes: [roles/support.yaml]}}\nvariants: {a: [caching]}\n"
+    )
+    by_agent = _compare(agents, "--by", "agent")
+    (folder / "roles" / "support.yaml").unlink()
+    (folder / "roles" / "support.yaml").symlink_to(f"../v1/{second.name}")
+    moved = _compare(agents, "--by", "agent")
+    assert moved.stdout == _compare(agents, "--by", "agent", "--no-cache").stdout
+    assert moved.stdout != by_agent.stdout
+
+
+def test_an_input_changed_during_the_run_is_not_kept(
+    cache_dir: Path, project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The key is worked out again after the run: output made from a cassette that changed
+    meanwhile is printed, but not kept for the inputs as they were before."""
+    cassette = sorted((project.parent / "cassettes").glob("*.yaml"))[0]
+    original = cassette.read_bytes()
+    real = api.compare_scenarios
+
+    def rerecorded_meanwhile(*args: Any, **kwargs: Any) -> Any:
+        cassette.write_bytes(original + b"\n# re-recorded meanwhile\n")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(api, "compare_scenarios", rerecorded_meanwhile)
+    _compare(project)
     assert not _outputs(cache_dir)

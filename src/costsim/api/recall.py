@@ -76,14 +76,18 @@ def _scenario_parts(path: Path) -> list[str] | None:
     found = scenario_files(path)
     if found is None:
         return None
-    parts = [f"scenario {path} {content_digest(found.data)}"]
+    # paths as written and as resolved: output shows resolved paths, and agent roles match
+    # by them (a symbolic link pointed elsewhere changes both)
+    parts = [f"scenario {path} {path.resolve()} {content_digest(found.data)}"]
     for cassette in found.cassettes.files:
         try:
-            parts.append(f"{content_digest(cassette.read_bytes())}:{cassette}")
+            digest = content_digest(cassette.read_bytes())
         except OSError:
             return None
+        parts.append(f"{digest}:{cassette}:{cassette.resolve()}")
     parts.extend(found.cassettes.warnings())
-    parts.extend(f"agent {name}: {sorted(map(str, files))}" for name, files in found.agents.items())
+    for name, files in found.agents.items():
+        parts.append(f"agent {name}: {sorted(f'{p}:{p.resolve()}' for p in files)}")
     return parts
 
 
@@ -135,10 +139,14 @@ def recall_output(key: str | None) -> Transcript | None:
         return None
 
 
-def remember_output(key: str | None, transcript: Transcript) -> None:
-    """Keep ``transcript`` under ``key`` (atomically; a failed write only means it is not)."""
+def remember_output(key: str | None, transcript: Transcript, *, again: str | None) -> None:
+    """Keep ``transcript`` under ``key`` (atomically; a failed write only means it is not).
+
+    ``again`` is the key worked out once more after the run: when an input changed while the
+    run read it (a cassette re-recorded meanwhile, midnight passed), they differ and nothing
+    is kept, since the output may mix old and new inputs."""
     store = resolve().store()
-    if key is None or store is None:
+    if key is None or again != key or store is None:
         return
     body = transcript.text.encode()
     header = _Header(

@@ -28,6 +28,7 @@ from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace
 from costsim.pricing.ledger import MeteredCall, Totals, meter
+from costsim.pricing.money import amount_text
 from costsim.providers.normalise import call_from_interaction
 from costsim.strategies.registry import Variant
 from costsim.strategies.syntax import parse_variants
@@ -42,6 +43,7 @@ __all__ = [
     "Totals",
     "Variant",
     "WhatIfCost",
+    "amount_text",
     "budget_failures",
     "compare_baselines",
     "differences",
@@ -104,8 +106,8 @@ class WhatIfCost:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "cost_usd": None if self.cost_usd is None else str(self.cost_usd),
-            "priced_cost_usd": str(self.priced),
+            "cost_usd": amount_text(self.cost_usd),
+            "priced_cost_usd": amount_text(self.priced),
             "unpriced_calls": self.unpriced_calls,
         }
 

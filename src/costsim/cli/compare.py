@@ -62,5 +62,7 @@ def compare(
                 progress=progress,
             )
         transcript = out.transcript(result, failures="\n".join(result.gate_failures))
-        api.remember_output(key, transcript)
+        if key is not None:
+            again = api.comparison_key(scenarios, options=options, layout=out.layout())
+            api.remember_output(key, transcript, again=again)
     out.show(transcript)

@@ -25,6 +25,7 @@ from costsim.api.testing import (
     TestMeter,
     Totals,
     WhatIfCost,
+    amount_text,
     budget_failures,
     drift_summary,
     read_vcr_call,
@@ -62,7 +63,7 @@ class DriftEntry:
             "kind": self.kind,
             "differences": [{"aspect": d.aspect, "detail": d.detail} for d in self.differences],
             "prompt_tokens_delta": self.prompt_delta,
-            "cost_usd_delta": None if self.cost_delta is None else str(self.cost_delta),
+            "cost_usd_delta": amount_text(self.cost_delta),
         }
 
     @classmethod
