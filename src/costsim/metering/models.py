@@ -37,14 +37,24 @@ def base_model_name(model: str) -> str:
     return name.rsplit("/", 1)[-1]
 
 
+_BEST: dict[tuple[int, str], tuple[object, str]] = {}
+"""(table, model) -> (the table, its longest matching key): every call of a run asks the same
+few tables about the same few models."""
+
+
 def lookup(table: dict[str, T], model: str, default: T) -> T:
     """The entry of ``table`` whose key is the longest prefix of ``model`` (else ``default``);
-    platform decorations of the model id are ignored."""
-    name = base_model_name(model)
-    best = ""
-    for prefix in table:
-        if name.startswith(prefix) and len(prefix) > len(best):
-            best = prefix
+    platform decorations of the model id are ignored. Tables are module constants."""
+    found = _BEST.get((id(table), model))
+    if found is None or found[0] is not table:
+        name = base_model_name(model)
+        best = ""
+        for prefix in table:
+            if name.startswith(prefix) and len(prefix) > len(best):
+                best = prefix
+        found = (table, best)
+        _BEST[(id(table), model)] = found
+    best = found[1]
     return table[best] if best else default
 
 
