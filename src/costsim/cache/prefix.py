@@ -71,6 +71,7 @@ class PrefixBuilder:
     def __init__(self, serialiser: Serialiser | None = None) -> None:
         self.serialiser = serialiser or Serialiser()
         self._digests: dict[int, tuple[object, str]] = {}
+        self._built: dict[tuple[int, int, int | None, int, int], tuple[object, object, Prefix]] = {}
 
     def _digest(self, item: Block | ToolDef) -> str:
         hit = self._digests.get(id(item))
@@ -100,7 +101,24 @@ class PrefixBuilder:
         ``anchor``: recorded tokens up to the last breakpoint (cache read + write); when given,
         positions are scaled piecewise so that breakpoint lands exactly there. ``hidden``:
         tokens of ``total`` the provider added after the request (server-tool iterations).
+        A call a variant left as it was is built once for all the variants that bill it.
         """
+        key = (id(call), total, anchor, id(reference), hidden)
+        hit = self._built.get(key)
+        if hit is not None and hit[0] is call and hit[1] is reference:
+            return hit[2]
+        prefix = self._build(call, total, anchor, reference, hidden)
+        self._built[key] = (call, reference, prefix)
+        return prefix
+
+    def _build(
+        self,
+        call: Call,
+        total: int,
+        anchor: int | None,
+        reference: Prefix | None,
+        hidden: int,
+    ) -> Prefix:
         hidden = min(max(hidden, 0), total)
         client = total - hidden
         if anchor is not None and anchor > client:
