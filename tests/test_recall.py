@@ -151,10 +151,16 @@ def test_a_scenario_that_does_not_read_cleanly_is_reported_by_the_full_run(
     assert not _outputs(cache_dir)
 
 
-def test_a_link_pointed_elsewhere_is_not_recalled(cache_dir: Path, tmp_path: Path) -> None:
+def test_a_link_pointed_elsewhere_is_not_recalled(
+    cache_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Output shows resolved paths and agent roles match by them: a symbolic link moved to
     another folder (or to another agent file) changes the output, so it is in the key."""
     folder = tmp_path / "linked"
+    folder.mkdir()
+    # paths are shown relative to the working folder when near it (else as written): work
+    # beside the files, whatever folder the test run started in
+    monkeypatch.chdir(folder)
     for name in ("v1", "v2"):
         shutil.copytree(EXAMPLES, folder / name)
     (folder / "cur").symlink_to("v1")

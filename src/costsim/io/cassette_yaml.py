@@ -92,6 +92,12 @@ def _yaml_error(path: Path, text: str, exc: yaml.YAMLError) -> CassetteError:
             )
         return CassetteError(path, f"{where}unreadable YAML: {exc.problem}")
     problem = getattr(exc, "problem", None) or _first_line(exc)
+    if "nesting depth" in problem:
+        # libyaml 0.2.6 and later (PyYAML 6.0.4's wheels) stop at their own depth limit, far
+        # above costsim's, sometimes before the scan has seen the first level past it
+        return CassetteError(
+            path, f"{where}YAML is nested more than {MAX_DEPTH} levels deep; refused"
+        )
     return CassetteError(path, f"{where}is not valid YAML ({problem}); truncated or corrupt?")
 
 
