@@ -4,11 +4,13 @@ YAML goes through costsim's own safe loader (:mod:`costsim.io.safe_yaml`, the sa
 vcrpy version), which refuses every Python tag that would construct or call an object and
 reads only the benign ones real recorders write (header names that are ``str`` subclasses,
 in both the ``object/new`` and ``object/apply`` forms; ``BytesIO`` and iterator bodies, their
-arguments checked). Before the loader runs, the event stream is measured without recursion
+arguments checked). A plain document (no anchor, alias or Python tag: almost every real
+cassette) is built in one pass over the parser's events, its depth bounded as it grows
+(:mod:`costsim.io.yaml_events`); any other is first measured without recursion
 (:func:`costsim.io.limits.scan_yaml`): too deep, or aliases expanding far beyond the file, is
-refused. Every parser
-failure becomes a :class:`~costsim.errors.CassetteError` naming the file (and the interaction,
-when the position tells).
+refused before the loader sees it. Every parser failure becomes a
+:class:`~costsim.errors.CassetteError` naming the file (and the interaction, when the position
+tells).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ import yaml
 from costsim.errors import CassetteError, UnsafeCassetteError
 from costsim.io.limits import MAX_DEPTH, TooDeepError, check_json_depth, scan_yaml
 from costsim.io.safe_yaml import load_yaml
+from costsim.io.yaml_events import NotPlain, load_plain
 
 __all__ = ["MIN_EXPANSION", "parse_document"]
 
@@ -57,10 +60,19 @@ def _json_problem(exc: ValueError | RecursionError) -> str:
 
 def _parse_yaml(path: Path, text: str, *, limit: int) -> Any:
     try:
+        return load_plain(text)
+    except TooDeepError as exc:
+        raise _too_deep(path, text, exc) from None
+    except yaml.YAMLError as exc:
+        raise _yaml_error(path, text, exc) from None
+    except (NotPlain, ValueError, TypeError, OverflowError):
+        # anchors, aliases, Python tags, ...; or a scalar no constructor can hold (told
+        # below, where a broken line further on is reported first, as always)
+        pass
+    try:
         shape = scan_yaml(text)
     except TooDeepError as exc:
-        mark = f"{_where_line(text, exc.line)}" if exc.line else ""
-        raise CassetteError(path, f"{mark}YAML {exc}") from None
+        raise _too_deep(path, text, exc) from None
     except yaml.YAMLError as exc:
         raise _yaml_error(path, text, exc) from None
     if shape.nodes > limit:
@@ -79,6 +91,11 @@ def _parse_yaml(path: Path, text: str, *, limit: int) -> Any:
         raise CassetteError(path, f"unreadable YAML: {_first_line(exc)}") from None
     except RecursionError:  # pragma: no cover - scan_yaml bounds the depth first
         raise CassetteError(path, f"YAML is nested more than {MAX_DEPTH} levels deep") from None
+
+
+def _too_deep(path: Path, text: str, exc: TooDeepError) -> CassetteError:
+    mark = _where_line(text, exc.line) if exc.line else ""
+    return CassetteError(path, f"{mark}YAML {exc}")
 
 
 def _yaml_error(path: Path, text: str, exc: yaml.YAMLError) -> CassetteError:
