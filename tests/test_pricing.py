@@ -6,6 +6,9 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
 from costsim.model import Call, Flavour, Provenance, Usage
 from costsim.pricing.ledger import Totals, meter
 from costsim.pricing.prices import price
@@ -134,3 +137,85 @@ def test_unit_prices_are_shared_within_a_day_unless_priced_by_the_hour() -> None
     peak = prices.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 12, tzinfo=UTC))
     off = prices.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 20, tzinfo=UTC))
     assert peak is not None and off is not None and peak != off
+
+
+def _priced_models() -> list[tuple[str, str]]:
+    from genai_prices import data_snapshot
+
+    snapshot = data_snapshot.get_snapshot()
+    return sorted(
+        (model.id, provider.id) for provider in snapshot.providers for model in provider.models
+    )
+
+
+_DAYS = [
+    datetime(2024, 6, 1, tzinfo=UTC),
+    datetime(2025, 11, 1, tzinfo=UTC),
+    datetime(2026, 9, 1, tzinfo=UTC),
+]
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from(_priced_models()),
+    st.sampled_from(_DAYS),
+    st.integers(0, 20_000),
+    st.integers(0, 300_000),
+    st.integers(0, 50_000),
+    st.integers(0, 50_000),
+    st.integers(0, 100_000),
+)
+def test_linear_prices_are_genai_prices_digit_for_digit(
+    model: tuple[str, str],
+    day: datetime,
+    uncached: int,
+    read: int,
+    write_5m: int,
+    write_1h: int,
+    output: int,
+) -> None:
+    """Every model genai-prices knows, any usage below its first tier: the linear formula
+    gives genai-prices' own amount, the same digits (a JSON amount shows them all)."""
+    from costsim.pricing import prices
+
+    name, provider = model
+    usage = Usage(
+        uncached_input=uncached,
+        cache_read=read,
+        cache_write_5m=write_5m,
+        cache_write_1h=write_1h,
+        output=output,
+    )
+    at = day.replace(hour=13, minute=5)
+    linear = prices._linear_at(name, provider, at)
+    if linear is None or not linear.covers(usage):
+        return
+    exact = prices._genai_price(usage, name, provider, at)
+    assert str(linear.amount(usage)) == str(exact.amount), (name, provider, usage)
+    assert exact.model_id == linear.model_id
+
+
+def test_a_formula_that_ever_differs_from_genai_prices_is_not_used_again() -> None:
+    from costsim.pricing import prices
+
+    at = datetime(2025, 11, 1, 9, tzinfo=UTC)
+    linear = prices._linear_at("claude-sonnet-4-5", "anthropic", at)
+    assert linear is not None and linear.ceiling == 200_000
+    usage = Usage(uncached_input=1234, cache_read=5678, output=91)
+    assert (
+        prices.price(usage, model="claude-sonnet-4-5", provider="anthropic", at=at).amount
+        == (Decimal(1234) * 3 + Decimal(5678) * Decimal("0.3") + Decimal(91) * 15) / 1_000_000
+    )
+    saved = linear.rates, linear.checks
+    try:
+        linear.rates = (*saved[0][:4], saved[0][4] * 2)  # a formula gone wrong
+        linear.checks = 1
+        found = prices.price(usage, model="claude-sonnet-4-5", provider="anthropic", at=at)
+        assert (
+            found.amount == prices._genai_price(usage, "claude-sonnet-4-5", "anthropic", at).amount
+        )
+        assert linear.broken and not linear.covers(usage)
+    finally:
+        linear.rates, linear.checks, linear.broken = saved[0], saved[1], False
+    above = Usage(uncached_input=250_000)  # the long-context tier: genai-prices prices it
+    assert not linear.covers(above)

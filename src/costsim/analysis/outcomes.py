@@ -11,7 +11,6 @@ run's memory is its summaries.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -146,16 +145,16 @@ def _copy(totals: Totals) -> Totals:
 
 
 def _as_recorded(recorded: VariantPart, events: list[Event]) -> VariantPart:
-    """The part of a variant that changed nothing: the recording's sums, its own events."""
-    bands = dataclasses.replace(recorded.bands, per_cassette=dict(recorded.bands.per_cassette))
-    return dataclasses.replace(
-        recorded,
-        totals=_copy(recorded.totals),
-        per_cassette={path: _copy(t) for path, t in recorded.per_cassette.items()},
+    """The part of a variant that changed nothing: the recording's sums (shared, not copied:
+    parts are only ever read, and merged into fresh sums), its own events."""
+    return VariantPart(
+        totals=recorded.totals,
+        per_cassette=recorded.per_cassette,
         events=events,
-        bands=bands,
-        baseline=_copy(recorded.baseline),
-        baseline_per_cassette={p: _copy(t) for p, t in recorded.baseline_per_cassette.items()},
+        bands=recorded.bands,
+        baseline=recorded.baseline,
+        baseline_per_cassette=recorded.baseline_per_cassette,
+        resimulated_calls=recorded.resimulated_calls,
         gap=(Totals(), Totals()),
         breakpoints=[],
         reduced=[],

@@ -12,11 +12,13 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
+from typing import Any
 
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price, data_snapshot
 
 from costsim.model import Usage
+from costsim.pricing.linear import LinearPrices
 
 __all__ = ["Price", "UnitPrices", "context_window", "host_provider", "price", "unit_prices"]
 
@@ -68,7 +70,16 @@ def host_provider(host: str) -> str | None:
 def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:
     """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so)."""
     when = at or _today()
-    result = _price(
+    linear = _linear_at(model, provider, when)
+    if linear is not None and linear.covers(usage):
+        result = _linear_price(linear, usage, model, provider, when)
+    else:
+        result = _genai_price(usage, model, provider, when)
+    return dataclasses.replace(result, undated=True) if at is None else result
+
+
+def _genai_price(usage: Usage, model: str, provider: str, when: datetime) -> Price:
+    return _price(
         usage.prompt_total,
         usage.cache_read,
         usage.cache_write,
@@ -79,7 +90,97 @@ def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Pr
         provider,
         when,
     )
-    return dataclasses.replace(result, undated=True) if at is None else result
+
+
+def _linear_at(model: str, provider: str, when: datetime) -> LinearPrices | None:
+    """The model's linear prices on ``when``'s day, for models priced by the day only."""
+    if not _priced_by_day(model, provider):
+        return None
+    return _linear(model, provider, when.replace(hour=0, minute=0, second=0, microsecond=0))
+
+
+def _linear_price(
+    linear: LinearPrices, usage: Usage, model: str, provider: str, when: datetime
+) -> Price:
+    """The amount from the linear formula; its first amounts are checked against genai-prices
+    (a model and day where they ever differ is priced by genai-prices from then on)."""
+    amount = linear.amount(usage)
+    if linear.checks > 0:
+        exact = _genai_price(usage, model, provider, when)
+        if str(exact.amount) != str(amount) or exact.model_id != linear.model_id:
+            linear.broken = True
+            return exact
+        linear.checks -= 1
+    return Price(amount, model_id=linear.model_id, priced_at=when)
+
+
+def _usage_of(tokens: dict[int, int]) -> Usage:
+    """A usage with ``tokens[i]`` tokens of class ``KINDS[i]``."""
+    fields: dict[str, Any] = {_USAGE_FIELDS[i]: n for i, n in tokens.items()}
+    return Usage(**fields)
+
+
+_USAGE_FIELDS = ("uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
+
+
+@cache
+def _linear(model: str, provider: str, day: datetime) -> LinearPrices | None:
+    """Per-token rates below the first tier, read from genai-prices with one token of each
+    class; None for a model with a per-request fee, without a price, or whose price units
+    cannot be told apart."""
+    starts = _tier_starts(model, provider, day)
+    if starts is None:
+        return None
+    zero = _genai_price(Usage(), model, provider, day)
+    amounts = [_genai_price(_usage_of({i: 1}), model, provider, day).amount for i in range(5)]
+    if zero.amount is None or zero.model_id is None:
+        return None
+    exponent = zero.amount.as_tuple().exponent
+    if not isinstance(exponent, int) or any(amount is None for amount in amounts):
+        return None
+    linear = LinearPrices(
+        zero.model_id,
+        tuple(amount or Decimal(0) for amount in amounts),
+        (),
+        exponent,
+        ceiling=min(starts) if starts else None,
+    )
+    units: list[list[int]] = []
+    for kind in range(5):
+        unit = None
+        for candidate in units:
+            same = _one_unit(linear, candidate[0], kind, model, provider, day)
+            if same is None:
+                return None
+            if same:
+                unit = candidate
+                break
+        if unit is None:
+            units.append([kind])
+        else:
+            unit.append(kind)
+    linear.units = tuple(tuple(unit) for unit in units)
+    return linear
+
+
+def _one_unit(
+    linear: LinearPrices, first: int, kind: int, model: str, provider: str, day: datetime
+) -> bool | None:
+    """Whether genai-prices counts two token classes in one price unit (None: it cannot be
+    told). Classes with different rates are different units; for classes sharing a rate it
+    shows in how genai-prices writes the amount of 1 and 9 (or 99, ...) tokens of them."""
+    if linear.rates[first] != linear.rates[kind]:
+        return False
+    if not linear.rates[first]:
+        return True  # free classes: their terms are zero either way
+    for many in (9, 99, 999):
+        usage = _usage_of({first: 1, kind: many})
+        found = str(_genai_price(usage, model, provider, day).amount)
+        together = str(dataclasses.replace(linear, units=((first, kind),)).amount(usage))
+        apart = str(dataclasses.replace(linear, units=((first,), (kind,))).amount(usage))
+        if together != apart:
+            return found == together if found in (together, apart) else None
+    return None
 
 
 @cache
