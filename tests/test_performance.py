@@ -4,11 +4,14 @@ cluster; a corrupt or half-written cache is never an error."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from costsim import api
 from costsim.api import execution, pipeline
 from costsim.cli import cli
 from costsim.errors import ConfigError, CostsimError
+from costsim.io import entries as execution_entries
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -48,8 +52,45 @@ def _pages(result: Any) -> tuple[str, ...]:
     return tuple(result.render(fmt) for fmt in ("json", "table", "markdown", "html"))
 
 
-def _entries(folder: Path) -> list[Path]:
+def _database(folder: Path) -> Path:
+    return folder / "v1" / "entries.sqlite"
+
+
+def _rows(folder: Path) -> list[tuple[str, str, bytes]]:
+    """The small entries (traces, shares): rows of the cache's database."""
+    if not _database(folder).is_file():
+        return []
+    with contextlib.closing(sqlite3.connect(_database(folder))) as connection:
+        try:
+            return sorted(connection.execute("SELECT kind, key, data FROM entries"))
+        except sqlite3.OperationalError:  # made, but killed before its table was
+            return []
+
+
+def _rewrite(folder: Path, change: Callable[[bytes], bytes]) -> None:
+    """Every entry, row or file, rewritten by ``change``."""
+    with contextlib.closing(sqlite3.connect(_database(folder))) as connection:
+        for kind, key, data in _rows(folder):
+            connection.execute(
+                "UPDATE entries SET data = ? WHERE kind = ? AND key = ?", (change(data), kind, key)
+            )
+        connection.commit()
+    for path in _files(folder):
+        path.write_bytes(change(path.read_bytes()))
+
+
+def _files(folder: Path) -> list[Path]:
+    """The large entries (a whole comparison): files."""
     return sorted(folder.rglob("*.json")) if folder.is_dir() else []
+
+
+def _entries(folder: Path) -> list[str]:
+    """Every entry, row or file."""
+    return [f"{kind}:{key}" for kind, key, _ in _rows(folder)] + [str(p) for p in _files(folder)]
+
+
+def _contents(folder: Path) -> list[bytes]:
+    return [data for _, _, data in _rows(folder)] + [p.read_bytes() for p in _files(folder)]
 
 
 def test_cached_traces_equal_parsed_ones(cache_dir: Path) -> None:
@@ -104,14 +145,44 @@ def test_breakdowns_of_a_streamed_comparison(cache_dir: Path, pool: None) -> Non
 
 def test_corrupt_entries_are_ignored_and_rebuilt(cache_dir: Path) -> None:
     expected = _doc(api.compare(BUNDLED, jobs=1))
-    entries = _entries(cache_dir)
-    assert entries
-    for index, entry in enumerate(entries):
-        data = entry.read_bytes()
-        entry.write_bytes(b"{not json" if index % 2 else data[: len(data) // 2])
+    assert _rows(cache_dir) and _files(cache_dir)
+    broken = iter(range(10_000))
+    _rewrite(cache_dir, lambda data: b"{not json" if next(broken) % 2 else data[: len(data) // 2])
     assert _doc(api.compare(BUNDLED, jobs=1)) == expected
-    for entry in _entries(cache_dir):
-        json.loads(entry.read_bytes())  # replaced by complete entries
+    for data in _contents(cache_dir):
+        json.loads(data)  # replaced by complete entries
+    assert _doc(api.compare(BUNDLED, jobs=1)) == expected
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        b"not a database at all" * 100,
+        b"",
+        "schema",  # a database, but not costsim's: another table, a trigger
+    ],
+)
+def test_a_damaged_or_foreign_database_is_started_afresh(
+    cache_dir: Path, damage: bytes | str
+) -> None:
+    expected = _doc(api.compare(BUNDLED, jobs=1, cache=False))
+    api.load(EXAMPLES)
+    database = _database(cache_dir)
+    execution_entries.Entries(database).forget()  # this process's connection, as a new run's
+    for suffix in ("-wal", "-shm"):
+        Path(f"{database}{suffix}").unlink(missing_ok=True)
+    if isinstance(damage, bytes):
+        database.write_bytes(damage)
+    else:
+        database.unlink()
+        with contextlib.closing(sqlite3.connect(database)) as connection:
+            connection.execute("CREATE TABLE entries (kind, key, data, extra)")
+            connection.execute(
+                "CREATE TRIGGER t AFTER INSERT ON entries BEGIN DELETE FROM entries; END"
+            )
+            connection.commit()
+    assert _doc(api.compare(BUNDLED, jobs=1)) == expected
+    assert len(_rows(cache_dir)) == 6  # three traces and three shares, afresh
     assert _doc(api.compare(BUNDLED, jobs=1)) == expected
 
 
@@ -165,8 +236,8 @@ def test_killed_runs_leave_no_corrupt_entry(cache_dir: Path) -> None:
         time.sleep(delay)
         process.kill()
         process.wait()
-        for entry in _entries(cache_dir):
-            json.loads(entry.read_bytes())  # an entry is complete, or not there at all
+        for data in _contents(cache_dir):
+            json.loads(data)  # an entry is complete, or not there at all
         for entry in cache_dir.rglob("*.out"):  # a recalled output: a header, then its text
             header, _, text = entry.read_bytes().partition(b"\n")
             assert json.loads(header)["length"] == len(text)
@@ -258,8 +329,9 @@ def test_entries_that_do_not_fit_or_are_not_files_are_rebuilt(cache_dir: Path) -
     and entries that are not regular files are misses, never an error or a hang."""
     expected = _pages(api.compare(BUNDLED, jobs=1, cache=False))
     api.compare(BUNDLED, jobs=1)
-    for entry in _entries(cache_dir):
-        data = json.loads(entry.read_bytes())
+
+    def reshaped(entry: bytes) -> bytes:
+        data = json.loads(entry)
         if "share" in data:
             data["share"]["variants"] = data["share"]["variants"][:1]
         elif "variants" in data:
@@ -268,9 +340,11 @@ def test_entries_that_do_not_fit_or_are_not_files_are_rebuilt(cache_dir: Path) -
             for call in data["calls"]:
                 if call.get("recorded_at"):
                     call["recorded_at"] = call["recorded_at"][:19]
-        entry.write_text(json.dumps(data))
+        return json.dumps(data).encode()
+
+    _rewrite(cache_dir, reshaped)
     assert _pages(api.compare(BUNDLED, jobs=1)) == expected
-    for entry in _entries(cache_dir):
+    for entry in _files(cache_dir):
         entry.unlink()
         os.mkfifo(entry)  # a reader that opened it would wait for a writer forever
     assert _pages(api.compare(BUNDLED, jobs=1)) == expected

@@ -167,13 +167,17 @@ def build_report(
     by: str = "cassette",
     as_of: datetime | None = None,
     skipped: Iterable[Skipped] = (),
+    estimator: Meter | None = None,
 ) -> Report:
+    """What the recorded calls were billed; calls recorded without usage are estimated by
+    ``estimator`` (default: the coefficients shipped with costsim)."""
     if by not in GROUPINGS:
         raise ConfigError(f"cannot group by {by!r}; valid: {', '.join(GROUPINGS)}")
     key_of = GROUPINGS[by]
     traces = list(traces)
     unmetered = [call for trace in traces for call in trace.calls if _needs_estimate(call)]
-    estimator = Meter.for_traces(traces) if unmetered else None
+    if unmetered and estimator is None:
+        estimator = Meter()
     cassettes: list[CassetteReport] = []
     groups: dict[str, Totals] = {}
     total = Totals()

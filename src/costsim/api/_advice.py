@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from datetime import datetime
 
 from costsim.analysis.advice import advise_caching
-from costsim.api._traffic import TracesLike, traces_of, utc
+from costsim.api._traffic import TracesLike, estimator, traces_of, utc
 from costsim.api.results import Advice
 from costsim.cache.rules import default_rules
 from costsim.engine import Engine
@@ -37,6 +37,6 @@ def advise(
         raise ConfigError(f"no advice on {topic!r}; topics: {', '.join(ADVICE_TOPICS)}")
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
     rules = default_rules().with_gap(gap)
-    engine = Engine(loaded, rules=rules)
+    engine = Engine(loaded, rules=rules, meter=estimator())
     data = advise_caching(engine, as_of=utc(as_of))
     return Advice(data, skipped=loaded.skipped, warnings=loaded.warnings)

@@ -34,6 +34,7 @@ from costsim.io.config import secrets_ignore, tool_config
 from costsim.io.walk import Progress, Selection, find_cassettes
 from costsim.metering.evaluate import Grouping, first_folder
 from costsim.metering.evaluate import calibrate as fit_and_measure
+from costsim.metering.meter import Meter
 from costsim.model import CassetteTrace
 from costsim.strategies.registry import Step, Variant
 from costsim.strategies.syntax import parse_variants
@@ -45,6 +46,7 @@ __all__ = [
     "calibrate",
     "check_cache",
     "check_cassettes",
+    "estimator",
     "list_cassettes",
     "load",
     "paths_of",
@@ -134,8 +136,19 @@ def report(
     """What the recorded calls were billed, per cassette or grouped ``by`` model, provider or
     flavour; priced at each call's recorded date, or all at ``as_of``."""
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
-    data = build_report(loaded, by=by or "cassette", as_of=utc(as_of), skipped=loaded.skipped)
+    data = build_report(
+        loaded,
+        by=by or "cassette",
+        as_of=utc(as_of),
+        skipped=loaded.skipped,
+        estimator=estimator(),
+    )
     return Report(data, skipped=loaded.skipped, warnings=loaded.warnings)
+
+
+def estimator() -> Meter:
+    """The token estimator in force (:meth:`Settings.estimator`): the same for every command."""
+    return Meter(resolve().estimator())
 
 
 def utc(when: datetime | None) -> datetime | None:
@@ -204,7 +217,7 @@ def simulate(
         data = finish(share, [variant], as_of=utc(as_of))
         return Simulation(data, skipped=tuple(skipped), warnings=tuple(found.warnings()))
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
-    engine = Engine(loaded, rules=rules)
+    engine = Engine(loaded, rules=rules, meter=estimator())
     data = compare_variants(engine, [variant], as_of=utc(as_of))
     return Simulation(data, skipped=loaded.skipped, warnings=loaded.warnings)
 
@@ -233,7 +246,7 @@ def check_cache(
     """Simulate recordings that used caching as recorded, and compare with what they billed."""
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
     return CacheCheck(
-        cache_fidelity.check_cache(list(loaded)),
+        cache_fidelity.check_cache(list(loaded), meter=estimator()),
         skipped=loaded.skipped,
         warnings=loaded.warnings,
     )

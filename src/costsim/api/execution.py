@@ -6,9 +6,13 @@ distributed cluster (``scheduler``, ``pip install 'costsim[dask]'``); batches co
 cassette order, so the result is the same as a serial run's, byte for byte.
 
 Settings come from the keyword arguments of the API functions, else from the innermost
-:func:`configured` block (the CLI's ``--jobs``, ``--no-cache`` and ``--scheduler`` set one),
-else from ``[tool.costsim]`` in the nearest ``pyproject.toml`` (``jobs``, ``cache``,
-``scheduler``), else the defaults.
+:func:`configured` block (the CLI's ``--jobs``, ``--no-cache``, ``--scheduler`` and
+``--calibration`` set one), else from ``[tool.costsim]`` in the nearest ``pyproject.toml``
+(``jobs``, ``cache``, ``scheduler``, ``calibration``), else the defaults.
+
+The token estimator is the same for every command and every cassette of a run: the
+coefficients shipped with costsim, or a calibration saved by ``costsim calibrate --save``
+(:mod:`costsim.metering.saved`).
 """
 
 from __future__ import annotations
@@ -24,11 +28,14 @@ from concurrent.futures import Executor, ProcessPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from costsim.errors import ConfigError
 from costsim.io.config import tool_config
-from costsim.io.store import CACHE_DIR_NAME, CacheStore
+from costsim.io.store import CACHE_DIR_NAME, CacheStore, content_digest
+
+if TYPE_CHECKING:
+    from costsim.metering.validation import CalibrationReport
 
 __all__ = [
     "Progress",
@@ -60,6 +67,8 @@ class Settings:
     ``$COSTSIM_CACHE_DIR``)."""
     scheduler: str | None = None
     """The address of a Dask distributed scheduler to send batches to."""
+    calibration: Path | None = None
+    """The token estimator's saved calibration; None: the coefficients shipped with costsim."""
     progress: Progress | None = None
 
     @property
@@ -72,6 +81,24 @@ class Settings:
         root = self.cache_dir or Path(os.environ.get("COSTSIM_CACHE_DIR") or CACHE_DIR_NAME)
         return CacheStore(root.absolute())
 
+    def estimator(self) -> CalibrationReport:
+        """The calibration every estimate of the run uses (see the module docstring)."""
+        from costsim.metering.saved import read_calibration
+        from costsim.metering.validation import CalibrationReport
+
+        if self.calibration is None:
+            return CalibrationReport([], [], [], mode="shipped")
+        return read_calibration(self.calibration)
+
+    def estimator_key(self) -> str:
+        """What the estimator is, for cache keys: shipped, or the saved file's content."""
+        if self.calibration is None:
+            return "estimator shipped"
+        try:
+            return f"estimator {content_digest(self.calibration.read_bytes())}"
+        except OSError:
+            return f"estimator unreadable {self.calibration}"
+
 
 _CURRENT: ContextVar[Settings | None] = ContextVar("costsim_execution", default=None)
 
@@ -79,13 +106,20 @@ _CURRENT: ContextVar[Settings | None] = ContextVar("costsim_execution", default=
 def _from_config() -> Settings:
     path, table = tool_config()
     jobs, cache, scheduler = table.get("jobs"), table.get("cache", True), table.get("scheduler")
+    calibration = table.get("calibration")
     if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
         raise ConfigError(f"{path}: [tool.costsim] jobs must be a whole number of at least 1")
     if not isinstance(cache, bool):
         raise ConfigError(f"{path}: [tool.costsim] cache must be true or false")
     if scheduler is not None and not isinstance(scheduler, str):
         raise ConfigError(f"{path}: [tool.costsim] scheduler must be an address string")
-    return Settings(jobs=jobs, cache=cache, scheduler=scheduler or None)
+    if calibration is not None and (not isinstance(calibration, str) or not calibration):
+        raise ConfigError(
+            f"{path}: [tool.costsim] calibration must be the path of a file saved by "
+            "'costsim calibrate --save'"
+        )
+    saved = path.parent / calibration if path is not None and calibration else None
+    return Settings(jobs=jobs, cache=cache, scheduler=scheduler or None, calibration=saved)
 
 
 def current() -> Settings:
@@ -96,6 +130,8 @@ def current() -> Settings:
 @contextlib.contextmanager
 def configured(**changes: Any) -> Iterator[Settings]:
     """Run the API calls inside with these settings (unset ones: the config's)."""
+    if changes.get("calibration") is not None:
+        changes["calibration"] = Path(changes["calibration"])
     settings = replace(current(), **{k: v for k, v in changes.items() if v is not None})
     if settings.jobs is not None and settings.jobs < 1:
         raise ConfigError("--jobs must be at least 1")
@@ -107,10 +143,15 @@ def configured(**changes: Any) -> Iterator[Settings]:
 
 
 def resolve(
-    jobs: int | None = None, cache: bool | None = None, scheduler: str | None = None
+    jobs: int | None = None,
+    cache: bool | None = None,
+    scheduler: str | None = None,
+    calibration: str | os.PathLike[str] | None = None,
 ) -> Settings:
     """The settings in force, with the API call's own keywords on top."""
     settings = current()
+    if calibration is not None:
+        settings = replace(settings, calibration=Path(calibration))
     if jobs is not None:
         if jobs < 1:
             raise ConfigError("jobs must be at least 1")

@@ -1,18 +1,18 @@
 """Loading and comparing many cassettes: cached, in parallel, streamed, in a fixed order.
 
 ``load_all`` gives every trace (what the commands that look at traces need); ``compare_all``
-never holds more than a few cassettes' traces: it calibrates the estimator from samples each
-worker takes, then has each worker simulate its cassettes and send back their shares of the
-comparison, merged here in cassette order as they arrive (memory: the summaries).
+never holds more than a few cassettes' traces: each worker reads, simulates and summarises
+its cassettes in one pass and sends back their share of the comparison, merged here in
+cassette order as they arrive (memory: the summaries). The token estimator is fixed for the
+run (shipped, or a saved calibration: :meth:`Settings.estimator`), so a cassette's share
+depends on nothing but the cassette and what the comparison asks: it is cached under those,
+and a run over a folder where a few cassettes changed computes only theirs.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
-from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -31,20 +31,14 @@ from costsim.api.work import (
     OWN_CACHE,
     Item,
     LoadJob,
-    SampleJob,
     SimulateJob,
     cached_trace,
-    decode_report,
-    encode_report,
     load_run,
-    sample_run,
     simulate_run,
 )
 from costsim.cache.rules import CacheRules
 from costsim.errors import CostsimError
-from costsim.io.store import CacheStore, content_digest
-from costsim.metering.evaluate import CalibrationReport, calibrate_samples
-from costsim.metering.validation import Sample
+from costsim.io.store import CacheStore, file_digest
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
 from costsim.providers.normalise import load_trace
@@ -52,9 +46,6 @@ from costsim.strategies.registry import AgentSpec, Variant, get_strategy
 
 __all__ = ["compare_all", "load_all"]
 
-_SCRATCH = "/dev/shm" if os.path.isdir("/dev/shm") and os.access("/dev/shm", os.W_OK) else None
-"""Where a run without the cache keeps its traces between steps: memory, where the system has
-a memory file system (nothing to write to disk, nothing slow to delete)."""
 _POOL_BYTES = 2_000_000
 """Below this much to parse, a pool costs more than it saves."""
 _PARTS = 8
@@ -62,11 +53,8 @@ _PARTS = 8
 
 
 def _read(path: Path) -> tuple[str | None, int]:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None, 0
-    return content_digest(data), len(data)
+    found = file_digest(path)
+    return (None, 0) if found is None else found
 
 
 def _fail(path: Path, message: str, lenient: bool, skipped: list[Skipped]) -> None:
@@ -151,12 +139,6 @@ def _load_indexed(job: LoadJob, run: list[tuple[int, Item]]) -> list[CassetteTra
     return load_run(job, [item for _, item in run])
 
 
-def _calibration_key(items: list[Item]) -> str:
-    return CacheStore.key(
-        "calibration", *(f"{digest}:{path.parent.name}" for path, digest, _ in items)
-    )
-
-
 @dataclass(slots=True)
 class _Run:
     """A whole comparison as the cache keeps it: the merged share and the cassettes skipped."""
@@ -212,46 +194,13 @@ def _cached_run(
     return run if fits(run.share, variants) else None
 
 
-def _calibrate(
-    items: list[Item],
-    sizes: list[int],
-    store: CacheStore | None,
-    settings: Settings,
-    lenient: bool,
-) -> CalibrationReport:
-    """The estimator fitted on every cassette (cached under the hash of all their bytes)."""
-    key = _calibration_key(items)
-    if store is not None:
-        hit = store.get("calibration", key)
-        report = decode_report(hit) if hit is not None else None
-        if report is not None:
-            return report
-    samples: list[Sample] = []
-    excluded: dict[str, Counter[str]] = defaultdict(Counter)
-    runs = batches(items, sizes, settings.workers * _PARTS)
-    job = SampleJob(_job_cache(store, settings))
-    results_of = run_batches(settings, sample_run, job, runs, prepare=_with_bytes)
-    for run, results in zip(runs, results_of, strict=True):
-        for (path, _, _), result in zip(run, results, strict=True):
-            if isinstance(result, str):
-                _fail(path, result, lenient, [])
-                continue
-            samples.extend(result[0])
-            for name, reasons in result[1].items():
-                excluded[name].update(reasons)
-    report = calibrate_samples(samples, excluded)
-    if store is not None:
-        store.put("calibration", key, encode_report(report))
-    return report
-
-
 def _fingerprint(
     variants: Sequence[Variant],
     rules: CacheRules,
     agents: dict[str, AgentSpec],
     matcher: AgentMatcher,
     as_of: datetime | None,
-    calibration: str,
+    estimator: str,
 ) -> str | None:
     """What a cassette's share depends on besides its bytes and path; None when a strategy
     comes from another package (its code is not part of costsim's fingerprint)."""
@@ -268,7 +217,7 @@ def _fingerprint(
         # calls without a recorded date are priced at today's prices: a share made on
         # another day may be priced differently
         repr(as_of) if as_of is not None else f"today {datetime.now(UTC).date()}",
-        calibration,
+        estimator,
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -286,12 +235,7 @@ def compare_all(
 ) -> tuple[Share, list[Skipped]]:
     """Every cassette's share of the comparison of ``variants``, merged in cassette order."""
     store = settings.store()
-    with (
-        tempfile.TemporaryDirectory(prefix="costsim-run-", dir=_SCRATCH) as scratch,
-        pool_session(settings),
-    ):
-        if store is None and not settings.scheduler:
-            store = CacheStore(Path(scratch))  # this run's only: parsed once, read twice
+    with pool_session(settings):
         items: list[Item] = []
         sizes: list[int] = []
         for path in paths:
@@ -300,7 +244,7 @@ def compare_all(
             sizes.append(size)
         settings = _settings_for(settings, sum(sizes))
         fingerprint = (
-            _fingerprint(variants, rules, agents, matcher, as_of, _calibration_key(items))
+            _fingerprint(variants, rules, agents, matcher, as_of, settings.estimator_key())
             if settings.cache
             else None
         )
@@ -315,10 +259,9 @@ def compare_all(
                 settings.progress(len(items), len(items))
             _check(cached.skipped, lenient)
             return cached.share, cached.skipped
-        report = _calibrate(items, sizes, store, settings, lenient)
         job = SimulateJob(
             cache=_job_cache(store, settings),
-            report=report,
+            report=settings.estimator(),
             rules=rules,
             agents=agents,
             variants=tuple(variants),

@@ -2,9 +2,10 @@
 before, without loading a cassette.
 
 The key of a recalled output covers everything the output depends on: this build of costsim
-and the versions of the libraries that count and price (:meth:`CacheStore.key`); the working
-folder (paths are shown relative to it); today's date (calls recorded without a date are
-priced at today's prices); every option and how the text is laid out; each scenario file's
+and the versions of the libraries that count and price (:meth:`CacheStore.key`); the token
+estimator (shipped, or the saved calibration's bytes); the working folder (paths are shown
+relative to it); today's date (calls recorded without a date are priced at today's prices);
+every option and how the text is laid out; each scenario file's
 bytes; the path and bytes of every cassette it reads; the files its agent roles name, and the
 folders that hold no cassette (they are warned about). When a strategy comes from another
 package (its code is not part of the key), or a scenario does not read cleanly, nothing is
@@ -29,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from costsim.api.execution import resolve
 from costsim.errors import CostsimError
-from costsim.io.store import CacheStore, content_digest
+from costsim.io.store import CacheStore, content_digest, file_digest
 from costsim.scenario.files import find_scenarios, scenario_files
 
 __all__ = ["Transcript", "comparison_key", "recall_output", "remember_output"]
@@ -80,11 +81,10 @@ def _scenario_parts(path: Path) -> list[str] | None:
     # by them (a symbolic link pointed elsewhere changes both)
     parts = [f"scenario {path} {path.resolve()} {content_digest(found.data)}"]
     for cassette in found.cassettes.files:
-        try:
-            digest = content_digest(cassette.read_bytes())
-        except OSError:
+        digest = file_digest(cassette)
+        if digest is None:
             return None
-        parts.append(f"{digest}:{cassette}:{cassette.resolve()}")
+        parts.append(f"{digest[0]}:{cassette}:{cassette.resolve()}")
     parts.extend(found.cassettes.warnings())
     for name, files in found.agents.items():
         parts.append(f"agent {name}: {sorted(f'{p}:{p.resolve()}' for p in files)}")
@@ -108,6 +108,7 @@ def comparison_key(
         f"today {datetime.now(UTC).date()}",
         f"options {list(options)!r}",
         f"layout {list(layout)!r}",
+        settings.estimator_key(),
     ]
     try:
         scenarios = find_scenarios(list(paths))

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
+from os import PathLike
 from pathlib import Path
 from typing import Any, ClassVar, overload
 
@@ -210,6 +211,19 @@ class Calibration(Result):
 
     kind: ClassVar[str] = "calibration"
     data: CalibrationReport
+
+    def save(self, path: str | PathLike[str]) -> Path:
+        """Save the fit (not a ``shipped`` evaluation) for every later estimate: point
+        ``[tool.costsim] calibration`` (or ``--calibration``) at the file. Atomic."""
+        from costsim.metering.saved import write_calibration
+
+        families = [f for f in self.data.families if f.calls]
+        calls = sum(f.calls for f in families)
+        sources = ", ".join(self.data.sources) or "one source"
+        fitted_on = f"{calls:,} recorded calls of {len(families)} model families, from {sources}"
+        target = Path(path)
+        write_calibration(target, self.data, fitted_on)
+        return target
 
 
 @dataclass(frozen=True, slots=True)

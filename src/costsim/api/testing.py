@@ -26,6 +26,7 @@ from costsim.io.config import tool_table
 from costsim.io.files import write_atomic
 from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter
+from costsim.metering.saved import read_calibration
 from costsim.model import Call, CassetteTrace
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.pricing.money import amount_text
@@ -51,6 +52,7 @@ __all__ = [
     "load_baseline",
     "parse_strategies",
     "parse_tolerances",
+    "read_calibration",
     "read_vcr_call",
     "save_baseline",
     "tool_table",
@@ -117,17 +119,20 @@ class WhatIfCost:
 
 
 class TestMeter:
-    """Meters the calls of a test run with the shipped calibration (one per run)."""
+    """Meters the calls of a test run (one per run) with the estimator the CLI uses: the
+    shipped calibration, or the one saved at ``calibration`` (``[tool.costsim]``)."""
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self) -> None:
+    def __init__(self, calibration: Path | None = None) -> None:
         self._meter: Meter | None = None
+        self.calibration = calibration
 
     @property
     def estimator(self) -> Meter:
         if self._meter is None:
-            self._meter = Meter()
+            report = read_calibration(self.calibration) if self.calibration else None
+            self._meter = Meter(report) if report is not None else Meter()
         return self._meter
 
     def recorded(self, call: Call) -> MeteredCall:

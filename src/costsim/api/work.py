@@ -5,14 +5,13 @@ nothing here prints or raises for a bad cassette (its error comes back as text, 
 caller decides).
 
 Every cassette's normalised trace is kept in the cache, keyed by the hash of its bytes; so is
-each cassette's share of a comparison, keyed by its bytes, its path, the calibration and
+each cassette's share of a comparison, keyed by its bytes, its path, the estimator and
 everything the comparison was asked (variants, rules, agents, date).
 """
 
 from __future__ import annotations
 
 import os
-from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -27,10 +26,9 @@ from costsim.engine import Engine
 from costsim.errors import CostsimError
 from costsim.io.store import CACHE_DIR_NAME, CacheStore
 from costsim.io.trace_codec import decode_trace, encode_trace
-from costsim.metering.evaluate import CalibrationReport, trace_samples
 from costsim.metering.meter import Meter
 from costsim.metering.tokenizers import trim_counters
-from costsim.metering.validation import Sample
+from costsim.metering.validation import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.providers.normalise import load_trace, trace_from_bytes
 from costsim.strategies.registry import AgentSpec, Variant
@@ -40,11 +38,9 @@ __all__ = [
     "BatchShare",
     "Item",
     "LoadJob",
-    "SampleJob",
     "SimulateJob",
     "cached_trace",
     "load_run",
-    "sample_run",
     "simulate_run",
 ]
 
@@ -59,22 +55,6 @@ _TEXTS = 200_000
 @cache
 def _share_adapter() -> TypeAdapter[Share]:
     return TypeAdapter(Share)
-
-
-@cache
-def _report_adapter() -> TypeAdapter[CalibrationReport]:
-    return TypeAdapter(CalibrationReport)
-
-
-def encode_report(report: CalibrationReport) -> bytes:
-    return _report_adapter().dump_json(report)
-
-
-def decode_report(data: bytes) -> CalibrationReport | None:
-    try:
-        return _report_adapter().validate_json(data)
-    except (ValidationError, ValueError, RecursionError):
-        return None
 
 
 OWN_CACHE = Path("<the worker's own cache>")
@@ -135,29 +115,6 @@ def load_run(job: LoadJob, items: list[Item]) -> list[CassetteTrace | str]:
             results.append(trace_of(store, item))
         except CostsimError as exc:
             results.append(str(exc))
-    return results
-
-
-@dataclass(frozen=True, slots=True)
-class SampleJob:
-    cache: Path | None
-
-
-Samples = tuple[list[Sample], dict[str, Counter[str]]]
-
-
-def sample_run(job: SampleJob, items: list[Item]) -> list[Samples | str]:
-    """Each cassette's calibration samples (its source: its folder's name), or its error."""
-    store = _store(job.cache)
-    results: list[Samples | str] = []
-    for item in items:
-        try:
-            trace = trace_of(store, item)
-        except CostsimError as exc:
-            results.append(str(exc))
-            continue
-        results.append(trace_samples(trace, trace.path.parent.name))
-        _trim()
     return results
 
 

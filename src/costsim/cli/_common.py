@@ -311,17 +311,25 @@ def by_help(keys: tuple[str, ...]) -> str:
 
 
 def execution_options(command: Callable[P, R]) -> Callable[P, R]:
-    """``--jobs``, ``--no-cache`` and ``--scheduler``: how the command runs its work (the same
-    result whichever); the command runs inside :func:`costsim.api.configured`."""
-    return _execution(command, scheduler=True)
+    """``--jobs``, ``--no-cache``, ``--scheduler`` and ``--calibration``: how the command runs
+    its work (the same result whichever) and which estimator it uses; the command runs inside
+    :func:`costsim.api.configured`."""
+    return _execution(command, scheduler=True, estimates=True)
 
 
 def local_execution_options(command: Callable[P, R]) -> Callable[P, R]:
-    """``--jobs`` and ``--no-cache``, for commands that load cassettes on this machine."""
-    return _execution(command, scheduler=False)
+    """``--jobs``, ``--no-cache`` and ``--calibration``, for commands that load cassettes on
+    this machine and estimate what was not recorded."""
+    return _execution(command, scheduler=False, estimates=True)
 
 
-def _execution(command: Callable[P, R], *, scheduler: bool) -> Callable[P, R]:
+def loading_options(command: Callable[P, R]) -> Callable[P, R]:
+    """``--jobs`` and ``--no-cache``, for commands that load cassettes and estimate nothing
+    (``calibrate`` fits the estimator itself)."""
+    return _execution(command, scheduler=False, estimates=False)
+
+
+def _execution(command: Callable[P, R], *, scheduler: bool, estimates: bool) -> Callable[P, R]:
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         from costsim import api
@@ -329,7 +337,13 @@ def _execution(command: Callable[P, R], *, scheduler: bool) -> Callable[P, R]:
         jobs = kwargs.pop("jobs", None)
         no_cache = kwargs.pop("no_cache", False)
         address = kwargs.pop("scheduler", None)
-        with api.configured(jobs=jobs, cache=False if no_cache else None, scheduler=address):
+        calibration = kwargs.pop("calibration", None)
+        with api.configured(
+            jobs=jobs,
+            cache=False if no_cache else None,
+            scheduler=address,
+            calibration=calibration,
+        ):
             return command(*args, **kwargs)
 
     options = [
@@ -346,6 +360,18 @@ def _execution(command: Callable[P, R], *, scheduler: bool) -> Callable[P, R]:
             help="Worker processes (default: one per core; 1: none). The output is the same.",
         ),
     ]
+    if estimates:
+        options.insert(
+            0,
+            click.option(
+                "--calibration",
+                type=click.Path(dir_okay=False, path_type=Path),
+                metavar="FILE",
+                help="Estimate with the calibration 'costsim calibrate --save FILE' fitted on "
+                "your recordings. Default: [tool.costsim] calibration, else the coefficients "
+                "shipped with costsim.",
+            ),
+        )
     if scheduler:
         options.insert(
             0,

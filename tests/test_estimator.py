@@ -1,0 +1,196 @@
+"""One token estimator for every command and every cassette of a run: the coefficients shipped
+with costsim, or a calibration ``costsim calibrate --save`` fitted on the user's recordings.
+
+So a cassette's result never depends on which other cassettes a run reads, a run where one
+cassette changed computes only that one, and the CLI and the pytest plugin estimate alike."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from costsim import api
+from costsim.api import work
+from costsim.api.results import Calibration
+from costsim.cli import cli
+from costsim.metering.calibration import Coefficients
+from costsim.metering.saved import read_calibration
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "cassettes"
+AGENT = ROOT / "scenarios" / "cassettes" / "orchestrator"
+SCENARIO = """\
+name: compact
+cassettes: [{pattern}]
+variants:
+  compacted: [{{compaction: {{max_messages: 6}}}}]
+  cached: [caching]
+"""
+
+
+@pytest.fixture
+def cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(folder))
+    return folder
+
+
+def _project(tmp_path: Path, pattern: str = "cassettes/*.yaml") -> Path:
+    folder = tmp_path / "project"
+    shutil.copytree(EXAMPLES, folder / "cassettes")
+    shutil.copy(next(AGENT.glob("*.yaml")), folder / "cassettes")
+    (folder / "s.yaml").write_text(SCENARIO.format(pattern=pattern))
+    return folder
+
+
+def _scaled(result: Calibration, scale: float) -> Calibration:
+    """A fit on the examples made decisive (enough calls) with every coefficient scaled."""
+    families = [
+        dataclasses.replace(
+            family,
+            calls=max(family.calls, 50),
+            cassettes=max(family.cassettes, 5),
+            coefficients=Coefficients(
+                family.family,
+                tuple(value * scale for value in family.coefficients.values),
+                "fitted",
+                50,
+            ),
+        )
+        for family in result.data.families
+    ]
+    return dataclasses.replace(result, data=dataclasses.replace(result.data, families=families))
+
+
+def _compare(*args: str | Path) -> Any:
+    result = CliRunner().invoke(cli, ["compare", *map(str, args)])
+    assert result.exit_code in (0, 1), result.output
+    return result
+
+
+def _deltas(stdout: str) -> dict[str, str]:
+    scenario = json.loads(stdout)["scenarios"][0]
+    return {item["name"]: item["delta"]["cost_usd"] for item in scenario["variants"]}
+
+
+def test_a_saved_calibration_is_used_by_every_door(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _project(tmp_path)
+    saved = _scaled(api.calibrate(folder / "cassettes"), 3.0).save(folder / "fit.json")
+    assert read_calibration(saved).mode == "refit"
+    scenario = folder / "s.yaml"
+    shipped = _deltas(_compare(scenario, "--format", "json").stdout)
+    fitted = _deltas(_compare(scenario, "--format", "json", "--calibration", saved).stdout)
+    assert fitted["compacted"] != shipped["compacted"]  # the estimate of what it removed
+    # [tool.costsim] calibration, relative to the pyproject.toml, is the same
+    (folder / "pyproject.toml").write_text('[tool.costsim]\ncalibration = "fit.json"\n')
+    monkeypatch.chdir(folder)
+    assert _deltas(_compare(scenario, "--format", "json").stdout) == fitted
+    with api.configured(calibration=saved):
+        assert api.estimator().coefficients_source("claude") == "fitted"
+    assert api.estimator().coefficients_source("claude") == "fitted"  # from the pyproject
+
+
+def test_calibrate_save_writes_a_versioned_fit(tmp_path: Path) -> None:
+    target = tmp_path / "fit.json"
+    result = CliRunner().invoke(cli, ["calibrate", str(EXAMPLES), "--save", str(target)])
+    assert result.exit_code == 0, result.output
+    document = json.loads(target.read_text())
+    assert (document["format_version"], document["kind"]) == (1, "costsim.calibration-fit")
+    assert "--calibration" in result.stderr
+    refused = CliRunner().invoke(
+        cli, ["calibrate", str(EXAMPLES), "--shipped", "--save", str(target)]
+    )
+    assert refused.exit_code == 2 and "--shipped" in refused.stderr
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (None, "cannot be read"),
+        ("{not json", "not a calibration saved by"),
+        ('{"format_version": 2, "kind": "costsim.calibration-fit"}', "format_version"),
+        ('{"format_version": 1, "kind": "costsim.baseline"}', "kind"),
+    ],
+)
+def test_a_bad_calibration_file_is_one_sentence(
+    tmp_path: Path, content: str | None, problem: str
+) -> None:
+    path = tmp_path / "fit.json"
+    if content is not None:
+        path.write_text(content)
+    result = CliRunner().invoke(cli, ["report", str(EXAMPLES), "--calibration", str(path)])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and str(path) in lines[0] and problem in lines[0]
+
+
+def test_a_cassette_costs_the_same_whatever_else_the_run_reads(
+    tmp_path: Path, cache_dir: Path
+) -> None:
+    folder = _project(tmp_path)
+    one = sorted((folder / "cassettes").glob("*.yaml"))[0]
+    alone = folder / "alone.yaml"
+    alone.write_text(SCENARIO.format(pattern=f"cassettes/{one.name}"))
+    args = ("--format", "json", "--by", "cassette", "--no-cache")
+
+    def rows(scenario: Path) -> dict[str, Any]:
+        found = json.loads(_compare(scenario, *args).stdout)["scenarios"][0]
+        return {
+            variant["name"]: [c for c in variant["cassettes"] if c["path"].endswith(one.name)]
+            for variant in found["variants"]
+        }
+
+    assert rows(alone) == rows(folder / "s.yaml")
+
+
+def test_a_run_where_one_cassette_changed_computes_only_that_one(
+    tmp_path: Path, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    folder = _project(tmp_path)
+    computed: list[Path] = []
+    real = work.outcome
+
+    def counted(engine: Any, *args: Any, **kwargs: Any) -> Any:
+        computed.extend(trace.path for trace in engine.traces)
+        return real(engine, *args, **kwargs)
+
+    monkeypatch.setattr(work, "outcome", counted)
+    first = api.compare(folder / "s.yaml", jobs=1)
+    assert len(computed) == 4
+    changed = sorted((folder / "cassettes").glob("*.yaml"))[1]
+    changed.write_bytes(changed.read_bytes() + b"\n# re-recorded\n")
+    computed.clear()
+    second = api.compare(folder / "s.yaml", jobs=1)
+    assert computed == [changed]
+    assert second.to_json() == first.to_json()  # a comment changes no number
+    computed.clear()
+    fresh = api.compare(folder / "s.yaml", jobs=1, cache=False)
+    assert len(computed) == 4 and fresh.to_json() == second.to_json()
+
+
+def test_the_plugin_estimates_with_the_saved_calibration(pytester: pytest.Pytester) -> None:
+    saved = _scaled(api.calibrate(AGENT), 2.0).save(pytester.path / "fit.json")
+    pytester.makepyprojecttoml('[tool.costsim]\ncalibration = "fit.json"\n')
+    pytester.makepyfile(
+        """
+        def test_meter(costsim):
+            meter = costsim.session.meter
+            assert meter.calibration is not None and meter.calibration.name == "fit.json"
+            assert meter.estimator.coefficients_source("claude") == "fitted"
+        """
+    )
+    pytester.runpytest("--costsim").assert_outcomes(passed=1)
+    saved.write_text("{broken")
+    result = pytester.runpytest("--costsim")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*fit.json*not a calibration saved by*"])
