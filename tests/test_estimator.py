@@ -178,19 +178,52 @@ def test_a_run_where_one_cassette_changed_computes_only_that_one(
     assert len(computed) == 4 and fresh.to_json() == second.to_json()
 
 
+DRIFTED = """
+import json
+
+import pytest
+import requests
+import vcr
+import yaml
+
+with open("agent.yaml") as f:
+    RECORDED = [json.loads(i["request"]["body"]) for i in yaml.safe_load(f)["interactions"]]
+
+@pytest.mark.parametrize("n", range(3))
+def test_replay(n):
+    with vcr.use_cassette("agent.yaml", record_mode="none"):
+        for body in RECORDED:
+            extra = {"type": "text", "text": "Always answer in English. " * 40}
+            requests.post(
+                "https://api.anthropic.com/v1/messages",
+                json={**body, "system": body["system"] + [extra]},
+            )
+"""
+
+
 def test_the_plugin_estimates_with_the_saved_calibration(pytester: pytest.Pytester) -> None:
-    saved = _scaled(api.calibrate(AGENT), 2.0).save(pytester.path / "fit.json")
+    """A drifted call is metered as sent (recorded prompt plus the estimated difference): with
+    the saved calibration in [tool.costsim], in the metering process as in the test process."""
+    shutil.copy(EXAMPLES / "anthropic_support_agent.yaml", pytester.path / "agent.yaml")
+    pytester.makepyfile(test_drift=DRIFTED)
+
+    def total(*env: str) -> str:
+        with pytest.MonkeyPatch.context() as patch:
+            for item in env:
+                name, _, value = item.partition("=")
+                patch.setenv(name, value)
+            result = pytester.runpytest_subprocess("--costsim", "--costsim-report", "r.json")
+        result.assert_outcomes(passed=3)
+        document = json.loads((pytester.path / "r.json").read_text())
+        return str(document["total"]["prompt_tokens"])
+
+    shipped = total()
+    saved = _scaled(api.calibrate(AGENT), 3.0).save(pytester.path / "fit.json")
     pytester.makepyprojecttoml('[tool.costsim]\ncalibration = "fit.json"\n')
-    pytester.makepyfile(
-        """
-        def test_meter(costsim):
-            meter = costsim.session.meter
-            assert meter.calibration is not None and meter.calibration.name == "fit.json"
-            assert meter.estimator.coefficients_source("claude") == "fitted"
-        """
-    )
-    pytester.runpytest("--costsim").assert_outcomes(passed=1)
+    fitted = total("COSTSIM_METER_PROCESS=1")
+    assert fitted != shipped
+    assert total("COSTSIM_METER_PROCESS=0") == fitted
     saved.write_text("{broken")
-    result = pytester.runpytest("--costsim")
+    result = pytester.runpytest_subprocess("--costsim")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*fit.json*not a calibration saved by*"])

@@ -172,7 +172,7 @@ def test_a_body_written_another_way_is_the_recorded_request() -> None:
     import json
     from types import SimpleNamespace
 
-    from costsim.plugin.observe import _same_body
+    from costsim.plugin.vcr_patch import same_body as _same_body
 
     def request(body: Any) -> SimpleNamespace:
         return SimpleNamespace(body=body)

@@ -66,7 +66,7 @@ def test_an_internal_error_keeps_the_test_results(project: pytest.Pytester) -> N
     result.stdout.fnmatch_lines(
         [
             "*costsim: the run fails*",
-            "FAILED costsim internal error: _finish: RuntimeError: boom (a costsim bug*",
+            "FAILED costsim internal error: *finish: RuntimeError: boom (a costsim bug*",
         ]
     )
     assert output.splitlines()[-1].count("1 failed, 1 passed, 1 costsim failure")
@@ -163,9 +163,9 @@ def test_the_plugin_says_where_it_saved_a_baseline(project: pytest.Pytester) -> 
 
 def test_a_failure_to_set_up_still_runs_the_tests(pytester: pytest.Pytester) -> None:
     pytester.makeconftest(
-        "import costsim.plugin.session as s\n\n"
+        "import costsim.plugin.vcr_patch as s\n\n"
         "def explode(self):\n    raise ImportError('vcr is broken')\n\n"
-        "s.CostsimSession.install = explode\n"
+        "s.VcrPatch.install = explode\n"
     )
     pytester.makepyfile(test_ok="def test_ok():\n    pass\n")
     result = pytester.runpytest_subprocess("--costsim")  # the conftest patches costsim

@@ -7,14 +7,14 @@ figures. Regression checks are tiny objects whose ``fails()`` returns a sentence
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 from typing import Any, ClassVar
 
-from costsim.errors import ConfigError, InputError
+from costsim.analysis.tolerances import METRICS, TOKEN_METRICS, parse_tolerances
+from costsim.errors import InputError
 from costsim.pricing.ledger import MeteredCall, Totals
 from costsim.pricing.money import amount_text, money
 
@@ -33,8 +33,6 @@ __all__ = [
 BASELINE_FORMAT_VERSION = 2
 """2 adds ``priced_cost_usd`` and ``unpriced_calls``; version 1 files are still read."""
 READABLE_VERSIONS = (1, 2)
-METRICS = ("cost", "prompt_tokens", "output_tokens", "calls")
-TOKEN_METRICS = ("prompt_tokens", "output_tokens")
 
 
 _COUNTS = (
@@ -196,24 +194,6 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
         except ValueError as exc:
             raise InputError(f"baseline {path}: malformed test entry {name!r}: {exc}") from None
     return figures
-
-
-def parse_tolerances(text: str) -> dict[str, float]:
-    """``cost:5%,prompt_tokens:10%`` -> {metric: percent}; raises with the bad part quoted."""
-    tolerances: dict[str, float] = {}
-    for part in filter(None, (p.strip() for p in text.split(","))):
-        match = re.fullmatch(r"(\w+):(-?\d+(?:\.\d+)?)%?", part)
-        if match is None:
-            raise ConfigError(f"tolerance {part!r} is not METRIC:PCT% (e.g. cost:5%)")
-        metric = match.group(1)
-        if metric not in METRICS:
-            raise ConfigError(
-                f"tolerance {part!r}: unknown metric {metric!r}; valid: {', '.join(METRICS)}"
-            )
-        if match.group(2).startswith("-"):
-            raise ConfigError(f"tolerance {part!r}: a tolerance is 0% or more")
-        tolerances[metric] = float(match.group(2))
-    return tolerances
 
 
 def _describe(limits: Mapping[str, float]) -> str:

@@ -5,13 +5,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, NonNegativeInt, ValidationError
 
-from costsim.analysis.baseline import TestCost
 from costsim.errors import ConfigError
 from costsim.pricing.money import money
+
+if TYPE_CHECKING:
+    from costsim.analysis.baseline import TestCost
 
 __all__ = ["Budget", "budget_failures"]
 

@@ -11,18 +11,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.baseline import (
-    TOKEN_METRICS,
-    TestCost,
-    compare_baselines,
-    load_baseline,
-    parse_tolerances,
-    save_baseline,
-)
-from costsim.analysis.budgets import Budget, budget_failures
+from costsim.analysis.baseline import TestCost, compare_baselines, load_baseline, save_baseline
+from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
+from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine
-from costsim.io.config import tool_table
 from costsim.io.files import write_atomic
 from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter

@@ -7,7 +7,6 @@ hands its figures over.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -19,46 +18,19 @@ from costsim.api.testing import (
     parse_tolerances,
     save_baseline,
 )
-from costsim.errors import ConfigError, CostsimError
+from costsim.errors import CostsimError
+from costsim.plugin.run import Run, baseline_path
 from costsim.plugin.session import CostsimSession
-from costsim.plugin.settings import PluginSettings
 from costsim.render.text import display_path
 
-__all__ = ["Run", "baseline_path", "finish"]
+__all__ = ["finish"]
 
-_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
 _NOT_SAVED = (
     pytest.ExitCode.INTERRUPTED,
     pytest.ExitCode.INTERNAL_ERROR,
     pytest.ExitCode.USAGE_ERROR,
     pytest.ExitCode.NO_TESTS_COLLECTED,
 )
-
-
-@dataclass(frozen=True, slots=True)
-class Run:
-    """What the finishing code needs to know of the pytest run."""
-
-    config: pytest.Config
-    settings: PluginSettings | None
-    exitstatus: int
-    collect_only: bool
-    stopped: bool = False
-    """-x / --maxfail ended the run early."""
-
-    @property
-    def root(self) -> Path:
-        return Path(str(self.config.rootpath))
-
-
-def baseline_path(root: Path, name: str) -> Path:
-    """``.costsim/NAME.json`` under the rootdir; a name is a plain file name, never a path."""
-    if not _NAME.fullmatch(name) or name.endswith(".json"):
-        raise ConfigError(
-            f"baseline name {name!r} must be a plain name (letters, digits, '.', '-', '_'), "
-            "saved as .costsim/NAME.json"
-        )
-    return root / ".costsim" / f"{name}.json"
 
 
 def _is_selected(test: str, selected: set[str]) -> bool:
@@ -78,7 +50,7 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
     result = compare_baselines(
         old,
         state.costs(),
-        parse_tolerances(run.config.getoption("costsim_fail")),
+        parse_tolerances(run.option("fail")),
         overrides=state.tolerances,
         unpriced_fallback=settings.fallback() if settings is not None else None,
     )
@@ -116,11 +88,11 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
 
 
 def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
-    report = run.config.getoption("costsim_report")
+    report = run.option("report")
     if report:
         from costsim.plugin.render import write_report
 
-        strategies = run.config.getoption("costsim_strategies")
+        strategies = run.option("strategies")
         write_report(Path(report), state, failures, strategies=strategies)
 
 
@@ -128,10 +100,10 @@ def finish(run: Run, state: CostsimSession) -> list[str]:
     """Gates, baselines and reports of the whole run: the failures of the costsim part."""
     failures = [f"costsim: {error}" for error in state.usage_errors]
     failures += state.failures()
-    compare = run.config.getoption("costsim_compare")
+    compare = run.option("compare")
     if compare:
         failures += _compare(run, state, compare)
-    if state.errors and not run.config.getoption("costsim_lenient"):
+    if state.errors and not run.option("lenient"):
         failures.append(
             f"costsim: {len(state.errors)} LLM call(s) could not be metered (listed above); "
             "fix the cassettes or pass --costsim-lenient"
@@ -143,7 +115,7 @@ def finish(run: Run, state: CostsimSession) -> list[str]:
             "'fail'); re-record the cassettes or fix the requests"
         )
     try:
-        save = run.config.getoption("costsim_save")
+        save = run.option("save")
         if save:
             _save(run, state, save)
         _report(run, state, failures)

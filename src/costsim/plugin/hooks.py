@@ -22,11 +22,15 @@ import pytest
 from costsim.errors import CostsimError  # a small module of exception classes: cheap
 
 if TYPE_CHECKING:
-    from costsim.plugin.session import CostsimSession
+    from costsim.plugin.local import LocalState
+    from costsim.plugin.recorder import Recorder
+    from costsim.plugin.run import SummaryOptions
     from costsim.plugin.settings import PluginSettings
 
-SESSION: pytest.StashKey[CostsimSession] = pytest.StashKey()
-SETTINGS: pytest.StashKey[PluginSettings] = pytest.StashKey()
+    State = LocalState | Recorder
+
+SESSION: pytest.StashKey[State] = pytest.StashKey()
+SETTINGS: pytest.StashKey[PluginSettings | None] = pytest.StashKey()
 FAILURES: pytest.StashKey[list[str]] = pytest.StashKey()
 DRIFT_MODES = ("warn", "fail", "ignore")
 
@@ -91,13 +95,6 @@ def _enabled(config: pytest.Config) -> bool:
         raise pytest.UsageError(f"costsim: ini option costsim: {exc}") from None
 
 
-def _project_file(config: pytest.Config) -> Path:
-    inifile = config.inipath
-    if inifile is not None and inifile.name == "pyproject.toml":
-        return inifile
-    return Path(str(config.rootpath)) / "pyproject.toml"
-
-
 def _guarded(hook: Callable[P, R]) -> Callable[P, R | None]:
     """Run a hook of an active session; costsim's own failure becomes an internal error."""
 
@@ -143,10 +140,9 @@ def pytest_configure(config: pytest.Config) -> None:
     if not _enabled(config):
         return
     try:
-        from costsim.plugin.session import CostsimSession
+        from costsim.plugin.start import configure
 
-        state = CostsimSession()
-        _configure(config, state)
+        state = configure(config, SETTINGS)
     except CostsimError as exc:
         raise pytest.UsageError(f"costsim: {exc}") from None
     except Exception as exc:  # costsim's own bug: the tests run, the costsim part fails
@@ -158,52 +154,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[SESSION] = state
 
 
-REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
-"""What ``--costsim-report`` can write, by the file's extension (as ``costsim -o``)."""
-
-
-def _configure(config: pytest.Config, state: CostsimSession) -> None:
-    from costsim.api.testing import load_baseline, parse_strategies, parse_tolerances
-    from costsim.plugin.settings import read_settings
-
-    project = _project_file(config)
-    settings = read_settings(project)
-    config.stash[SETTINGS] = settings
-    state.meter = settings.meter(project)
-    state.pattern_budgets.extend(settings.pattern_budgets())
-    state.drift = config.getoption("costsim_drift") or settings.drift or "warn"
-    if settings.costsim is not None:
-        state.notes.append(
-            "[tool.costsim] costsim no longer turns costsim on: set costsim = true under "
-            "[tool.pytest.ini_options] (or pass --costsim)"
-        )
-    if config.getoption("costsim_strategies"):
-        parse_strategies(config.getoption("costsim_strategies"))
-    parse_tolerances(config.getoption("costsim_fail"))
-    top = config.getoption("costsim_top")
-    if top is not None and top < 0:
-        raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
-    report = config.getoption("costsim_report")
-    if report and Path(report).suffix.lower() not in REPORT_SUFFIXES:
-        raise CostsimError(
-            f"--costsim-report {report}: cannot tell which format to write to "
-            f"{Path(report).suffix or 'a file without an extension'} "
-            "(use .json, .md or .html)"
-        )
-    from costsim.plugin.finish import baseline_path
-
-    root = Path(str(config.rootpath))
-    if config.getoption("costsim_save"):
-        baseline_path(root, config.getoption("costsim_save"))
-    if config.getoption("costsim_compare"):
-        load_baseline(baseline_path(root, config.getoption("costsim_compare")))
-    state.install()
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
-    session = config.stash.get(SESSION, None)
-    if session is not None:
-        session.uninstall()
+    state = config.stash.get(SESSION, None)
+    if state is not None:
+        state.uninstall()
+        state.close()
 
 
 @_guarded
@@ -239,14 +194,16 @@ def _marker_values(item: pytest.Item, name: str) -> dict[str, Any] | None:
     return values
 
 
-def _collect_marks(state: CostsimSession, item: pytest.Item) -> None:
-    from costsim.api.testing import Budget, parse_tolerances
-
+def _collect_marks(state: State, item: pytest.Item) -> None:
     budget = _marker_values(item, "costsim_budget")
     if budget is not None:
+        from costsim.api.gates import Budget  # pydantic: imported only when a test has one
+
         state.budgets[item.nodeid] = Budget.parse(budget, f"{item.nodeid}: costsim_budget")
     tolerance = _marker_values(item, "costsim_tolerance")
     if tolerance is not None:
+        from costsim.api.gates import parse_tolerances
+
         text = ",".join(f"{metric}:{value}" for metric, value in tolerance.items())
         state.tolerances[item.nodeid] = parse_tolerances(text)
 
@@ -304,27 +261,31 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 @_guarded
-def _finish(session: pytest.Session, state: CostsimSession) -> list[str]:
+def _finish(session: pytest.Session, state: State) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
+    from costsim.plugin.run import OPTIONS, Run
+
     config = session.config
     state.selected.update(item.nodeid for item in session.items)
-    if config.getoption("costsim_strategies"):
-        state.what_if(config.getoption("costsim_strategies"))
     workeroutput = getattr(config, "workeroutput", None)
-    if workeroutput is not None:  # an xdist worker: hand the figures to the controller
-        workeroutput["costsim"] = state.worker_output()
-        state.internal_errors.clear()  # the controller reports them
-        return []
-    from costsim.plugin.finish import Run, finish
-
     run = Run(
-        config,
+        Path(str(config.rootpath)),
         config.stash.get(SETTINGS, None),
         session.exitstatus,
         collect_only=bool(config.getoption("collectonly", False)),
         stopped=bool(session.shouldstop or session.shouldfail),
+        options={name: config.getoption(f"costsim_{name}") for name in OPTIONS},
+        selected=frozenset(state.selected),
+        budgets=dict(state.budgets),
+        tolerances=dict(state.tolerances),
+        usage_errors=tuple(state.usage_errors),
+        worker=workeroutput is not None,
     )
-    return finish(run, state)
+    if workeroutput is not None:  # an xdist worker: hand the figures to the controller
+        workeroutput["costsim"] = state.worker_output(run)
+        state.internal_errors.clear()  # the controller reports them
+        return []
+    return state.finish(run, _options(config))
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -374,7 +335,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             "(a costsim bug; please report it)",
         ]
     if failures:
-        from costsim.plugin.render import wrap
+        from costsim.plugin.run import wrap
 
         width = config.get_terminal_writer().fullwidth
         terminalreporter.write_sep("=", "costsim: the run fails", red=True)
@@ -386,15 +347,18 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         terminalreporter.stats.setdefault(noun, []).extend(_stat(line) for line in failures)
 
 
-def _summary(terminalreporter: Any, config: pytest.Config, state: CostsimSession) -> None:
-    from costsim.plugin.render import SummaryOptions, summary_lines
+def _options(config: pytest.Config) -> SummaryOptions:
+    from costsim.plugin.run import SummaryOptions
 
-    options = SummaryOptions(
+    return SummaryOptions(
         top=config.getoption("costsim_top"),
         strategies=config.getoption("costsim_strategies"),
         width=config.get_terminal_writer().fullwidth,
         verbose=config.get_verbosity(),
     )
+
+
+def _summary(terminalreporter: Any, config: pytest.Config, state: State) -> None:
     terminalreporter.write_sep("=", "costsim: LLM calls replayed")
-    for line in summary_lines(state, options):
+    for line in state.summary(_options(config)):
         terminalreporter.write_line(line)

@@ -8,14 +8,13 @@ the token split, ``-v`` lists every drifted call; the report files carry every f
 from __future__ import annotations
 
 import json
-import textwrap
-from dataclasses import dataclass
 from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, requires, version
 from pathlib import Path
 from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
+from costsim.plugin.run import SummaryOptions, wrap
 from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.text import fit_table, money, percent
@@ -26,16 +25,6 @@ SHOWN_DRIFT = 10
 """Drifted calls listed on the terminal without ``-v``."""
 TEST_COLUMN_MIN = 30
 """Characters of a test id kept before the table drops a column."""
-
-
-@dataclass(frozen=True, slots=True)
-class SummaryOptions:
-    top: int | None = None
-    strategies: str | None = None
-    width: int = 100
-    verbose: int = 0
-    """pytest's verbosity: 1 lists every drifted call, 2 adds the token split."""
-    markdown: bool = False
 
 
 _COLUMNS: tuple[tuple[str, bool], ...] = (
@@ -221,22 +210,6 @@ def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
     lines += [f"unreadable: {error}" for error in state.errors]
     lines += state.notes
     return lines
-
-
-def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
-    """``line`` wrapped to ``width`` (continuation lines indented); words are never cut."""
-    if len(line) <= width:
-        return [line]
-    lead = line[: len(line) - len(line.lstrip())]
-    return textwrap.wrap(
-        line,
-        width,
-        initial_indent="",
-        subsequent_indent=lead + indent,
-        break_long_words=False,
-        break_on_hyphens=False,
-        drop_whitespace=True,
-    ) or [line]
 
 
 def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:

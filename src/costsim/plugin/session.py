@@ -32,8 +32,9 @@ from costsim.api.testing import (
 )
 from costsim.errors import CostsimError
 from costsim.model import Call
-from costsim.plugin.observe import Observed, VcrPatch, sent_call
+from costsim.plugin.observe import Observed, sent_call
 from costsim.plugin.settings import DriftMode
+from costsim.plugin.vcr_patch import VcrPatch
 from costsim.render.text import display_path
 
 __all__ = ["CostsimSession", "DriftEntry", "TestLedger"]
@@ -329,7 +330,8 @@ class TestLedger:
 
     __test__: ClassVar[bool] = False  # not a pytest test class
 
-    session: CostsimSession
+    session: Any
+    """What meters the run's calls (anything with ``calls(test)``)."""
     test: str
 
     @property

@@ -11,16 +11,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from costsim.api.testing import (
-    Budget,
-    TestMeter,
-    parse_tolerances,
-    read_calibration,
-    tool_table,
-)
+from costsim.api.gates import Budget, parse_tolerances
 from costsim.errors import ConfigError
 
-__all__ = ["DriftMode", "PluginSettings", "read_settings"]
+__all__ = ["DriftMode", "PluginSettings", "validated"]
 
 DriftMode = Literal["warn", "fail", "ignore"]
 
@@ -55,14 +49,16 @@ class PluginSettings(BaseModel):
             found.append((entry["pattern"], Budget.parse(entry, where)))
         return found
 
-    def meter(self, project: Path) -> TestMeter:
-        """The run's meter: with the saved calibration (read now: a bad file is a usage
-        error before any test runs), else the shipped one."""
+    def calibration_file(self, project: Path) -> Path | None:
+        """The saved calibration, checked now (a bad file is a usage error before any test
+        runs); None: the shipped one."""
         if not self.calibration:
-            return TestMeter()
+            return None
+        from costsim.api.testing import read_calibration
+
         calibration = project.parent / self.calibration
         read_calibration(calibration)
-        return TestMeter(calibration)
+        return calibration
 
     def fallback(self) -> dict[str, float] | None:
         """The token tolerances a cost gate falls back to (never cost, never none)."""
@@ -78,9 +74,8 @@ class PluginSettings(BaseModel):
         return tolerances
 
 
-def read_settings(path: Path) -> PluginSettings:
-    """``[tool.costsim]`` of ``path`` (a missing file or table is the defaults)."""
-    table = tool_table(path)
+def validated(path: Path, table: dict[str, Any]) -> PluginSettings:
+    """``[tool.costsim]`` of ``path`` (its ``table``), checked."""
     try:
         settings = PluginSettings.model_validate(table)
     except ValidationError as exc:

@@ -1,0 +1,143 @@
+"""Metering a test run's calls in one process: this one, or the metering process.
+
+:class:`LocalState` is what the hooks talk to when calls are metered where they are seen (a
+run without a second core, an xdist worker or controller, ``COSTSIM_METER_PROCESS=0``); the
+metering process of :mod:`costsim.plugin.helper` runs one too, fed by the test process. Both
+doors give the same figures, because both are this class over one
+:class:`~costsim.plugin.session.CostsimSession`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from costsim.api.testing import MeteredCall, TestMeter
+from costsim.plugin.finish import finish
+from costsim.plugin.render import SummaryOptions, summary_lines
+from costsim.plugin.run import Run, Setup
+from costsim.plugin.session import CostsimSession
+
+__all__ = ["LocalState"]
+
+
+class LocalState:
+    """A run's state and its ends (figures, failures, summary), metered here."""
+
+    def __init__(self, setup: Setup) -> None:
+        self.session = CostsimSession()
+        self.session.drift = setup.drift  # type: ignore[assignment]
+        self.session.pattern_budgets.extend(setup.pattern_budgets)
+        self.session.notes.extend(setup.notes)
+        self.session.meter = TestMeter(setup.calibration)
+        self._stored: dict[tuple[str, int, int, int], tuple[Any, Mapping[str, Any]]] = {}
+        self._summary: tuple[SummaryOptions, list[str]] | None = None
+
+    # --- what the hooks keep (shared with the test process's recorder) -------------------
+
+    @property
+    def budgets(self) -> dict[str, Any]:
+        return self.session.budgets
+
+    @property
+    def tolerances(self) -> dict[str, dict[str, float]]:
+        return self.session.tolerances
+
+    @property
+    def usage_errors(self) -> list[str]:
+        return self.session.usage_errors
+
+    @property
+    def selected(self) -> set[str]:
+        return self.session.selected
+
+    @property
+    def internal_errors(self) -> list[str]:
+        return self.session.internal_errors
+
+    @contextmanager
+    def attributing(self, name: str) -> Iterator[None]:
+        with self.session.attributing(name):
+            yield
+
+    def install(self) -> None:
+        self.session.install()
+
+    def uninstall(self) -> None:
+        self.session.uninstall()
+
+    def close(self) -> None:
+        """Nothing runs elsewhere."""
+
+    # --- observing -----------------------------------------------------------------------
+
+    def observe(
+        self,
+        test: str,
+        cassette_path: str,
+        index: int,
+        request: Any,
+        response: Mapping[str, Any],
+        stored: Any,
+        stamp: tuple[str, int, int, int] | None,
+    ) -> None:
+        """One call, seen by the test process while ``test`` ran; ``stamp`` names a replayed
+        interaction of an unchanged file, whose request and response are then kept, so that
+        its next replays (:meth:`observe_again`) need not be sent again."""
+        if stamp is not None and stored is not None:
+            self._stored.setdefault(stamp, (stored, response))
+        with self.session.attributing(test):
+            self.session.observe(cassette_path, index, request, response, stored)
+
+    def observe_again(
+        self, test: str, cassette_path: str, index: int, stamp: tuple[str, int, int, int]
+    ) -> None:
+        """A replay, sent as recorded, of an interaction :meth:`observe` has seen."""
+        stored, response = self._stored[stamp]
+        self.observe(test, cassette_path, index, stored, response, stored, None)
+
+    # --- the ends ------------------------------------------------------------------------
+
+    def calls(self, test: str) -> list[MeteredCall]:
+        return self.session.calls(test)
+
+    def _apply(self, run: Run) -> None:
+        """What the test process kept (markers, the tests selected) joins the session."""
+        session = self.session
+        session.budgets.update(run.budgets)
+        session.tolerances.update(run.tolerances)
+        session.usage_errors.extend(e for e in run.usage_errors if e not in session.usage_errors)
+        session.selected.update(run.selected)
+        strategies = run.option("strategies")
+        if strategies:
+            session.what_if(strategies)
+
+    def finish(self, run: Run, summary: SummaryOptions | None = None) -> list[str]:
+        """Gates, baselines and report files: the failures of the costsim part."""
+        self._apply(run)
+        return finish(run, self.session)
+
+    def worker_output(self, run: Run) -> str:
+        """An xdist worker's figures, for the controller."""
+        self._apply(run)
+        return self.session.worker_output()
+
+    def merge_worker(self, output: str) -> None:
+        self.session.merge_worker(output)
+
+    def meter(self, tests: set[str]) -> None:
+        """Meter ``tests``' calls ahead of the end (each is memoised until it calls again)."""
+        for test in tests:
+            self.session.calls(test)
+
+    def prepare_summary(self, options: SummaryOptions | None) -> None:
+        """Render the summary ahead of the test process asking for it."""
+        if options is not None:
+            self._summary = (options, summary_lines(self.session, options))
+
+    def summary(self, options: SummaryOptions) -> list[str]:
+        prepared = self._summary
+        if prepared is not None and prepared[0] == options:
+            return prepared[1]
+        return summary_lines(self.session, options)

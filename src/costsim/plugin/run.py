@@ -1,0 +1,120 @@
+"""What a ``pytest --costsim`` run is asked and how it ended, as plain data.
+
+Read before any test runs and handed to whatever meters the calls (this process, or the
+metering process of :mod:`costsim.plugin.helper`), so it holds values, never pytest objects.
+Light on purpose: importing it imports nothing heavy.
+"""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from costsim.errors import ConfigError
+
+if TYPE_CHECKING:
+    from costsim.api.gates import Budget
+    from costsim.plugin.settings import PluginSettings
+
+__all__ = [
+    "OPTIONS",
+    "REPORT_SUFFIXES",
+    "Run",
+    "Setup",
+    "SummaryOptions",
+    "baseline_path",
+    "read_settings",
+    "wrap",
+]
+
+REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
+"""What ``--costsim-report`` can write, by the file's extension (as ``costsim -o``)."""
+OPTIONS = ("save", "compare", "fail", "report", "strategies", "lenient")
+"""The ``--costsim-*`` options the end of a run reads (``costsim_save``, ...)."""
+_NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+
+
+def baseline_path(root: Path, name: str) -> Path:
+    """``.costsim/NAME.json`` under the rootdir; a name is a plain file name, never a path."""
+    if not _NAME.fullmatch(name) or name.endswith(".json"):
+        raise ConfigError(
+            f"baseline name {name!r} must be a plain name (letters, digits, '.', '-', '_'), "
+            "saved as .costsim/NAME.json"
+        )
+    return root / ".costsim" / f"{name}.json"
+
+
+def read_settings(path: Path) -> PluginSettings | None:
+    """``[tool.costsim]`` of the pyproject.toml at ``path``, checked; None when there is no
+    such table (the defaults: nothing more is imported)."""
+    from costsim.api.gates import tool_table
+
+    table = tool_table(path)
+    if not table:
+        return None
+    from costsim.plugin.settings import validated
+
+    return validated(path, table)
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """How calls are metered, from the settings: known before any test runs."""
+
+    drift: str = "warn"
+    calibration: Path | None = None
+    pattern_budgets: tuple[tuple[str, Budget], ...] = ()
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """What the finishing code needs to know of the pytest run."""
+
+    root: Path
+    settings: PluginSettings | None
+    exitstatus: int
+    collect_only: bool
+    stopped: bool = False
+    """-x / --maxfail ended the run early."""
+    options: dict[str, Any] = field(default_factory=dict)
+    """The ``--costsim-*`` options of :data:`OPTIONS`, by name without the prefix."""
+    selected: frozenset[str] = frozenset()
+    """Node ids of the tests this run collected (after deselection)."""
+    budgets: dict[str, Budget] = field(default_factory=dict)
+    tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
+    usage_errors: tuple[str, ...] = ()
+    worker: bool = False
+    """An xdist worker: it hands its figures to the controller."""
+
+    def option(self, name: str) -> Any:
+        return self.options.get(name)
+
+
+@dataclass(frozen=True, slots=True)
+class SummaryOptions:
+    top: int | None = None
+    strategies: str | None = None
+    width: int = 100
+    verbose: int = 0
+    """pytest's verbosity: 1 lists every drifted call, 2 adds the token split."""
+    markdown: bool = False
+
+
+def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
+    """``line`` wrapped to ``width`` (continuation lines indented); words are never cut."""
+    if len(line) <= width:
+        return [line]
+    lead = line[: len(line) - len(line.lstrip())]
+    return textwrap.wrap(
+        line,
+        width,
+        initial_indent="",
+        subsequent_indent=lead + indent,
+        break_long_words=False,
+        break_on_hyphens=False,
+        drop_whitespace=True,
+    ) or [line]

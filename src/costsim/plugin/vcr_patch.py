@@ -1,0 +1,113 @@
+"""Seeing every call vcrpy replays or records, whatever SDK or HTTP client made it.
+
+vcrpy serves every replayed response through ``Cassette.play_response`` and records new ones
+through ``Cassette.append``; both are wrapped for the run (and unwrapped after it). Light on
+purpose (vcrpy and the standard library only): it runs in the test process on every call.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+__all__ = ["Observer", "VcrPatch", "same_body"]
+
+
+def _body(request: Any) -> bytes | str | None:
+    body = getattr(request, "body", None)
+    return body if isinstance(body, bytes | str) else None
+
+
+def same_body(sent: Any, stored: Any) -> bool:
+    """The request sent is the stored one: the same bytes, or the same JSON written another way
+    (spacing, escapes: a client serialises differently from the recorder)."""
+    a, b = _body(sent), _body(stored)
+    if a == b:
+        return True
+    if a is None or b is None:
+        return False
+    return _same_json(a, b)
+
+
+@lru_cache(maxsize=1024)
+def _same_json(a: bytes | str, b: bytes | str) -> bool:
+    """Remembered: a suite replays the same requests, written the same way, many times."""
+    try:
+        return bool(json.loads(a) == json.loads(b))
+    except (ValueError, RecursionError):
+        return False
+
+
+def _as_recorded(cassette: Any, request: Any) -> Any:
+    """``request`` through the cassette's record filters (scrubbed secrets, ignored hosts), so
+    it compares with the stored request like for like; None when a filter drops it."""
+    try:
+        return cassette._before_record_request(request)
+    except Exception:  # a user's filter failing here must not fail the test
+        return request
+
+
+Observer = Callable[[str, int, Any, Mapping[str, Any], Any], None]
+"""``(cassette path, interaction index, request as sent, response, stored request or None)``."""
+
+
+@dataclass(slots=True)
+class VcrPatch:
+    """vcrpy's replay and record points, wrapped to report each interaction to ``observer``."""
+
+    observer: Observer
+    _loading: threading.local = field(default_factory=threading.local)
+    _originals: list[tuple[Any, str, Any]] = field(default_factory=list)
+
+    def install(self) -> None:
+        from vcr.cassette import Cassette
+
+        patch = self
+        play, append, load = Cassette.play_response, Cassette.append, Cassette._load
+
+        def play_response(cassette: Any, request: Any) -> Any:
+            before = dict(cassette.play_counts)
+            response = play(cassette, request)
+            played = [i for i, n in cassette.play_counts.items() if before.get(i) != n]
+            index = played[0] if played else -1
+            stored = cassette.data[index][0] if 0 <= index < len(cassette.data) else request
+            # a request sent as recorded is the stored one (checked once, here); the record
+            # filters matter only to one sent otherwise
+            sent = stored if same_body(request, stored) else _as_recorded(cassette, request)
+            patch.observer(
+                cassette._path, index, stored if sent is None else sent, response, stored
+            )
+            return response
+
+        def record(cassette: Any, request: Any, response: Any) -> None:
+            if getattr(patch._loading, "active", False):
+                append(cassette, request, response)
+                return
+            index = len(cassette.data)
+            append(cassette, request, response)
+            patch.observer(cassette._path, index, request, response, None)
+
+        def loading(cassette: Any) -> None:
+            patch._loading.active = True
+            try:
+                load(cassette)
+            finally:
+                patch._loading.active = False
+
+        self._originals = [
+            (Cassette, "play_response", play),
+            (Cassette, "append", append),
+            (Cassette, "_load", load),
+        ]
+        Cassette.play_response = play_response
+        Cassette.append = record
+        Cassette._load = loading
+
+    def uninstall(self) -> None:
+        for owner, name, original in self._originals:
+            setattr(owner, name, original)
+        self._originals = []
