@@ -17,7 +17,7 @@ from typing import Any
 from costsim.metering.models import encoding_for
 from costsim.metering.serialise import block_tokens
 from costsim.metering.tokenizers import counter
-from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.model import Call, TextBlock, ToolDef, ToolResultBlock, ToolUseBlock
 from costsim.pricing.ledger import MeteredCall, Totals
 
 __all__ = [
@@ -120,33 +120,57 @@ def group_cost(
     return dict(groups)
 
 
-def _call_tools(call: Call) -> dict[str, list[int]]:
+class _Counts:
+    """Token counts of tool definitions and results, each object counted once: a variant's
+    requests share most of their blocks with the recording's."""
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[int, str], tuple[object, int]] = {}
+
+    def of(self, item: ToolDef | ToolResultBlock, encoding: str) -> int:
+        hit = self._seen.get((id(item), encoding))
+        if hit is not None and hit[0] is item:
+            return hit[1]
+        count = counter(encoding)
+        if isinstance(item, ToolResultBlock):
+            tokens = block_tokens(item, count).tokens
+        else:
+            tokens = count(item.name) + count(item.description) + count(str(item.input_schema))
+        self._seen[(id(item), encoding)] = (item, tokens)
+        return tokens
+
+
+def _call_tools(call: Call, counts: _Counts) -> dict[str, list[int]]:
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
-    count = counter(encoding_for(call))
+    encoding = encoding_for(call)
     for tool in call.tools:
         entry = table[tool.name]
         entry[0] += 1
-        entry[1] += count(tool.name) + count(tool.description) + count(str(tool.input_schema))
+        entry[1] += counts.of(tool, encoding)
     names = {b.id: b.name for m in call.messages for b in m.content if isinstance(b, ToolUseBlock)}
     for message in call.messages:
         for block in message.content:
             if isinstance(block, ToolResultBlock):
                 name = names.get(block.tool_use_id, "(unknown tool)")
-                table[name][2] += block_tokens(block, count).tokens
+                table[name][2] += counts.of(block, encoding)
     return table
 
 
 def tool_tokens(
-    calls: Iterable[MeteredCall], memo: dict[int, tuple[Call, dict[str, list[int]]]] | None = None
+    calls: Iterable[MeteredCall],
+    memo: dict[int, tuple[Call, dict[str, list[int]]]] | None = None,
+    counts: _Counts | None = None,
 ) -> dict[str, ToolUse]:
     """Per tool: requests sending it, definition tokens, result tokens (offline counts);
-    ``memo`` keeps each request's counts for the other columns it appears in."""
+    ``memo`` keeps each request's counts for the other columns it appears in, ``counts``
+    each definition's and result's."""
     memo = {} if memo is None else memo
+    counts = _Counts() if counts is None else counts
     table: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0])
     for item in calls:
         hit = memo.get(id(item.call))
         if hit is None or hit[0] is not item.call:
-            hit = memo[id(item.call)] = (item.call, _call_tools(item.call))
+            hit = memo[id(item.call)] = (item.call, _call_tools(item.call, counts))
         for name, values in hit[1].items():
             entry = table[name]
             for index, value in enumerate(values):
@@ -167,6 +191,7 @@ class Grouper:
 
     agents: AgentMatcher = field(default_factory=AgentMatcher)
     memo: dict[int, tuple[Call, dict[str, list[int]]]] = field(default_factory=dict)
+    counts: _Counts = field(default_factory=_Counts)
 
     def tables(self, calls: list[MeteredCall]) -> dict[str, dict[str, Any]]:
         return {
@@ -175,7 +200,7 @@ class Grouper:
             "provider": group_cost(calls, lambda m: m.call.provider),
             "flavour": group_cost(calls, lambda m: m.call.flavour.value),
             "agent": group_cost(calls, lambda m: self.agents.role(m.call)),
-            "tool": tool_tokens(calls, self.memo),
+            "tool": tool_tokens(calls, self.memo, self.counts),
         }
 
 

@@ -12,7 +12,7 @@ run's memory is its summaries.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from decimal import Decimal
 from pathlib import Path
@@ -162,7 +162,9 @@ def _as_recorded(recorded: VariantPart, events: list[Event]) -> VariantPart:
 
 
 class _Runs:
-    """Runs variants on an engine, billing every run that changes nothing only once."""
+    """Runs variants on an engine, billing every run that changes nothing only once, and
+    every set of steps once (a variant without one of its steps, for attribution, is often
+    another variant of the comparison)."""
 
     def __init__(self, engine: Engine, as_of: datetime | None, grouper: Grouper) -> None:
         self.engine, self.as_of, self.grouper = engine, as_of, grouper
@@ -170,8 +172,21 @@ class _Runs:
         self.baseline_calls = self.baseline.metered(as_of=as_of)
         self.tables = grouper.tables(self.baseline_calls)
         self._recorded: VariantPart | None = None
+        self._done: dict[str, tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]]
+        self._done = {}
 
     def part(
+        self, variant: Variant
+    ) -> tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]:
+        key = repr(variant.steps)
+        done = self._done.get(key)
+        if done is None:
+            done = self._done[key] = self._run(variant)
+        item, tables, calls = done
+        # its own lists: a part's attribution is filled in afterwards
+        return replace(item, events=list(item.events), reduced=[]), tables, calls
+
+    def _run(
         self, variant: Variant
     ) -> tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]:
         result = self.engine.run(variant)
