@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 import yaml
 from click.testing import CliRunner, Result
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from costsim.analysis.checks import check_cassette
 from costsim.analysis.secret_rules import Severity, is_placeholder
@@ -297,3 +299,17 @@ def test_cli_unknown_rule_is_a_usage_error(tmp_path: Path) -> None:
     assert result.exit_code == 2
     assert "Did you mean 'openai-api-key'" in result.stderr
     assert "Traceback" not in result.output
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_prefix_scan_misses_no_key(data: st.DataObject) -> None:
+    """Texts without a key prefix skip the per-rule scans: every rule's match starts where
+    the prefix scan finds one, whatever text surrounds it."""
+    from costsim.analysis import secrets
+    from costsim.analysis.secret_rules import KEY_RULES
+
+    rule = data.draw(st.sampled_from(KEY_RULES))
+    text = data.draw(st.from_regex(rule.pattern, fullmatch=False))
+    for match in rule.pattern.finditer(text):
+        assert secrets._ANY_KEY.match(text, match.start()), (rule.id, match.group(0))
