@@ -9,10 +9,9 @@ from pathlib import Path
 
 from costsim.analysis.checks import Finding, check_cassette, validate_rules
 from costsim.analysis.secret_rules import Severity
-from costsim.errors import ConfigError, CostsimError
-from costsim.io.cassette import load_cassette
-from costsim.io.walk import Found, Progress, Selection, find_cassettes
-from costsim.providers.normalise import normalise
+from costsim.errors import ConfigError
+from costsim.io.walk import Progress, Selection, find_cassettes
+from costsim.model import CassetteTrace
 
 __all__ = [
     "SORT_KEYS",
@@ -20,7 +19,10 @@ __all__ = [
     "CassetteListing",
     "Finding",
     "check_cassettes",
-    "list_cassettes",
+    "check_sort",
+    "listing",
+    "sorted_listings",
+    "unreadable",
 ]
 
 
@@ -37,15 +39,20 @@ class CassetteListing:
     """Why the file could not be read (then it has no calls)."""
 
 
-def _listing(path: Path) -> CassetteListing:
+def unreadable(path: Path, error: str) -> CassetteListing:
+    """The listing of a file that could not be read: its size and why."""
     try:
-        trace = normalise(load_cassette(path))
-    except CostsimError as exc:
         size = path.stat().st_size
-        return CassetteListing(path, None, None, 0, (), (), size, error=exc.args[0])
+    except OSError:
+        size = 0
+    return CassetteListing(path, None, None, 0, (), (), size, error=error)
+
+
+def listing(trace: CassetteTrace) -> CassetteListing:
+    """What one cassette holds."""
     dates = [c.recorded_at for c in trace.calls if c.recorded_at is not None]
     return CassetteListing(
-        path=path,
+        path=trace.path,
         first=min(dates, default=None),
         last=max(dates, default=None),
         calls=len(trace.calls),
@@ -72,22 +79,14 @@ def _tick(progress: Progress | None, what: str, done: int, total: int) -> None:
         progress(what, done, total)
 
 
-def list_cassettes(
-    paths: Iterable[Path],
-    *,
-    sort: str = "name",
-    selection: Selection | None = None,
-    progress: Progress | None = None,
-) -> tuple[list[CassetteListing], Found]:
-    """One listing per cassette under ``paths``, sorted; and what the walk found."""
+def check_sort(sort: str) -> None:
     if sort not in SORT_KEYS:
         raise ConfigError(f"cannot sort by {sort!r}; valid: {', '.join(SORT_KEYS)}")
-    found = find_cassettes(list(paths), selection)
-    items = []
-    for done, path in enumerate(found.files, start=1):
-        items.append(_listing(path))
-        _tick(progress, "reading", done, len(found.files))
-    return sorted(items, key=SORT_KEYS[sort]), found
+
+
+def sorted_listings(items: Iterable[CassetteListing], sort: str) -> list[CassetteListing]:
+    check_sort(sort)
+    return sorted(items, key=SORT_KEYS[sort])
 
 
 @dataclass(frozen=True, slots=True)

@@ -300,12 +300,18 @@ def list_cassettes(
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
     progress: Progress | None = None,
+    jobs: int | None = None,
+    cache: bool | None = None,
 ) -> CassetteList:
-    """One entry per cassette: recorded dates, LLM calls, providers, models, size."""
-    items, found = cassettes.list_cassettes(
-        paths_of(paths), sort=sort, selection=Selection.of(include, exclude), progress=progress
-    )
-    return CassetteList(items, warnings=tuple(found.warnings()))
+    """One entry per cassette: recorded dates, LLM calls, providers, models, size (a file
+    that cannot be read is listed with why). Loaded as :func:`load` loads them."""
+    cassettes.check_sort(sort)
+    found = find_cassettes(paths_of(paths), Selection.of(include, exclude))
+    settings = with_progress(resolve(jobs, cache), progress, "reading")
+    traces, skipped = load_all(found.files, lenient=True, settings=settings)
+    items = [cassettes.listing(trace) for trace in traces]
+    items += [cassettes.unreadable(item.path, item.error) for item in skipped]
+    return CassetteList(cassettes.sorted_listings(items, sort), warnings=tuple(found.warnings()))
 
 
 def check_cassettes(

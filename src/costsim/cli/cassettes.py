@@ -6,7 +6,14 @@ from pathlib import Path
 
 import click
 
-from costsim.cli._common import Output, handle_errors, output_options, paths_argument, walk_options
+from costsim.cli._common import (
+    Output,
+    handle_errors,
+    loading_options,
+    output_options,
+    paths_argument,
+    walk_options,
+)
 
 SORTS = ("name", "date", "calls", "size")
 
@@ -22,6 +29,7 @@ def cassettes() -> None:
 @walk_options
 @output_options
 @handle_errors
+@loading_options
 def list_cassettes(
     paths: tuple[Path, ...],
     sort: str,
