@@ -8,9 +8,12 @@ import json
 import pickle
 import re
 import shutil
+import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
+import yaml
 
 from costsim.plugin import recorder
 from costsim.plugin.helper import ENV
@@ -142,16 +145,14 @@ def test_the_test_process_imports_nothing_heavy(project: pytest.Pytester) -> Non
 KILL = """
 import os
 import signal
+import time
 
-import multiprocessing
-import pytest
+from costsim.plugin import hooks
 
 
 def pytest_collection_finish(session):
-    for child in multiprocessing.active_children():
-        if child.name == "costsim-meter":
-            os.kill(child.pid, signal.SIGKILL)
-            child.join()
+    os.kill(session.config.stash[hooks.SESSION].pid, signal.SIGKILL)
+    time.sleep(0.2)
 """
 
 
@@ -187,7 +188,7 @@ def test_a_note_the_pipe_cannot_carry_loses_only_itself() -> None:
     notes.observe("a.yaml", 1, _request(b"{}"), {"status": {"code": 200}, "odd": lambda: 0})
     notes.observe("a.yaml", 2, _request(b"{}"), {"status": {"code": 200}})
     notes._flush()
-    carried = [item[3] for _, batch in pipe.sent for item in batch]
+    carried = [item[4] for _, batch in pipe.sent for item in batch]
     assert carried == [0, 2]
     assert len(notes.internal_errors) == 1
     assert "a.yaml interaction 1" in notes.internal_errors[0]
@@ -206,3 +207,164 @@ def test_setup_travels_whole() -> None:
     """What the metering process is told at the start is plain data."""
     setup = Setup(drift="fail", notes=("a note",))
     assert pickle.loads(pickle.dumps(setup)) == setup
+
+
+def _both(pytester: pytest.Pytester, *args: str) -> tuple[str, str]:
+    """The costsim part of the output, in the metering process and in the test process."""
+    parts = []
+    for mode in ("1", "0"):
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv(ENV, mode)
+            result = pytester.runpytest_subprocess("--costsim", *args)
+        text = result.stdout.str()
+        assert "INTERNALERROR" not in text + result.stderr.str()
+        parts.append(re.sub(r" in [\d.]+s", "", text[text.index("costsim:") :]))
+    return parts[0], parts[1]
+
+
+TWICE = """
+import json
+import os
+
+import pytest
+import requests
+import vcr
+
+
+@pytest.mark.parametrize("folder", ["one", "two"])
+def test_in_its_folder(folder, monkeypatch):
+    monkeypatch.chdir(folder)
+    with open("agent.yaml") as f:
+        import yaml
+        bodies = [json.loads(i["request"]["body"]) for i in yaml.safe_load(f)["interactions"]]
+    with vcr.use_cassette("agent.yaml", record_mode="none"):
+        for body in bodies[:2]:
+            requests.post("https://api.anthropic.com/v1/messages", json=body)
+"""
+
+
+def test_a_test_that_changes_folder_meters_its_own_cassette(pytester: pytest.Pytester) -> None:
+    """Two cassettes of one relative name, each in the folder its test moved to."""
+    text = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    for folder, scale in (("one", 1), ("two", 2)):
+        (pytester.path / folder).mkdir()
+        doubled = re.sub(
+            r'"input_tokens":(\d+)',
+            lambda m, scale=scale: f'"input_tokens":{int(m[1]) * scale}',
+            text,
+        )
+        (pytester.path / folder / "agent.yaml").write_text(doubled)
+    pytester.makepyfile(test_folders=TWICE)
+    beside, here = _both(pytester, "-p", "no:randomly")
+    assert beside == here
+    assert "one/agent.yaml" not in beside  # names are relative to where the run started
+    rows = [line for line in here.splitlines() if "test_in_its_folder" in line]
+    assert len(rows) == 2 and rows[0].split()[-1] != rows[1].split()[-1]
+
+
+def test_calls_noted_from_many_threads_are_all_metered() -> None:
+    """A real metering process, noted to by eight threads at once (an SDK's pool): every call
+    arrives and is metered, none is lost or garbled on the pipe."""
+    cassette = EXAMPLES / "anthropic_support_agent.yaml"
+    interaction = yaml.safe_load(cassette.read_text())["interactions"][0]
+    stored = recorder.PlainRequest(
+        interaction["request"]["method"],
+        interaction["request"]["uri"],
+        interaction["request"]["body"],
+        interaction["request"]["headers"],
+    )
+    notes = recorder.Recorder.start(Setup())
+    assert notes is not None
+    try:
+
+        def call(n: int) -> None:  # each its own interaction: every note carries its bodies
+            notes.observe(str(cassette), n, stored, interaction["response"], stored)
+
+        with notes.attributing("t::threads"), ThreadPoolExecutor(8) as pool:  # as pytest does
+            list(pool.map(call, range(2_000)))
+        metered = notes.calls("t::threads")
+    finally:
+        notes.close()
+    assert len(metered) == 2_000 and not notes.internal_errors
+    assert {m.usage.prompt_total for m in metered} == {2042}
+
+
+FORKS = (
+    SUITE.split("@pytest.fixture", maxsplit=1)[0]
+    + """
+import os
+
+
+def test_forks():
+    _replay(2)
+    pid = os.fork()
+    if pid == 0:  # a child the test forks: its calls are its own
+        _replay(3)
+        os._exit(0)
+    os.waitpid(pid, 0)
+    _replay(1)
+"""
+)
+
+
+def test_a_forked_child_counts_nothing_twice(project: pytest.Pytester) -> None:
+    project.makepyfile(test_suite=FORKS)
+    beside, here = _both(project)
+    assert beside == here
+    assert re.search(r"test_forks\s+3\b", here)
+
+
+BROKEN_SUMMARY = """
+import costsim.plugin.local as local
+
+def explode(*args, **kwargs):
+    raise RuntimeError("boom")
+
+local.summary_lines = explode
+"""
+
+
+def test_a_summary_that_fails_is_a_costsim_failure_in_both(project: pytest.Pytester) -> None:
+    project.makeconftest(BROKEN_SUMMARY)
+    project.makepyfile(
+        test_suite=SUITE.split("@pytest.fixture", maxsplit=1)[0]
+        + "\ndef test_one():\n    _replay(1)\n"
+    )
+    beside, here = _both(project)
+    assert beside == here
+    assert "costsim internal error: summary: RuntimeError: boom" in " ".join(here.split())
+    assert "Traceback" not in beside
+
+
+DAEMON = """
+import multiprocessing
+import sys
+
+import pytest
+
+
+def run(queue):
+    queue.put(pytest.main(["-q", "-p", "no:cacheprovider", "--costsim", "test_suite.py"]))
+
+
+if __name__ == "__main__":
+    queue = multiprocessing.get_context("fork").Queue()
+    worker = multiprocessing.get_context("fork").Process(target=run, args=(queue,), daemon=True)
+    worker.start()
+    worker.join()
+    sys.exit(queue.get())
+"""
+
+
+def test_a_run_inside_a_daemonic_worker_still_meters(project: pytest.Pytester) -> None:
+    project.makepyfile(
+        test_suite=SUITE.split("@pytest.fixture", maxsplit=1)[0]
+        + "\ndef test_one():\n    _replay(2)\n"
+    )
+    (project.path / "orchestrate.py").write_text(DAEMON)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV, "1")
+        result = project.run(sys.executable, "orchestrate.py")
+    assert result.ret == 0, result.stdout.str() + result.stderr.str()
+    assert "internal error" not in result.stdout.str()
+    result.stdout.fnmatch_lines(["*test_one*2*4,193*"])

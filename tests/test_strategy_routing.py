@@ -158,3 +158,26 @@ def test_routing_over_the_corpus(corpus: Path) -> None:
         and totals.cost_usd < base.cost_usd
     )
     assert result.divergences > 0
+
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+IMAGE_CALLS = (
+    CORPUS
+    / "crewAIInc__crewAI"
+    / "lib__crewai__tests__cassettes__TestAgentMultimodalOpenAI.test_image_file"
+    "[openai-gpt-4o-mini].yaml"
+)
+
+
+@pytest.mark.skipif(not IMAGE_CALLS.is_file(), reason="the real-cassette corpus is absent")
+def test_a_band_is_never_wider_than_estimating_the_routed_prompt_afresh() -> None:
+    """gpt-4o-mini bills a 640x480 image as 14,214 tokens, gpt-4o as about 470: routing moves
+    the prompt by 13,742 tokens, all by the providers' image rules. The band must follow the
+    prompt it leads to, not the size of the move (it was ±$1.53 on a $0.0036 cost)."""
+    from costsim.api import simulate
+
+    result = simulate(IMAGE_CALLS, "routing:default=gpt-4o", cache=False)
+    summary = result.data.variants[0]
+    cost = summary.cost
+    assert cost.value is not None and summary.totals.prompt_tokens == 944
+    assert cost.half <= 5 * cost.value  # a wide band, for a weak table, but not a runaway one

@@ -155,3 +155,11 @@ def test_every_corpus_cassette_is_read_in_one_pass_alike() -> None:
     for path in files:
         text = path.read_text()
         assert same(load_plain(text), load_yaml(text)), path
+
+
+@pytest.mark.parametrize("scalar", ["!!bool maybe", "!!int ''", "!!timestamp foo", "!!float x"])
+def test_a_value_that_does_not_fit_its_tag_is_one_sentence(tmp_path: Path, scalar: str) -> None:
+    path = tmp_path / "c.yaml"
+    text = f"interactions:\n- request: {{body: {scalar}}}\n"
+    with pytest.raises(CassetteError, match="unreadable YAML"):
+        parse_document(path, text, len(text))

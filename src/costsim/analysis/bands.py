@@ -137,7 +137,11 @@ def _prompt_error(item: SimulatedCall, usage: Usage, meter: Meter) -> float:
         return usage.prompt_total * meter.expected_error(origin).p90 / 100 * PROMPT_FACTOR
     if call is origin or call == origin:
         return 0.0
-    return changed_prompt_error(meter, origin, call)
+    # never less sure than estimating the changed prompt afresh: a delta between models
+    # (routing) can dwarf the prompt it leads to (an image billed 14,000 tokens on one model
+    # and 470 on the other), and its error with it
+    whole = usage.prompt_total * meter.expected_error(call).p90 / 100 * PROMPT_FACTOR
+    return min(changed_prompt_error(meter, origin, call), whole)
 
 
 def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> float:

@@ -1,7 +1,7 @@
 """What a test run is gated on: per-test budgets, regression tolerances, and the
-``[tool.costsim]`` table they are read from. Light on purpose: a pytest run reads these before
-any test runs, and importing them must not import the engine or the price lists (budgets,
-which need pydantic, are imported when first asked for).
+``[tool.costsim]`` table they are read from, and the saved calibration the run estimates
+with. Light on purpose: a pytest run reads these before any test runs, and importing them
+must not import the engine or the price lists.
 """
 
 from __future__ import annotations
@@ -13,13 +13,27 @@ from costsim.io.config import tool_table
 
 if TYPE_CHECKING:
     from costsim.analysis.budgets import Budget
+    from costsim.metering.saved import read_calibration
 
-__all__ = ["METRICS", "TOKEN_METRICS", "Budget", "parse_tolerances", "tool_table"]
+__all__ = [
+    "METRICS",
+    "TOKEN_METRICS",
+    "Budget",
+    "parse_tolerances",
+    "read_calibration",
+    "tool_table",
+]
 
 
 def __getattr__(name: str) -> Any:
+    """What needs pydantic, imported when first asked for: a budget (a test's marker, a
+    ``[tool.costsim]`` table), a saved calibration (checked as the run starts)."""
     if name == "Budget":
         from costsim.analysis.budgets import Budget
 
         return Budget
+    if name == "read_calibration":
+        from costsim.metering.saved import read_calibration
+
+        return read_calibration
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

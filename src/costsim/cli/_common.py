@@ -163,6 +163,12 @@ class Output:
         if not self.quiet:
             click.echo(f"warning: {message}", err=True)
 
+    def fitted(self, message: str) -> list[str]:
+        """``message`` wrapped to the terminal's width (continuation lines indented)."""
+        from costsim.render.text import wrap
+
+        return wrap(message, terminal_width())
+
     def layout(self) -> tuple[str, int, bool, bool]:
         """(format, width, verbose, wide): what the text of a result depends on."""
         return self.fmt, terminal_width(), self.verbose, self.wide

@@ -74,5 +74,8 @@ def calibrate(
         result.save(save)
     out.emit(result)
     if save is not None:
-        click.echo(f"Saved the fit to {save}. Estimate with it: --calibration {save}", err=True)
-        click.echo(f'or in pyproject.toml: [tool.costsim] calibration = "{save}"', err=True)
+        for line in out.fitted(
+            f"Saved the fit to {save}. Estimate with it: --calibration {save}, or in "
+            f'pyproject.toml: [tool.costsim] calibration = "{save}"'
+        ):
+            click.echo(line, err=True)

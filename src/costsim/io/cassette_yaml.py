@@ -65,7 +65,7 @@ def _parse_yaml(path: Path, text: str, *, limit: int) -> Any:
         raise _too_deep(path, text, exc) from None
     except yaml.YAMLError as exc:
         raise _yaml_error(path, text, exc) from None
-    except (NotPlain, ValueError, TypeError, OverflowError):
+    except (NotPlain, ValueError, TypeError, OverflowError, LookupError, AttributeError):
         # anchors, aliases, Python tags, ...; or a scalar no constructor can hold (told
         # below, where a broken line further on is reported first, as always)
         pass
@@ -85,9 +85,12 @@ def _parse_yaml(path: Path, text: str, *, limit: int) -> Any:
         return load_yaml(text)
     except yaml.YAMLError as exc:
         raise _yaml_error(path, text, exc) from None
-    except (ValueError, TypeError, OverflowError) as exc:
+    except (ValueError, TypeError, OverflowError, LookupError, AttributeError) as exc:
         # A scalar the YAML constructors cannot hold: a 5,000-digit integer, a timestamp
-        # with month 13, ... (PyYAML raises these bare, without a position).
+        # with month 13, "!!bool maybe", "!!int ''" ... (PyYAML raises these bare, without a
+        # position, and not always as a ValueError).
+        if isinstance(exc, LookupError | AttributeError):  # their own text says nothing
+            raise CassetteError(path, "unreadable YAML: a value does not fit its tag") from None
         raise CassetteError(path, f"unreadable YAML: {_first_line(exc)}") from None
     except RecursionError:  # pragma: no cover - scan_yaml bounds the depth first
         raise CassetteError(path, f"YAML is nested more than {MAX_DEPTH} levels deep") from None

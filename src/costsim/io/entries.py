@@ -18,7 +18,9 @@ from __future__ import annotations
 import contextlib
 import os
 import sqlite3
+import stat
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 __all__ = ["Entries"]
@@ -44,10 +46,12 @@ class _NotOurs(Exception):
 
 
 class Entries:
-    """Rows of (kind, key, bytes) in ``path``."""
+    """Rows of (kind, key, bytes) in ``path``; ``ours`` says whether its folder is costsim's
+    cache (only there is a damaged or foreign database ever deleted)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, ours: Callable[[], bool] = lambda: True) -> None:
         self.path = path
+        self.ours = ours
 
     def get(self, kind: str, key: str, limit: int) -> bytes | None:
         """An entry's bytes; None when absent, larger than ``limit`` or unreadable."""
@@ -99,9 +103,9 @@ class Entries:
         with _LOCK:
             if key in _CONNECTIONS:
                 return _CONNECTIONS[key]
-        if not create and not self.path.is_file():
+        if not _plain_file(self.path, exists=not create):
             return None
-        connection = _open(self.path)
+        connection = _open(self.path, self.ours)
         with _LOCK:
             _CONNECTIONS[key] = connection
         return connection
@@ -110,10 +114,26 @@ class Entries:
 _DAMAGED = frozenset({"SQLITE_NOTADB", "SQLITE_CORRUPT"})
 
 
-def _open(path: Path) -> sqlite3.Connection | None:
+def _plain_file(path: Path, *, exists: bool) -> bool:
+    """``path`` is a regular file (or, unless it must ``exist``, nothing yet) and neither it
+    nor its folder is a symbolic link: a cache folder from anywhere must not make costsim
+    open, convert or write a database elsewhere."""
+    try:
+        if path.parent.is_symlink():
+            return False
+        status = path.lstat()
+    except FileNotFoundError:
+        return not exists
+    except OSError:
+        return False
+    return stat.S_ISREG(status.st_mode)
+
+
+def _open(path: Path, ours: Callable[[], bool]) -> sqlite3.Connection | None:
     """A connection to costsim's database at ``path``. A file that is not one (damaged, or of
-    another schema) is deleted and the database made afresh; None when it cannot be used (a
-    read-only folder, a lock held too long): the run goes on without the cache."""
+    another schema) is deleted and the database made afresh, in costsim's own cache folder
+    only; None when it cannot be used (a read-only folder, a lock held too long, a foreign
+    file elsewhere): the run goes on without the cache."""
     for attempt in range(2):
         try:
             return _connect(path)
@@ -121,10 +141,10 @@ def _open(path: Path) -> sqlite3.Connection | None:
             pass
         except sqlite3.Error as exc:
             if getattr(exc, "sqlite_errorname", None) not in _DAMAGED:
-                return None
+                return _read_only(path)  # a read-only folder: read what is there
         except OSError:
             return None
-        if attempt:
+        if attempt or not ours():
             return None
         _delete(path)
     return None
@@ -132,6 +152,14 @@ def _open(path: Path) -> sqlite3.Connection | None:
 
 def _connect(path: Path) -> sqlite3.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
+    if path.exists():  # read before anything is changed: a foreign file stays as it was
+        with contextlib.closing(
+            sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
+        ) as peek:
+            peek.execute("PRAGMA trusted_schema = OFF")
+            found = set(peek.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+            if found and found != _EXPECTED:
+                raise _NotOurs
     connection = sqlite3.connect(path, timeout=60, isolation_level=None)
     try:
         connection.execute("PRAGMA trusted_schema = OFF")
@@ -156,6 +184,24 @@ def _connect(path: Path) -> sqlite3.Connection:
     except BaseException:
         connection.close()
         raise
+    return connection
+
+
+def _read_only(path: Path) -> sqlite3.Connection | None:
+    """A connection that only reads costsim's database at ``path`` (a cache folder mounted
+    read-only still serves what it holds); None when even that fails."""
+    if not path.is_file():
+        return None
+    try:
+        uri = f"{path.absolute().as_uri()}?mode=ro"
+        connection = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
+        connection.execute("PRAGMA trusted_schema = OFF")
+        found = set(connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+    except sqlite3.Error:
+        return None
+    if found != _EXPECTED:
+        connection.close()
+        return None
     return connection
 
 

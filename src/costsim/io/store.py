@@ -27,6 +27,7 @@ import os
 import shutil
 import stat
 import tempfile
+import time
 from collections.abc import Iterable
 from functools import cache
 from importlib import metadata, resources
@@ -65,6 +66,7 @@ def content_digest(data: bytes) -> str:
 
 
 _DIGESTS: dict[str, tuple[tuple[int, int, int, int], str]] = {}
+_RACY_SECONDS = 2.0
 
 
 def file_digest(path: Path) -> tuple[str, int] | None:
@@ -85,7 +87,9 @@ def file_digest(path: Path) -> tuple[str, int] | None:
     except OSError:
         return None
     digest = content_digest(data)
-    if len(data) == status.st_size:
+    # a file written within the last seconds may be written again within the same clock
+    # tick of a coarse file system, unseen by its stamp ("racy clean"): not remembered
+    if len(data) == status.st_size and time.time() - status.st_mtime > _RACY_SECONDS:
         _DIGESTS[name] = (stamp, digest)
     return digest, len(data)
 
@@ -114,7 +118,7 @@ class CacheStore:
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self._rows = Entries(root / f"v{FORMAT_VERSION}" / _DATABASE)
+        self._rows = Entries(root / f"v{FORMAT_VERSION}" / _DATABASE, self.is_cache)
 
     def _path(self, kind: str, key: str) -> Path:
         suffix = _SUFFIXES.get(kind, ".json")
@@ -210,12 +214,17 @@ class CacheStore:
             )
         entries = self._rows.count()
         self._rows.forget()
-        for version in self.root.glob("v[0-9]*"):
-            if version.is_dir() and not version.is_symlink():
-                entries += len(_entries(version))
-                shutil.rmtree(version, ignore_errors=True)
-        for name in ("CACHEDIR.TAG", ".gitignore"):
-            (self.root / name).unlink(missing_ok=True)
+        try:
+            for version in self.root.glob("v[0-9]*"):
+                if version.is_dir() and not version.is_symlink():
+                    entries += len(_entries(version))
+                    shutil.rmtree(version)
+            for name in ("CACHEDIR.TAG", ".gitignore"):
+                (self.root / name).unlink(missing_ok=True)
+        except OSError as exc:
+            raise ConfigError(
+                f"{self.root}: the cache cannot be cleared ({exc.strerror or exc})"
+            ) from None
         with contextlib.suppress(OSError):
             self.root.rmdir()  # only when nothing else is in it
         return entries

@@ -67,7 +67,8 @@ def _parse(name: str, data: bytes, _stamp: int) -> CalibrationReport:
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
-        problem = f"{where}: {error['msg']}" if where else error["msg"]
+        problem = "not JSON" if error["type"] == "json_invalid" else error["msg"]
+        problem = f"{where}: {problem}" if where else problem
         raise ConfigError(
             f"{name}: not a calibration saved by 'costsim calibrate --save' ({problem})"
         ) from None

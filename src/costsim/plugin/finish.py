@@ -70,8 +70,9 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
 
 def _save(run: Run, state: CostsimSession, name: str) -> None:
     path = baseline_path(run.root, name)
-    if run.collect_only or run.stopped or run.exitstatus in _NOT_SAVED or not state.selected:
-        state.notes.append(f"baseline {name} not saved: no tests ran to completion")
+    why = _not_saved(run, state)
+    if why is not None:
+        state.notes.append(f"baseline {name} not saved: {why}")
         return
     tests = state.costs()
     kept: dict[str, TestCost] = {}
@@ -87,6 +88,19 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
     )
 
 
+def _not_saved(run: Run, state: CostsimSession) -> str | None:
+    """Why a run's figures are not a baseline (None: they are)."""
+    if run.collect_only:
+        return "--collect-only runs no test"
+    if run.exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "the run was interrupted"
+    if run.stopped:
+        return "the run stopped early (-x or --maxfail)"
+    if run.exitstatus in _NOT_SAVED or not state.selected:
+        return "no tests ran to completion"
+    return None
+
+
 def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
     report = run.option("report")
     if report:
@@ -94,6 +108,7 @@ def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
 
         strategies = run.option("strategies")
         write_report(Path(report), state, failures, strategies=strategies)
+        state.notes.append(f"report written: {display_path(Path(report))}")
 
 
 def finish(run: Run, state: CostsimSession) -> list[str]:

@@ -10,8 +10,10 @@ process (:class:`~costsim.plugin.local.LocalState` runs there and here).
 
 Forking is safe only where the test process has no other thread yet and the platform forks
 well (Linux); anywhere else, or with ``COSTSIM_METER_PROCESS=0``, or on one core, the calls are
-metered in the test process, as before. If the metering process stops, the run says so and
-its costsim part fails: a count is never silently short.
+metered in the test process, as before. The process is forked directly (``os.fork``), not
+through :mod:`multiprocessing`, so that nothing of the test process's own use of
+multiprocessing (daemonic workers, exit hooks in forked children) can stop it. If it stops
+anyway, the run says so and its costsim part fails: a count is never silently short.
 """
 
 from __future__ import annotations
@@ -38,25 +40,36 @@ def forkable() -> bool:
     wanted = os.environ.get(ENV, "").strip().lower()
     if wanted in ("0", "no", "off", "false"):
         return False
-    if not sys.platform.startswith("linux") or threading.active_count() != 1:
+    if not sys.platform.startswith("linux") or not hasattr(os, "register_at_fork"):
+        return False
+    if threading.active_count() != 1:
         return False
     return wanted in ("1", "yes", "on", "true") or (os.cpu_count() or 1) > 1
 
 
-def start(setup: Setup) -> tuple[Any, Connection] | None:
-    """A metering process (forked now) and the test process's end of its pipe."""
-    context = multiprocessing.get_context("fork")
-    ours, theirs = context.Pipe()
-    process = context.Process(target=serve, args=(theirs, setup), name="costsim-meter", daemon=True)
+def start(setup: Setup) -> tuple[int, Connection] | None:
+    """A metering process (forked now): its process id and the test process's end of its
+    pipe; None when it cannot be started (the run then meters in the test process)."""
     try:
-        process.start()
+        ours, theirs = multiprocessing.Pipe()
     except OSError:
         return None
+    try:
+        pid = os.fork()
+    except OSError:
+        ours.close()
+        theirs.close()
+        return None
+    if pid == 0:  # the metering process: never returns into the test run
+        code = 1
+        try:
+            ours.close()
+            serve(theirs, setup)
+            code = 0
+        finally:
+            os._exit(code)
     theirs.close()
-    return process, ours
-
-
-Message = tuple[str, Any]
+    return pid, ours
 
 
 def serve(connection: Connection, setup: Setup) -> None:
@@ -69,7 +82,7 @@ def serve(connection: Connection, setup: Setup) -> None:
     while True:
         try:
             kind, payload = connection.recv()
-        except (EOFError, OSError):
+        except Exception:  # the test process went away, or the stream broke: stop
             return
         if kind == "close":
             return
@@ -97,7 +110,7 @@ def _handlers(state: Any) -> dict[str, Callable[[Any], Any]]:
                     state.observe(*item[1:])
             except Exception as exc:  # a costsim bug: the run hears of it at the end
                 state.internal_errors.append(
-                    f"{item[1]}: {item[2]} interaction {item[3]}: costsim could not meter it "
+                    f"{item[1]}: {item[3]} interaction {item[4]}: costsim could not meter it "
                     f"({type(exc).__name__}: {exc}); please report it"
                 )
         state.meter(done)  # tests that have moved on: metered now, not at the end

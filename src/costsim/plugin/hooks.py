@@ -329,10 +329,14 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
         if state is not None:
             _summary(terminalreporter, config, state)
     except Exception as exc:  # costsim's own bug: say so, keep pytest's own summary
+        from costsim.plugin.run import MeteringError
+
+        why = (
+            str(exc) if isinstance(exc, MeteringError) else f"summary: {type(exc).__name__}: {exc}"
+        )
         failures = [
             *failures,
-            f"costsim internal error: summary: {type(exc).__name__}: {exc} "
-            "(a costsim bug; please report it)",
+            f"costsim internal error: {why} (a costsim bug; please report it)",
         ]
     if failures:
         from costsim.plugin.run import wrap

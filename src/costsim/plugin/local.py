@@ -9,6 +9,7 @@ doors give the same figures, because both are this class over one
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
@@ -32,7 +33,7 @@ class LocalState:
         self.session.notes.extend(setup.notes)
         self.session.meter = TestMeter(setup.calibration)
         self._stored: dict[tuple[str, int, int, int], tuple[Any, Mapping[str, Any]]] = {}
-        self._summary: tuple[SummaryOptions, list[str]] | None = None
+        self._summary: tuple[SummaryOptions, list[str] | Exception] | None = None
 
     # --- what the hooks keep (shared with the test process's recorder) -------------------
 
@@ -75,27 +76,30 @@ class LocalState:
     def observe(
         self,
         test: str,
-        cassette_path: str,
+        file: str,
+        shown: str,
         index: int,
         request: Any,
         response: Mapping[str, Any],
         stored: Any,
         stamp: tuple[str, int, int, int] | None,
     ) -> None:
-        """One call, seen by the test process while ``test`` ran; ``stamp`` names a replayed
-        interaction of an unchanged file, whose request and response are then kept, so that
-        its next replays (:meth:`observe_again`) need not be sent again."""
+        """One call, seen by the test process while ``test`` ran, of the cassette at
+        ``file`` (absolute: the test process may have changed folder) that reports name
+        ``shown``; ``stamp`` names a replayed interaction of an unchanged file, whose request
+        and response are then kept, so that its next replays (:meth:`observe_again`) need not
+        be sent again."""
         if stamp is not None and stored is not None:
             self._stored.setdefault(stamp, (stored, response))
         with self.session.attributing(test):
-            self.session.observe(cassette_path, index, request, response, stored)
+            self.session.observe(file, index, request, response, stored, shown=shown)
 
     def observe_again(
-        self, test: str, cassette_path: str, index: int, stamp: tuple[str, int, int, int]
+        self, test: str, file: str, shown: str, index: int, stamp: tuple[str, int, int, int]
     ) -> None:
         """A replay, sent as recorded, of an interaction :meth:`observe` has seen."""
         stored, response = self._stored[stamp]
-        self.observe(test, cassette_path, index, stored, response, stored, None)
+        self.observe(test, file, shown, index, stored, response, stored, None)
 
     # --- the ends ------------------------------------------------------------------------
 
@@ -127,17 +131,27 @@ class LocalState:
         self.session.merge_worker(output)
 
     def meter(self, tests: set[str]) -> None:
-        """Meter ``tests``' calls ahead of the end (each is memoised until it calls again)."""
+        """Meter ``tests``' calls ahead of the end (each is memoised until it calls again).
+        Only a head start: a test whose calls fail to meter here fails again at the end,
+        where the failure is reported, so it is not reported twice."""
         for test in tests:
-            self.session.calls(test)
+            with contextlib.suppress(Exception):
+                self.session.calls(test)
 
     def prepare_summary(self, options: SummaryOptions | None) -> None:
-        """Render the summary ahead of the test process asking for it."""
-        if options is not None:
+        """Render the summary ahead of the test process asking for it (a failure is kept
+        for the asking)."""
+        if options is None:
+            return
+        try:
             self._summary = (options, summary_lines(self.session, options))
+        except Exception as exc:
+            self._summary = (options, exc)
 
     def summary(self, options: SummaryOptions) -> list[str]:
         prepared = self._summary
         if prepared is not None and prepared[0] == options:
+            if isinstance(prepared[1], Exception):
+                raise prepared[1]
             return prepared[1]
         return summary_lines(self.session, options)

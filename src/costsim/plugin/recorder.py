@@ -5,6 +5,10 @@ over in batches; it keeps what the hooks read before any test runs (markers, the
 selected). A replay of an interaction already handed over, sent as recorded, is a note of a
 few fields: no body is copied twice. Light on purpose: it imports vcrpy and the standard
 library only, so the run pays nothing for costsim's engine.
+
+Calls may come from several threads (an SDK's pool): noting and asking hold one lock. A
+process the tests fork inherits the recorder: there it notes nothing (as metering in the test
+process counts nothing a forked child does), so no call is counted twice.
 """
 
 from __future__ import annotations
@@ -12,21 +16,36 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
+import signal
+import threading
+import time
+import weakref
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
+from pathlib import Path
 from typing import Any
 
-from costsim.plugin.run import Run, Setup
+from costsim.plugin.run import MeteringError, Run, Setup
 from costsim.plugin.vcr_patch import VcrPatch, same_body
+from costsim.render.text import display_path
 
 __all__ = ["PlainRequest", "Recorder"]
 
 BATCH = 256
 """Notes handed over at once."""
-_TIMEOUT = 600.0
-"""Seconds the end of a run waits for the metering process before it gives up on it."""
+_POLL = 1.0
+"""Seconds between checks that the metering process still runs, while an answer is awaited."""
+_LIVE: weakref.WeakSet[Recorder] = weakref.WeakSet()
+
+
+def _in_a_forked_child() -> None:
+    for recorder in list(_LIVE):
+        recorder.forked()
+
+
+os.register_at_fork(after_in_child=_in_a_forked_child)
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +71,8 @@ class PlainRequest:
 class Recorder:
     """What the hooks talk to while the metering process meters."""
 
-    def __init__(self, process: Any, connection: Connection) -> None:
-        self.process = process
+    def __init__(self, pid: int, connection: Connection) -> None:
+        self.pid = pid
         self.connection = connection
         self.current = "<outside tests>"
         self.budgets: dict[str, Any] = {}
@@ -65,6 +84,16 @@ class Recorder:
         self._sent: set[tuple[str, int, int, int]] = set()
         self._patch: VcrPatch | None = None
         self._gone = False
+        self._lock = threading.Lock()
+        self._child = False
+        self._exit: int | None = None
+        _LIVE.add(self)
+
+    def forked(self) -> None:
+        """In a process the tests forked: note nothing, and leave the pipe to the parent."""
+        self._child = True
+        self._batch = []
+        self._lock = threading.Lock()  # a lock held by another thread at the fork stays held
 
     @classmethod
     def start(cls, setup: Setup) -> Recorder | None:
@@ -100,16 +129,34 @@ class Recorder:
         response: Mapping[str, Any],
         stored: Any = None,
     ) -> None:
-        """One replayed (``stored`` is the cassette's request) or recorded interaction."""
-        stamp = _stamp(cassette_path, index) if stored is not None else None
+        """One replayed (``stored`` is the cassette's request) or recorded interaction. Never
+        raises: the user's test must not fail because of costsim."""
+        if self._child:
+            return
+        try:
+            with self._lock:
+                self._observe(cassette_path, index, request, response, stored)
+        except Exception as exc:  # a costsim bug: said at the end, never in the user's test
+            self.internal_errors.append(
+                f"{self.current}: {cassette_path} interaction {index}: costsim could not note "
+                f"it ({type(exc).__name__}: {exc}); please report it"
+            )
+
+    def _observe(
+        self, path: str, index: int, request: Any, response: Mapping[str, Any], stored: Any
+    ) -> None:
+        # the file as an absolute path and its name as reports show it, both from this
+        # process's working folder (a test may change it; the metering process's stays put)
+        file, shown = os.path.abspath(path), display_path(Path(path))
+        stamp = _stamp(file, index) if stored is not None else None
         if stamp is not None and stamp in self._sent and same_body(request, stored):
-            self._note(("again", self.current, cassette_path, index, stamp))
+            self._note(("again", self.current, file, shown, index, stamp))
             return
         if stamp is not None:
             self._sent.add(stamp)
         sent = PlainRequest.of(request)
         kept = PlainRequest.of(stored) if stored is not None else None
-        self._note(("once", self.current, cassette_path, index, sent, response, kept, stamp))
+        self._note(("once", self.current, file, shown, index, sent, response, kept, stamp))
 
     def _note(self, item: tuple[Any, ...]) -> None:
         self._batch.append(item)
@@ -118,7 +165,7 @@ class Recorder:
 
     def _flush(self) -> None:
         batch, self._batch = self._batch, []
-        if not batch or self._gone:
+        if not batch or self._gone or self._child:
             return
         try:
             self.connection.send(("observe", batch))
@@ -133,16 +180,27 @@ class Recorder:
             self.connection.send(("observe", [item]))
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
             self.internal_errors.append(
-                f"{item[1]}: {item[2]} interaction {item[3]}: costsim could not hand it to its "
+                f"{item[1]}: {item[3]} interaction {item[4]}: costsim could not hand it to its "
                 f"metering process ({type(exc).__name__}: {exc}); please report it"
             )
         except (OSError, ValueError) as exc:
             self._lost(exc)
 
+    def _alive(self) -> bool:
+        if self._exit is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                self._exit = -1
+                return False
+            if pid:
+                self._exit = os.waitstatus_to_exitcode(status)
+        return self._exit is None
+
     def _lost(self, exc: BaseException | None = None) -> None:
         if not self._gone:
             self._gone = True
-            code = getattr(self.process, "exitcode", None)
+            code = None if self._alive() else self._exit
             why = f"exit code {code}" if code is not None else type(exc).__name__
             self.internal_errors.append(
                 f"costsim's metering process stopped ({why}): this run's LLM calls are not all "
@@ -151,22 +209,33 @@ class Recorder:
 
     # --- asking ---------------------------------------------------------------------------
 
-    def _ask(self, kind: str, payload: Any, default: Any) -> Any:
-        self._flush()
-        if self._gone:
-            return default
-        try:
-            self.connection.send((kind, payload))
-            if not self.connection.poll(_TIMEOUT):
-                raise TimeoutError(f"no answer in {_TIMEOUT:.0f} s")
-            status, answer = self.connection.recv()
-        except (OSError, EOFError, ValueError, TimeoutError) as exc:
-            self._lost(exc)
-            return default
+    def _ask(self, kind: str, payload: Any, default: Any, *, strict: bool = False) -> Any:
+        """The metering process's answer (after every note so far); on its failure the
+        ``default``, the failure kept as costsim's own (``strict``: raised)."""
+        with self._lock:
+            status, answer = self._exchange(kind, payload)
+        if status == "ok":
+            return answer
+        if strict:
+            raise MeteringError(answer)
         if status == "error":
             self.internal_errors.append(f"{answer} (a costsim bug; please report it)")
-            return default
-        return answer
+        return default
+
+    def _exchange(self, kind: str, payload: Any) -> tuple[str, Any]:
+        self._flush()
+        if self._gone or self._child:
+            return "lost", "costsim's metering process is not running"
+        try:
+            self.connection.send((kind, payload))
+            while not self.connection.poll(_POLL):  # as long as it takes, while it runs
+                if not self._alive():
+                    raise EOFError
+            status, answer = self.connection.recv()
+        except (OSError, EOFError, ValueError, pickle.UnpicklingError) as exc:
+            self._lost(exc)
+            return "lost", "costsim's metering process stopped"
+        return status, answer
 
     def calls(self, test: str) -> list[Any]:
         """``test``'s calls, metered (the ``costsim`` fixture)."""
@@ -194,17 +263,25 @@ class Recorder:
         raise NotImplementedError("an xdist controller meters in its own process")
 
     def summary(self, options: Any) -> list[str]:
-        return list(self._ask("summary", options, []))
+        """The summary lines; a failure is raised (the hook reports it as costsim's)."""
+        return list(self._ask("summary", options, [], strict=True))
 
     def close(self) -> None:
+        if self._child:
+            return
         if not self._gone:
             with contextlib.suppress(OSError, ValueError):
                 self.connection.send(("close", None))
         self._gone = True
         self.connection.close()
-        self.process.join(timeout=5)
-        if self.process.is_alive():
-            self.process.terminate()
+        deadline = time.monotonic() + 5
+        while self._alive() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        if self._alive():
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGTERM)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(self.pid, 0)
 
 
 def _stamp(path: str, index: int) -> tuple[str, int, int, int] | None:

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 __all__ = [
     "OPTIONS",
     "REPORT_SUFFIXES",
+    "MeteringError",
     "Run",
     "Setup",
     "SummaryOptions",
@@ -35,6 +36,10 @@ REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
 OPTIONS = ("save", "compare", "fail", "report", "strategies", "lenient")
 """The ``--costsim-*`` options the end of a run reads (``costsim_save``, ...)."""
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")
+
+
+class MeteringError(Exception):
+    """What the metering process could not do, in its words (``summary: ValueError: ...``)."""
 
 
 def baseline_path(root: Path, name: str) -> Path:

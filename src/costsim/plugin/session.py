@@ -142,14 +142,17 @@ class CostsimSession:
         request: Any,
         response: Mapping[str, Any],
         stored: Any = None,
+        *,
+        shown: str | None = None,
     ) -> None:
-        """Note one replayed (``stored`` is the cassette's request) or recorded interaction.
+        """Note one replayed (``stored`` is the cassette's request) or recorded interaction;
+        ``shown``: how reports name the cassette (default: relative to the working folder).
 
         A call that cannot be read is noted, never raised: the user's test must not fail
         because of costsim. The run fails on it afterwards unless lenient.
         """
         file = cassette_path
-        cassette_path = display_path(Path(cassette_path))  # relative: reports travel
+        cassette_path = shown or display_path(Path(cassette_path))  # relative: reports travel
         try:
             recorded = self._recorded(file, cassette_path, index, request, response, stored)
             if recorded is None:

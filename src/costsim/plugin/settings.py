@@ -54,7 +54,7 @@ class PluginSettings(BaseModel):
         runs); None: the shipped one."""
         if not self.calibration:
             return None
-        from costsim.api.testing import read_calibration
+        from costsim.api.gates import read_calibration
 
         calibration = project.parent / self.calibration
         read_calibration(calibration)

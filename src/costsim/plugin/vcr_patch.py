@@ -30,10 +30,16 @@ def same_body(sent: Any, stored: Any) -> bool:
         return True
     if a is None or b is None:
         return False
+    if len(a) + len(b) > _REMEMBERED:
+        return _same_json.__wrapped__(a, b)
     return _same_json(a, b)
 
 
-@lru_cache(maxsize=1024)
+_REMEMBERED = 256_000
+"""Bodies up to this size together are compared once (the cache then holds at most 32 MB)."""
+
+
+@lru_cache(maxsize=128)
 def _same_json(a: bytes | str, b: bytes | str) -> bool:
     """Remembered: a suite replays the same requests, written the same way, many times."""
     try:

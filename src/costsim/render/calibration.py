@@ -7,7 +7,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from costsim.metering.evaluate import CalibrationReport, Cell, FamilyReport
+from costsim.metering.evaluate import (
+    MIN_CALLS,
+    MIN_CASSETTES,
+    CalibrationReport,
+    Cell,
+    FamilyReport,
+)
 from costsim.render.text import Column, markdown_table, table, wrap
 
 __all__ = [
@@ -115,8 +121,25 @@ def _headline(report: CalibrationReport) -> str:
     )
 
 
+def _held(report: CalibrationReport) -> str:
+    """How the errors were held out: the shipped coefficients, by source, or (one source:
+    nothing else to hold out) by cassette."""
+    if report.mode == "shipped":
+        return "shipped"
+    return "LOSO" if len(report.sources) > 1 else "LOCO"
+
+
+def _coefficients(report: FamilyReport) -> str:
+    """Where a family's coefficients come from, as an estimate with this fit would use them:
+    a fit on too few calls or cassettes is not used (the shipped ones are)."""
+    source = report.coefficients.source
+    if source == "fitted" and (report.calls < MIN_CALLS or report.cassettes < MIN_CASSETTES):
+        return "fitted, unused"
+    return source
+
+
 def _cell_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], list[list[str]]]:
-    held = "shipped" if report.mode == "shipped" else "LOSO"
+    held = _held(report)
     spec: list[tuple[Column, Callable[[Cell], str], bool]] = [
         (Column("flavour", align="left", cut="right"), lambda c: c.flavour, False),
         (Column("class", align="left"), lambda c: c.klass, False),
@@ -131,28 +154,40 @@ def _cell_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], li
         (Column("Δ LOCO med"), lambda c: _pct(c.loco_increment_median_error_pct), True),
         (Column("exact"), lambda c: _rate(c.exact_match_rate), False),
     ]
-    picked = [(col, cell) for col, cell, detail in spec if wide or not detail]
+    picked = [(col, cell) for col, cell, detail in _shown(spec, held) if wide or not detail]
     rows = [[cell(c) for _, cell in picked] for c in report.cells]
     return [col for col, _ in picked], rows
 
 
 def _family_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], list[list[str]]]:
-    held = "shipped" if report.mode == "shipped" else "LOSO"
+    held = _held(report)
     spec: list[tuple[Column, Callable[[FamilyReport], str], bool]] = [
         (Column("family", align="left", cut="right", min_width=16), lambda r: r.family, False),
         (Column("calls"), lambda r: f"{r.calls:,}", False),
         (Column("excluded"), lambda r: f"{sum(r.excluded.values()):,}", False),
         (Column("sources"), lambda r: str(r.sources), True),
-        (Column("coef.", align="left"), lambda r: r.coefficients.source, False),
+        (Column("coef.", align="left"), _coefficients, False),
         (Column("rules med"), lambda r: _pct(r.raw_median_ape), False),
         (Column(f"{held} med"), lambda r: _pct(r.calibrated_median_ape), False),
         (Column(f"{held} p90"), lambda r: _pct(r.calibrated_p90_ape), False),
         (Column("LOCO med"), lambda r: _pct(r.loco_median_ape), False),
         (Column("slope"), lambda r: f"{r.coefficients.values[0]:.3f}", False),
     ]
-    picked = [(col, cell) for col, cell, detail in spec if wide or not detail]
+    picked = [(col, cell) for col, cell, detail in _shown(spec, held) if wide or not detail]
     rows = [[cell(r) for _, cell in picked] for r in report.families]
     return [col for col, _ in picked], rows
+
+
+def _shown(spec: list[Any], held: str) -> list[Any]:
+    """The columns worth showing: held out by cassette already, the LOCO ones repeat them
+    (each header is shown once)."""
+    seen: set[str] = set()
+    shown = []
+    for item in spec:
+        if item[0].header not in seen:
+            seen.add(item[0].header)
+            shown.append(item)
+    return shown
 
 
 def _rate(value: float | None) -> str:
@@ -170,11 +205,14 @@ def _legend(report: CalibrationReport) -> list[str]:
             "are the corpus they were fitted on)."
             if report.mode == "shipped"
             else "LOSO: leave-one-source-out (each source predicted by a fit on the others)."
+            if len(report.sources) > 1
+            else "One source: errors are held out by cassette (LOCO), not by source."
         ),
         "LOCO: leave-one-cassette-out. Δ: recorded prompt increase between consecutive calls "
         "of a conversation vs predicted.",
         "no_media pools text, tools and reasoning requests; rules med: provider rules alone; "
-        "coef.: fitted here or shipped; slope: the fitted count slope.",
+        f"coef.: fitted here or shipped (a fit on fewer than {MIN_CALLS} calls or "
+        f"{MIN_CASSETTES} cassettes is unused); slope: the fitted count slope.",
         f"Sources: {', '.join(report.sources) or '-'}",
     ]
     if reasons:

@@ -1,0 +1,126 @@
+"""A cache folder can come from anywhere: what costsim finds in it never makes it change a file
+elsewhere, delete what is not its own, or trust a file it cannot tell apart from a new one."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import time
+from pathlib import Path
+
+import pytest
+
+from costsim import api
+from costsim.io import store
+from costsim.io.entries import Entries
+
+ROOT = Path(__file__).resolve().parents[1]
+EXAMPLES = ROOT / "cassettes"
+
+
+def _foreign(path: Path) -> None:
+    """Somebody's own SQLite database, in the default (rollback journal) mode."""
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        connection.execute("CREATE TABLE notes (text TEXT)")
+        connection.execute("INSERT INTO notes VALUES ('mine')")
+        connection.commit()
+
+
+def _journal_mode(path: Path) -> str:
+    with contextlib.closing(sqlite3.connect(path)) as connection:
+        return str(connection.execute("PRAGMA journal_mode").fetchone()[0])
+
+
+@pytest.mark.parametrize("linked", ["database", "folder"])
+def test_a_linked_database_is_neither_followed_nor_changed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, linked: str
+) -> None:
+    cache = tmp_path / "cache"
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    _foreign(elsewhere / "entries.sqlite")
+    (cache / "v1").parent.mkdir(parents=True)
+    if linked == "database":
+        (cache / "v1").mkdir()
+        (cache / "v1" / "entries.sqlite").symlink_to(elsewhere / "entries.sqlite")
+    else:
+        (cache / "v1").symlink_to(elsewhere, target_is_directory=True)
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(cache))
+    assert list(api.load(EXAMPLES)) == list(api.load(EXAMPLES, cache=False))
+    assert _journal_mode(elsewhere / "entries.sqlite") == "delete"
+    assert sorted(p.name for p in elsewhere.iterdir()) == ["entries.sqlite"]
+    with contextlib.closing(sqlite3.connect(elsewhere / "entries.sqlite")) as connection:
+        assert connection.execute("SELECT text FROM notes").fetchall() == [("mine",)]
+
+
+def test_a_foreign_database_outside_a_costsim_cache_is_left_alone(tmp_path: Path) -> None:
+    folder = tmp_path / "not-a-cache" / "v1"
+    folder.mkdir(parents=True)
+    _foreign(folder / "entries.sqlite")
+    rows = Entries(folder / "entries.sqlite", ours=lambda: False)
+    rows.put("trace", "k", b"{}")
+    assert rows.get("trace", "k", 1000) is None
+    assert _journal_mode(folder / "entries.sqlite") == "delete"  # not even switched to WAL
+    with contextlib.closing(sqlite3.connect(folder / "entries.sqlite")) as connection:
+        assert connection.execute("SELECT text FROM notes").fetchall() == [("mine",)]
+
+
+def test_a_file_rewritten_within_its_clock_tick_is_hashed_again(tmp_path: Path) -> None:
+    """Where a file system's clock is coarse, a same-size rewrite keeps the old stamp: a file
+    written in the last seconds is never remembered by its stamp."""
+    path = tmp_path / "c.yaml"
+    path.write_bytes(b"interactions: []\n#a\n")
+    first = store.file_digest(path)
+    stamp = path.stat().st_mtime_ns
+    path.write_bytes(b"interactions: []\n#b\n")
+    os.utime(path, ns=(stamp, stamp))  # the same size and modification time
+    assert store.file_digest(path) != first
+    old = time.time() - 60  # an old file is remembered, and read again once it changes
+    os.utime(path, (old, old))
+    kept = store.file_digest(path)
+    path.write_bytes(b"interactions: []\n#c\n")
+    assert store.file_digest(path) != kept
+
+
+def test_a_read_only_cache_serves_what_it_holds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cache folder mounted read-only: nothing can be written, what is there is read."""
+    from costsim.io import entries
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(cache))
+    expected = list(api.load(EXAMPLES))
+    Entries(cache / "v1" / "entries.sqlite").forget()  # as a new run: no open connection
+
+    def read_only(path: Path) -> sqlite3.Connection:
+        raise sqlite3.OperationalError("attempt to write a readonly database")
+
+    monkeypatch.setattr(entries, "_connect", read_only)
+    parsed: list[Path] = []
+    monkeypatch.setattr("costsim.api.work.trace_from_bytes", lambda path, data: parsed.append(path))
+    assert list(api.load(EXAMPLES, jobs=1)) == expected
+    assert parsed == []  # every trace came from the read-only cache
+    assert store.CacheStore(cache).size()[0] == 3
+
+
+def test_a_cache_that_cannot_be_cleared_is_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(cache))
+    api.load(EXAMPLES)
+
+    def refuse(path: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(store.shutil, "rmtree", refuse)
+    result = CliRunner().invoke(cli, ["cache", "clear"])
+    assert result.exit_code == 2
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "cannot be cleared (Read-only file system)" in lines[0]
