@@ -20,15 +20,14 @@ import signal
 import threading
 import time
 import weakref
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
 
 from costsim.plugin.run import MeteringError, Run, Setup
-from costsim.plugin.vcr_patch import VcrPatch, same_body
+from costsim.plugin.vcr_patch import Observing, VcrPatch, same_body
 from costsim.render.text import display_path
 
 __all__ = ["PlainRequest", "Recorder"]
@@ -68,7 +67,7 @@ class PlainRequest:
         )
 
 
-class Recorder:
+class Recorder(Observing):
     """What the hooks talk to while the metering process meters."""
 
     def __init__(self, pid: int, connection: Connection) -> None:
@@ -101,23 +100,6 @@ class Recorder:
 
         started = start(setup)
         return None if started is None else cls(*started)
-
-    @contextmanager
-    def attributing(self, name: str) -> Iterator[None]:
-        previous, self.current = self.current, name
-        try:
-            yield
-        finally:
-            self.current = previous
-
-    def install(self) -> None:
-        self._patch = VcrPatch(self.observe)
-        self._patch.install()
-
-    def uninstall(self) -> None:
-        if self._patch is not None:
-            self._patch.uninstall()
-            self._patch = None
 
     # --- noting calls --------------------------------------------------------------------
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-from collections.abc import Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -34,7 +33,7 @@ from costsim.errors import CostsimError
 from costsim.model import Call
 from costsim.plugin.observe import Observed, sent_call
 from costsim.plugin.settings import DriftMode
-from costsim.plugin.vcr_patch import VcrPatch
+from costsim.plugin.vcr_patch import Observing, VcrPatch
 from costsim.render.text import display_path
 
 __all__ = ["CostsimSession", "DriftEntry", "TestLedger"]
@@ -81,7 +80,7 @@ class DriftEntry:
 
 
 @dataclass(slots=True)
-class CostsimSession:
+class CostsimSession(Observing):
     """Everything a costsim-enabled pytest run collects."""
 
     drift: DriftMode = "warn"
@@ -170,23 +169,6 @@ class CostsimSession:
             )
             return
         self.observed.setdefault(self.current, []).append(observed)
-
-    def install(self) -> None:
-        self._patch = VcrPatch(self.observe)
-        self._patch.install()
-
-    def uninstall(self) -> None:
-        if self._patch is not None:
-            self._patch.uninstall()
-            self._patch = None
-
-    @contextmanager
-    def attributing(self, name: str) -> Iterator[None]:
-        previous, self.current = self.current, name
-        try:
-            yield
-        finally:
-            self.current = previous
 
     # --- metering --------------------------------------------------------------------------
 

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-__all__ = ["Observer", "VcrPatch", "same_body"]
+__all__ = ["Observer", "Observing", "VcrPatch", "same_body"]
 
 
 def _body(request: Any) -> bytes | str | None:
@@ -117,3 +118,38 @@ class VcrPatch:
         for owner, name, original in self._originals:
             setattr(owner, name, original)
         self._originals = []
+
+
+class Observing:
+    """What sees the calls vcrpy replays or records: the test (or fixture scope) running, to
+    attribute them to, and the patch that reports them to :meth:`observe`."""
+
+    current: str
+    _patch: VcrPatch | None
+
+    def observe(
+        self,
+        cassette_path: str,
+        index: int,
+        request: Any,
+        response: Mapping[str, Any],
+        stored: Any = None,
+    ) -> None:
+        raise NotImplementedError
+
+    @contextmanager
+    def attributing(self, name: str) -> Iterator[None]:
+        previous, self.current = self.current, name
+        try:
+            yield
+        finally:
+            self.current = previous
+
+    def install(self) -> None:
+        self._patch = VcrPatch(self.observe)
+        self._patch.install()
+
+    def uninstall(self) -> None:
+        if self._patch is not None:
+            self._patch.uninstall()
+            self._patch = None
