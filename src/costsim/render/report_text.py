@@ -152,7 +152,8 @@ def report_notes(report: Report) -> list[str]:
     notes: list[str] = []
     if totals.estimated_calls:
         notes.append(
-            f"* {plural(totals.estimated_calls, 'call')} recorded no usage: their tokens are "
+            f"* {plural(totals.estimated_calls, 'call')} recorded no usage (or usage that does not "
+            "add up): their tokens are "
             "estimated (calibrated offline count); estimator error: "
             + "; ".join(band_text(band) for band in report.estimator)
         )
