@@ -122,8 +122,14 @@ def _load() -> str:
     return f"load average {one:.1f} (1 min), {five:.1f} (5 min) on {os.cpu_count()} cores"
 
 
+def _user_env() -> dict[str, str]:
+    """This environment, with Python's bytecode caches kept, as an installed wheel has them
+    (PYTHONDONTWRITEBYTECODE would make every run compile costsim afresh)."""
+    return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def compare_runs(folder: Path, scenario: Path, runs: int, fmt: str, jobs: list[str]) -> None:
-    env = dict(os.environ)
+    env = _user_env()
     print(f"{folder}: {sum(1 for _ in folder.rglob('*.yaml'))} cassettes; {_load()}")
     reference = measure(_costsim(scenario, fmt, "--jobs", "1", "--no-cache"), env)
     print(f"serial --jobs 1 --no-cache: {reference[0]:.2f} s wall, {reference[1]:.2f} s CPU")
@@ -150,7 +156,7 @@ def compare_runs(folder: Path, scenario: Path, runs: int, fmt: str, jobs: list[s
 
 
 def scale_runs(folder: Path, scenario: Path, copies: int, fmt: str, jobs: list[str]) -> None:
-    env = dict(os.environ)
+    env = _user_env()
     results = {}
     with tempfile.TemporaryDirectory(prefix="costsim-bench-scale-") as tmp:
         for k in (1, copies):
