@@ -210,6 +210,7 @@ def test_a_formula_that_ever_differs_from_genai_prices_is_not_used_again() -> No
     try:
         linear.rates = (*saved[0][:4], saved[0][4] * 2)  # a formula gone wrong
         linear.checks = 1
+        prices._price_on.cache_clear()  # priced afresh, not remembered
         found = prices.price(usage, model="claude-sonnet-4-5", provider="anthropic", at=at)
         assert (
             found.amount == prices._genai_price(usage, "claude-sonnet-4-5", "anthropic", at).amount
@@ -217,5 +218,6 @@ def test_a_formula_that_ever_differs_from_genai_prices_is_not_used_again() -> No
         assert linear.broken and not linear.covers(usage)
     finally:
         linear.rates, linear.checks, linear.broken = saved[0], saved[1], False
+        prices._price_on.cache_clear()
     above = Usage(uncached_input=250_000)  # the long-context tier: genai-prices prices it
     assert not linear.covers(above)

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import cache
+from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from genai_prices import Usage as PriceUsage
@@ -72,13 +72,18 @@ def host_provider(host: str) -> str | None:
 
 def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:
     """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so)."""
-    when = at or _today()
+    result = _price_on(usage, model, provider, at or _today())
+    return dataclasses.replace(result, undated=True) if at is None else result
+
+
+@lru_cache(maxsize=1 << 16)
+def _price_on(usage: Usage, model: str, provider: str, when: datetime) -> Price:
+    """Once per usage, model and moment: a comparison prices each unchanged call once per
+    variant, and the like-for-like baseline again."""
     linear = _linear_at(model, provider, when)
     if linear is not None and linear.covers(usage):
-        result = _linear_price(linear, usage, model, provider, when)
-    else:
-        result = _genai_price(usage, model, provider, when)
-    return dataclasses.replace(result, undated=True) if at is None else result
+        return _linear_price(linear, usage, model, provider, when)
+    return _genai_price(usage, model, provider, when)
 
 
 def _genai_price(usage: Usage, model: str, provider: str, when: datetime) -> Price:
