@@ -7,7 +7,9 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import random
 import sqlite3
+import string
 import subprocess
 import sys
 import time
@@ -399,3 +401,58 @@ def test_loading_reports_progress(cache_dir: Path, pool: None) -> None:
     api.load(EXAMPLES, jobs=2, progress=lambda what, done, total: seen.append((what, done, total)))
     assert seen and seen[-1] == ("loading", 3, 3)
     assert [done for _, done, _ in seen] == sorted(done for _, done, _ in seen)
+
+
+def _check_folder(folder: Path) -> Path:
+    """Cassettes with something for every kind of finding: a planted (fake) API key, a call
+    without usage, an unreadable file, and clean recordings."""
+    folder.mkdir()
+    for example in sorted(EXAMPLES.glob("*.yaml")):
+        (folder / example.name).write_bytes(example.read_bytes())
+    agent = (folder / "anthropic_support_agent.yaml").read_text(encoding="utf-8")
+    rng = random.Random(19)  # a made-up key of the right shape, never a committed literal
+    fake_key = "sk-ant-api03-" + "".join(rng.choice(string.ascii_letters) for _ in range(93))
+    planted = agent.replace(
+        "uri: https://api.anthropic.com/v1/messages",
+        "uri: https://api.anthropic.com/v1/messages?key=" + fake_key,
+        1,
+    )
+    assert planted != agent
+    (folder / "planted.yaml").write_text(planted, encoding="utf-8")
+    no_usage = agent.replace('"usage"', '"usage_was_here"')
+    assert no_usage != agent
+    (folder / "no_usage.yaml").write_text(no_usage, encoding="utf-8")
+    (folder / "cut.yaml").write_text("interactions:\n- request: {uri: [", encoding="utf-8")
+    return folder
+
+
+def test_cassettes_check_in_a_pool_and_from_the_cache_finds_what_a_serial_check_finds(
+    tmp_path: Path, cache_dir: Path, pool: None
+) -> None:
+    folder = _check_folder(tmp_path / "recordings")
+
+    def check(*extra: str) -> dict[str, str]:
+        pages = {}
+        for fmt in ("json", "table"):
+            result = CliRunner().invoke(
+                cli, ["cassettes", "check", str(folder), "--format", fmt, "--show-info", *extra]
+            )
+            assert result.exit_code == 1, result.output  # errors found: the check fails
+            pages[fmt] = result.stdout
+        return pages
+
+    serial = check("--jobs", "1", "--no-cache")
+    assert not cache_dir.exists()
+    found = json.loads(serial["json"])
+    rules = {finding["rule"] for finding in found["findings"]}
+    assert {"unreadable", "no-usage", "anthropic-api-key"} <= rules, rules
+    assert check("--jobs", "2") == serial  # computed by the pool, and cached
+    assert len([row for row in _rows(cache_dir) if row[0] == "findings"]) == 6
+    assert check("--jobs", "2") == serial  # from the cache
+    _rewrite(cache_dir, lambda data: data[: len(data) // 2])  # every entry cut short
+    assert check() == serial  # ignored and rebuilt
+    # a file changed in place is checked afresh, never answered by what it held before
+    (folder / "planted.yaml").write_bytes((EXAMPLES / "anthropic_support_agent.yaml").read_bytes())
+    fixed = json.loads(check()["json"])
+    assert "anthropic-api-key" not in {finding["rule"] for finding in fixed["findings"]}
+    assert fixed == json.loads(check("--jobs", "1", "--no-cache")["json"])

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -22,6 +22,7 @@ __all__ = [
     "check_sort",
     "listing",
     "sorted_listings",
+    "tally",
     "unreadable",
 ]
 
@@ -117,19 +118,37 @@ def check_cassettes(
     progress: Progress | None = None,
 ) -> CassetteCheck:
     """Unreadable cassettes, calls without (valid) usage, calls costsim cannot meter and
-    credentials left in recordings; ``ignore`` silences rules by id."""
+    credentials left in recordings; ``ignore`` silences rules by id. One file after another
+    (the API checks them in a pool of processes, through the cache, and tallies alike)."""
+    found = find_cassettes(list(paths), selection)
+
+    def each() -> Iterator[list[Finding]]:
+        for done, path in enumerate(found.files, start=1):
+            _tick(progress, "checking", done, len(found.files))
+            yield check_cassette(path)
+
+    return tally(each(), ignore=ignore, show_info=show_info, warnings=found.warnings())
+
+
+def tally(
+    per_file: Iterable[list[Finding]],
+    *,
+    ignore: Iterable[str] = (),
+    show_info: bool = False,
+    warnings: Iterable[str] = (),
+) -> CassetteCheck:
+    """The check of cassettes whose findings are ``per_file`` (one list per file, in order):
+    the rules in ``ignore`` silenced, informational findings hidden unless ``show_info``."""
     skip = validate_rules(ignore, "--ignore")
     shown: list[Finding] = []
     hidden = ignored = checked = 0
-    found = find_cassettes(list(paths), selection)
-    for path in found.files:
+    for findings in per_file:
         checked += 1
-        _tick(progress, "checking", checked, len(found.files))
-        for finding in check_cassette(path):
+        for finding in findings:
             if finding.rule in skip:
                 ignored += 1
             elif finding.severity is Severity.INFO and not show_info:
                 hidden += 1
             else:
                 shown.append(finding)
-    return CassetteCheck(checked, tuple(shown), hidden, ignored, tuple(found.warnings()))
+    return CassetteCheck(checked, tuple(shown), hidden, ignored, tuple(warnings))

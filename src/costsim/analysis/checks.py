@@ -7,7 +7,7 @@ Rules are the credential rules of :mod:`costsim.secret_rules` and the recording 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,11 +15,11 @@ from costsim.analysis.report import trace_notes
 from costsim.analysis.secret_rules import RULES, Rule, Severity
 from costsim.analysis.secrets import find_secrets
 from costsim.errors import ConfigError, CostsimError, InteractionError
-from costsim.io.cassette import load_cassette
+from costsim.io.cassette import Cassette, cassette_from_bytes, load_cassette
 from costsim.model import NoteKind
 from costsim.providers.normalise import normalise
 
-__all__ = ["ALL_RULES", "Finding", "check_cassette", "validate_rules"]
+__all__ = ["ALL_RULES", "Finding", "check_bytes", "check_cassette", "validate_rules"]
 
 RECORDING_RULES: tuple[Rule, ...] = (
     Rule("unreadable", Severity.ERROR, "the cassette cannot be read"),
@@ -54,8 +54,18 @@ def _finding(path: Path, index: int | None, rule_id: str, message: str) -> Findi
 
 def check_cassette(path: Path) -> list[Finding]:
     """Everything wrong in one cassette, in recorded order."""
+    return _check(path, lambda: load_cassette(path))
+
+
+def check_bytes(path: Path, data: bytes) -> list[Finding]:
+    """:func:`check_cassette` of the cassette file at ``path`` from its bytes (read by the
+    caller)."""
+    return _check(path, lambda: cassette_from_bytes(path, data))
+
+
+def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
     try:
-        cassette = load_cassette(path)
+        cassette = read()
         trace = normalise(cassette)
     except CostsimError as exc:
         index = exc.index if isinstance(exc, InteractionError) else None

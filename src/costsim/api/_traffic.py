@@ -17,7 +17,7 @@ from costsim.analysis.comparison import compare_variants, finish
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.report import build_report
 from costsim.api.execution import Settings, resolve
-from costsim.api.pipeline import compare_all, load_all
+from costsim.api.pipeline import check_all, compare_all, load_all
 from costsim.api.results import (
     CacheCheck,
     Calibration,
@@ -323,22 +323,23 @@ def check_cassettes(
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
     progress: Progress | None = None,
+    jobs: int | None = None,
+    cache: bool | None = None,
 ) -> CassetteCheck:
     """Unreadable cassettes, calls without (valid) usage, LLM calls costsim cannot meter and
     credentials left in recordings, each naming its rule and severity. ``ignore`` silences
     rules, as does ``[tool.costsim] secrets.ignore`` in the pyproject.toml found from
-    ``settings_from`` (default: the working folder); ``show_info`` lists informational ones."""
+    ``settings_from`` (default: the working folder); ``show_info`` lists informational ones.
+    Cassettes are checked by ``jobs`` processes (default: one per core) and what each holds
+    is kept in ``.costsim_cache`` unless ``cache`` is False."""
     start = Path(settings_from) if settings_from is not None else None
     config_path, _ = tool_config(start)
     configured = validate_rules(
         secrets_ignore(start), f"{config_path} [tool.costsim] secrets.ignore"
     )
     skip = [*validate_rules(ignore, "--ignore"), *configured]
-    data = cassettes.check_cassettes(
-        paths_of(paths),
-        ignore=skip,
-        show_info=show_info,
-        selection=Selection.of(include, exclude),
-        progress=progress,
-    )
+    found = find_cassettes(paths_of(paths), Selection.of(include, exclude))
+    settings = with_progress(resolve(jobs, cache), progress, "checking")
+    per_file = check_all(found.files, settings=settings)
+    data = cassettes.tally(per_file, ignore=skip, show_info=show_info, warnings=found.warnings())
     return CassetteCheck(data, warnings=data.warnings)

@@ -1,6 +1,7 @@
 """Loading and comparing many cassettes: cached, in parallel, streamed, in a fixed order.
 
-``load_all`` gives every trace (what the commands that look at traces need); ``compare_all``
+``load_all`` gives every trace (what the commands that look at traces need), ``check_all``
+what ``cassettes check`` finds in every cassette; ``compare_all``
 never holds more than a few cassettes' traces: each worker reads, simulates and summarises
 its cassettes in one pass and sends back their share of the comparison, merged here in
 cassette order as they arrive (memory: the summaries). The token estimator is fixed for the
@@ -13,15 +14,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from costsim.analysis.checks import Finding
 from costsim.analysis.groups import AgentMatcher, ToolUse
 from costsim.analysis.outcomes import Share, VariantPart, fits, merge
 from costsim.analysis.report import Skipped
@@ -29,10 +31,13 @@ from costsim.analysis.turns import Turns
 from costsim.api.execution import Settings, batches, pool_session, run_batches
 from costsim.api.work import (
     OWN_CACHE,
+    CheckJob,
     Item,
     LoadJob,
     SimulateJob,
+    cached_findings,
     cached_trace,
+    check_run,
     load_run,
     simulate_run,
 )
@@ -44,7 +49,9 @@ from costsim.pricing.ledger import Totals
 from costsim.providers.normalise import load_trace
 from costsim.strategies.registry import AgentSpec, Variant, get_strategy
 
-__all__ = ["compare_all", "load_all"]
+__all__ = ["check_all", "compare_all", "load_all"]
+
+R = TypeVar("R")
 
 _POOL_BYTES = 2_000_000
 """Below this much to parse, a pool costs more than it saves."""
@@ -95,39 +102,10 @@ def load_all(
     paths: Sequence[Path], *, lenient: bool, settings: Settings
 ) -> tuple[list[CassetteTrace], list[Skipped]]:
     """Every cassette's trace, in order: from the cache, else parsed by the pool."""
-    store = settings.store()
-    found: dict[int, CassetteTrace | str] = {}
-    misses: list[Item] = []
-    sizes: list[int] = []
-    where: list[int] = []
-    for index, path in enumerate(paths):
-        digest, size = _read(path)
-        item: Item = (path, digest, None)
-        trace = cached_trace(store, item)
-        if trace is not None:
-            found[index] = trace
-            continue
-        misses.append(item)
-        sizes.append(size)
-        where.append(index)
-    runs = batches(list(zip(where, misses, strict=True)), sizes, settings.workers * _PARTS)
-    job = LoadJob(store.root if store is not None else None)  # loading is always local
-    local = _settings_for(settings, sum(sizes))
-    done = len(paths) - len(misses)
-    for run, results in zip(
-        runs,
-        run_batches(local, _load_indexed, job, runs, local=True),
-        strict=True,
-    ):
-        for (index, _), result in zip(run, results, strict=True):
-            found[index] = result
-        done += len(run)
-        if settings.progress is not None:
-            settings.progress(done, len(paths))
+    results = _per_file(paths, settings, cached_trace, _load_indexed, LoadJob)
     traces: list[CassetteTrace] = []
     skipped: list[Skipped] = []
-    for index, path in enumerate(paths):
-        result = found[index]
+    for path, result in zip(paths, results, strict=True):
         if isinstance(result, str):
             _fail(path, result, lenient, skipped)
         else:
@@ -135,8 +113,53 @@ def load_all(
     return traces, skipped
 
 
+def check_all(paths: Sequence[Path], *, settings: Settings) -> list[list[Finding]]:
+    """What ``cassettes check`` finds in every cassette, in order: from the cache, else
+    found by the pool."""
+    return _per_file(paths, settings, cached_findings, _check_indexed, CheckJob)
+
+
+def _per_file(
+    paths: Sequence[Path],
+    settings: Settings,
+    cached: Callable[[CacheStore | None, Item], R | None],
+    work: Callable[[Any, list[tuple[int, Item]]], list[R]],
+    job_type: Callable[[Path | None], Any],
+) -> list[R]:
+    """``work`` done on every file the cache does not answer for (``cached``), by the pool
+    (always on this machine), and each file's result in the order of ``paths``."""
+    store = settings.store()
+    found: dict[int, R] = {}
+    misses: list[tuple[int, Item]] = []
+    sizes: list[int] = []
+    for index, path in enumerate(paths):
+        digest, size = _read(path)
+        item: Item = (path, digest, None)
+        hit = cached(store, item)
+        if hit is not None:
+            found[index] = hit
+            continue
+        misses.append((index, item))
+        sizes.append(size)
+    runs = batches(misses, sizes, settings.workers * _PARTS)
+    job = job_type(store.root if store is not None else None)
+    local = _settings_for(settings, sum(sizes))
+    done = len(paths) - len(misses)
+    for run, results in zip(runs, run_batches(local, work, job, runs, local=True), strict=True):
+        for (index, _), result in zip(run, results, strict=True):
+            found[index] = result
+        done += len(run)
+        if settings.progress is not None:
+            settings.progress(done, len(paths))
+    return [found[index] for index in range(len(paths))]
+
+
 def _load_indexed(job: LoadJob, run: list[tuple[int, Item]]) -> list[CassetteTrace | str]:
     return load_run(job, [item for _, item in run])
+
+
+def _check_indexed(job: CheckJob, run: list[tuple[int, Item]]) -> list[list[Finding]]:
+    return check_run(job, [item for _, item in run])
 
 
 @dataclass(slots=True)

@@ -6,7 +6,8 @@ caller decides).
 
 Every cassette's normalised trace is kept in the cache, keyed by the hash of its bytes; so is
 each cassette's share of a comparison, keyed by its bytes, its path, the estimator and
-everything the comparison was asked (variants, rules, agents, date).
+everything the comparison was asked (variants, rules, agents, date), and what ``cassettes
+check`` found in it, keyed by its bytes and its path.
 """
 
 from __future__ import annotations
@@ -19,12 +20,13 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
+from costsim.analysis.checks import ALL_RULES, Finding, check_bytes, check_cassette
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, fits, merge, outcome
 from costsim.cache.rules import CacheRules
 from costsim.engine import Engine
 from costsim.errors import CostsimError
-from costsim.io.store import CACHE_DIR_NAME, CacheStore
+from costsim.io.store import CACHE_DIR_NAME, CacheStore, content_digest
 from costsim.io.trace_codec import decode_trace, encode_trace
 from costsim.metering.meter import Meter
 from costsim.metering.tokenizers import trim_counters
@@ -36,10 +38,13 @@ from costsim.strategies.registry import AgentSpec, Variant
 __all__ = [
     "OWN_CACHE",
     "BatchShare",
+    "CheckJob",
     "Item",
     "LoadJob",
     "SimulateJob",
+    "cached_findings",
     "cached_trace",
+    "check_run",
     "load_run",
     "simulate_run",
 ]
@@ -116,6 +121,66 @@ def load_run(job: LoadJob, items: list[Item]) -> list[CassetteTrace | str]:
         except CostsimError as exc:
             results.append(str(exc))
     return results
+
+
+@cache
+def _findings_adapter() -> TypeAdapter[tuple[Finding, ...]]:
+    return TypeAdapter(tuple[Finding, ...])
+
+
+def _findings_key(path: Path, digest: str) -> str:
+    """What ``cassettes check`` found in a file depends on its bytes, how they are parsed
+    (the suffix) and its path (messages name it)."""
+    return CacheStore.key("findings", _trace_key(path, digest), str(path))
+
+
+def cached_findings(store: CacheStore | None, item: Item) -> list[Finding] | None:
+    """What ``cassettes check`` found in the cassette, from the cache; None when it is not
+    there (or is corrupt, or names a rule this build does not know)."""
+    path, digest, _ = item
+    if store is None or not digest:
+        return None
+    hit = store.get("findings", _findings_key(path, digest))
+    if hit is None:
+        return None
+    try:
+        findings = _findings_adapter().validate_json(hit)
+    except (ValidationError, ValueError, RecursionError):
+        return None
+    if any(f.path != path or f.rule not in ALL_RULES for f in findings):
+        return None
+    return list(findings)
+
+
+@dataclass(frozen=True, slots=True)
+class CheckJob:
+    cache: Path | None
+
+
+def check_run(job: CheckJob, items: list[Item]) -> list[list[Finding]]:
+    """What ``cassettes check`` finds in each cassette (an unreadable one: that finding)."""
+    store = _store(job.cache)
+    results: list[list[Finding]] = []
+    for item in items:
+        found = cached_findings(store, item)
+        if found is None:
+            found = _check_item(store, item)
+        results.append(found)
+    return results
+
+
+def _check_item(store: CacheStore | None, item: Item) -> list[Finding]:
+    path, _, data = item
+    if data is None:
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return check_cassette(path)  # the finding a serial check reports
+    findings = check_bytes(path, data)
+    if store is not None:  # keyed by the bytes checked, whatever the file holds by now
+        key = _findings_key(path, content_digest(data))
+        store.put("findings", key, _findings_adapter().dump_json(tuple(findings)))
+    return findings
 
 
 def _trim() -> None:

@@ -60,6 +60,7 @@ def list_cassettes(
 @walk_options
 @output_options
 @handle_errors
+@loading_options
 def check_cassettes(
     paths: tuple[Path, ...],
     ignored: tuple[str, ...],

@@ -11,12 +11,12 @@ Entries are JSON validated by pydantic on the way in (a recalled output, ``.out`
 header line and then the text whose length and hash it gives): never pickle, since a cache
 folder can come from anywhere (a repository, an archive) and loading it must not run code.
 
-The many small entries (each cassette's trace and share of a comparison) are rows of one
-SQLite database (:mod:`costsim.io.entries`): a file per entry would cost a file creation
-each, slow on some file systems. The few large ones (a whole comparison, a recalled output)
-are files, written piece by piece to a temporary file renamed into place. Either way a run
-killed at any moment leaves complete entries or none (at worst a stray temporary file, which
-is never read).
+The many small entries (each cassette's trace, its share of a comparison, what ``cassettes
+check`` found in it) are rows of one SQLite database (:mod:`costsim.io.entries`): a file per
+entry would cost a file creation each, slow on some file systems. The few large ones (a
+whole comparison, a recalled output) are files, written piece by piece to a temporary file
+renamed into place. Either way a run killed at any moment leaves complete entries or none
+(at worst a stray temporary file, which is never read).
 """
 
 from __future__ import annotations
