@@ -9,6 +9,24 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 EXAMPLES = ROOT / "cassettes"
 
+REPLAY = """
+import json
+
+import requests
+import vcr
+import yaml
+
+with open("agent.yaml") as f:
+    RECORDED = [json.loads(i["request"]["body"]) for i in yaml.safe_load(f)["interactions"]]
+
+def _replay(n, change=None):
+    with vcr.use_cassette("agent.yaml", record_mode="none"):
+        for body in RECORDED[:n]:
+            requests.post("https://api.anthropic.com/v1/messages", json=(change or dict)(body))
+"""
+"""A test module's head that replays the bundled agent cassette's first ``n`` calls through vcrpy
+and requests (``change`` rewrites each request body first)."""
+
 
 @pytest.fixture(scope="session")
 def corpus() -> Path:

@@ -18,26 +18,14 @@ import yaml
 from costsim.plugin import recorder
 from costsim.plugin.helper import ENV
 from costsim.plugin.run import Setup
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, REPLAY
 
 pytest_plugins = ["pytester"]
 
-SUITE = """
-import json
-
+SUITE = (
+    REPLAY
+    + """
 import pytest
-import requests
-import vcr
-import yaml
-
-with open("agent.yaml") as f:
-    RECORDED = [json.loads(i["request"]["body"]) for i in yaml.safe_load(f)["interactions"]]
-
-
-def _replay(n, change=None):
-    with vcr.use_cassette("agent.yaml", record_mode="none"):
-        for body in RECORDED[:n]:
-            requests.post("https://api.anthropic.com/v1/messages", json=(change or dict)(body))
 
 
 @pytest.fixture(scope="module")
@@ -64,6 +52,7 @@ def test_fixture(costsim):
     assert [c.usage.prompt_total for c in costsim.calls] == [2042, 2151]
     assert costsim.totals.prompt_tokens == 4193
 """
+)
 
 ARGS = (
     "--costsim",

@@ -15,25 +15,11 @@ import yaml
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
 from costsim.providers.normalise import load_trace
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, REPLAY
 
 pytest_plugins = ["pytester"]
 
-REPLAY = """
-import json
 
-import requests
-import vcr
-import yaml
-
-with open("agent.yaml") as f:
-    RECORDED = [json.loads(i["request"]["body"]) for i in yaml.safe_load(f)["interactions"]]
-
-def _replay(n, change=None):
-    with vcr.use_cassette("agent.yaml", record_mode="none"):
-        for body in RECORDED[:n]:
-            requests.post("https://api.anthropic.com/v1/messages", json=(change or dict)(body))
-"""
 # The example cassette's first two calls: prompts 2,042 + 2,151, outputs 58 + 31.
 TWO_CALLS_PROMPT = 2042 + 2151
 
