@@ -79,7 +79,9 @@ def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Pr
 @lru_cache(maxsize=1 << 16)
 def _price_on(usage: Usage, model: str, provider: str, when: datetime) -> Price:
     """Once per usage, model and moment: a comparison prices each unchanged call once per
-    variant, and the like-for-like baseline again."""
+    variant, and the like-for-like baseline again. The one memo of a call's price, and
+    bounded: moments are as many as calls, and a metering process lives as long as a test
+    run (genai-prices' own reads below are made once per price period, by memoised callers)."""
     linear = _linear_at(model, provider, when)
     if linear is not None and linear.covers(usage):
         return _linear_price(linear, usage, model, provider, when)
@@ -204,7 +206,6 @@ def _one_unit(
     return None
 
 
-@cache
 def _price(
     prompt: int,
     cache_read: int,
