@@ -10,14 +10,16 @@ import re
 import shutil
 import sys
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from costsim.api.gates import Budget
 from costsim.plugin import recorder
 from costsim.plugin.helper import ENV
-from costsim.plugin.run import Setup
+from costsim.plugin.run import Run, Setup
 from tests.conftest import EXAMPLES, REPLAY
 
 pytest_plugins = ["pytester"]
@@ -109,7 +111,8 @@ import sys
 
 def pytest_sessionfinish(session):
     heavy = sorted(m for m in ("costsim.engine", "costsim.pricing.prices", "genai_prices",
-                               "tiktoken", "costsim.providers.normalise") if m in sys.modules)
+                               "tiktoken", "costsim.providers.normalise", "costsim.render.text",
+                               "tabulate") if m in sys.modules)
     with open("modules.json", "w") as f:
         f.write(repr(heavy))
 """
@@ -130,6 +133,8 @@ def test_the_test_process_imports_nothing_heavy(project: pytest.Pytester) -> Non
     assert (project.path / "modules.json").read_text() == "[]"
     result.stdout.fnmatch_lines(["*TOTAL*12*$*"])
 
+
+ONE_TEST = "\ndef test_two():\n    _replay(2)\n"
 
 KILL = """
 import os
@@ -158,6 +163,8 @@ def test_a_metering_process_that_dies_is_reported_never_silent(
     assert "costsim's metering process stopped" in text
     assert "are not all counted" in text
     assert "INTERNALERROR" not in text
+    # the fixture raises: the test's assertions are never checked against no calls at all
+    assert "MeteringError" in text
 
 
 class _Pipe:
@@ -192,10 +199,57 @@ def _request(body: bytes) -> Any:
     return request
 
 
-def test_setup_travels_whole() -> None:
-    """What the metering process is told at the start is plain data."""
+def test_setup_and_run_travel_whole(tmp_path: Path) -> None:
+    """What the metering process is told is plain data: at the start (inherited through the
+    fork, and fit for a pipe) and at the end (through the pipe)."""
     setup = Setup(drift="fail", notes=("a note",))
     assert pickle.loads(pickle.dumps(setup)) == setup
+    run = Run(
+        tmp_path,
+        None,
+        0,
+        collect_only=False,
+        options={"strategies": "caching"},
+        selected=frozenset({"t.py::a"}),
+        budgets={"t.py::a": Budget(prompt_tokens=10)},
+        tolerances={"t.py::a": {"cost": 0.05}},
+        usage_errors=("t.py::a: a bad marker",),
+        internal_errors=("t.py::a: a.yaml interaction 0: costsim could not note it",),
+    )
+    assert pickle.loads(pickle.dumps(run)) == run
+
+
+NOTE_FAILS = """
+from costsim.plugin import recorder
+
+_of = recorder.PlainRequest.of
+_seen = []
+
+
+def _failing_once(request):
+    _seen.append(1)
+    if len(_seen) == 2:
+        raise RuntimeError("planted")
+    return _of(request)
+
+
+recorder.PlainRequest.of = staticmethod(_failing_once)
+"""
+
+
+def test_the_test_process_s_own_errors_reach_the_report_once(project: pytest.Pytester) -> None:
+    project.makeconftest(NOTE_FAILS)
+    project.makepyfile(test_suite=SUITE.split("@pytest.fixture", maxsplit=1)[0] + ONE_TEST)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(ENV, "1")
+        result = project.runpytest_subprocess("--costsim", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED  # costsim's own error fails the run
+    report = json.loads((project.path / "out.json").read_text())
+    noted = [e for e in report["internal_errors"] if "could not note it" in e]
+    assert len(noted) == 1 and "RuntimeError: planted" in noted[0]
+    text = " ".join(result.stdout.str().split())
+    assert text.count("RuntimeError: planted") == 1
 
 
 def _both(pytester: pytest.Pytester, *args: str) -> tuple[str, str]:

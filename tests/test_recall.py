@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from costsim import api
 from costsim.cli import cli
-from costsim.render import text
+from costsim.render import paths
 from tests.conftest import EXAMPLES
 
 DATA = Path(__file__).parent / "data"
@@ -170,7 +170,7 @@ def test_a_link_pointed_elsewhere_is_not_recalled(
     before = _compare(scenario, *args)
     (folder / "cur").unlink()
     (folder / "cur").symlink_to("v2")
-    text._display.cache_clear()  # display paths are resolved once per process
+    paths._display.cache_clear()  # display paths are resolved once per process
     after = _compare(scenario, *args)
     assert after.stdout == _compare(scenario, *args, "--no-cache").stdout
     assert "v2/" in after.stdout and "v2/" not in before.stdout

@@ -119,6 +119,5 @@ def _handlers(state: Any) -> dict[str, Callable[[Any], Any]]:
         "observe": observe,
         "calls": state.calls,
         "finish": lambda asked: (state.finish(asked[0]), list(state.internal_errors)),
-        "worker_output": state.worker_output,
         "summary": state.summary,
     }

@@ -279,7 +279,6 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
         budgets=dict(state.budgets),
         tolerances=dict(state.tolerances),
         usage_errors=tuple(state.usage_errors),
-        worker=workeroutput is not None,
     )
     if workeroutput is not None:  # an xdist worker: hand the figures to the controller
         workeroutput["costsim"] = state.worker_output(run)

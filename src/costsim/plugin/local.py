@@ -112,6 +112,7 @@ class LocalState:
         session.budgets.update(run.budgets)
         session.tolerances.update(run.tolerances)
         session.usage_errors.extend(e for e in run.usage_errors if e not in session.usage_errors)
+        session.internal_errors.extend(run.internal_errors)
         session.selected.update(run.selected)
         strategies = run.option("strategies")
         if strategies:

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from costsim.plugin.run import MeteringError, Run, Setup
-from costsim.plugin.vcr_patch import Observing, VcrPatch, same_body
-from costsim.render.text import display_path
+from costsim.plugin.vcr_patch import Observing, VcrPatch
+from costsim.render.paths import display_path
 
 __all__ = ["PlainRequest", "Recorder"]
 
@@ -37,6 +37,8 @@ BATCH = 256
 _POLL = 1.0
 """Seconds between checks that the metering process still runs, while an answer is awaited."""
 _LIVE: weakref.WeakSet[Recorder] = weakref.WeakSet()
+_UNKNOWN = -(1 << 16)
+"""The exit code of a metering process reaped by someone else (no real code is this)."""
 
 
 def _in_a_forked_child() -> None:
@@ -131,7 +133,8 @@ class Recorder(Observing):
         # process's working folder (a test may change it; the metering process's stays put)
         file, shown = os.path.abspath(path), display_path(Path(path))
         stamp = _stamp(file, index) if stored is not None else None
-        if stamp is not None and stamp in self._sent and same_body(request, stored):
+        # the patch hands over the stored request itself when the one sent matches it
+        if stamp is not None and stamp in self._sent and request is stored:
             self._note(("again", self.current, file, shown, index, stamp))
             return
         if stamp is not None:
@@ -172,8 +175,8 @@ class Recorder(Observing):
         if self._exit is None:
             try:
                 pid, status = os.waitpid(self.pid, os.WNOHANG)
-            except ChildProcessError:
-                self._exit = -1
+            except ChildProcessError:  # reaped elsewhere: gone, its exit code unknown
+                self._exit = _UNKNOWN
                 return False
             if pid:
                 self._exit = os.waitstatus_to_exitcode(status)
@@ -183,7 +186,13 @@ class Recorder(Observing):
         if not self._gone:
             self._gone = True
             code = None if self._alive() else self._exit
-            why = f"exit code {code}" if code is not None else type(exc).__name__
+            why = (
+                type(exc).__name__
+                if code is None
+                else "exit code unknown"
+                if code == _UNKNOWN
+                else f"exit code {code}"
+            )
             self.internal_errors.append(
                 f"costsim's metering process stopped ({why}): this run's LLM calls are not all "
                 "counted"
@@ -220,28 +229,28 @@ class Recorder(Observing):
         return status, answer
 
     def calls(self, test: str) -> list[Any]:
-        """``test``'s calls, metered (the ``costsim`` fixture)."""
-        return list(self._ask("calls", test, []))
-
-    def _run(self, run: Run) -> Run:
-        return replace(
-            run,
-            budgets=dict(self.budgets),
-            tolerances=dict(self.tolerances),
-            usage_errors=tuple(self.usage_errors),
-            selected=frozenset(self.selected),
-        )
+        """``test``'s calls, metered (the ``costsim`` fixture); a metering process that
+        failed or stopped raises, as metering in the test process does: a test's assertions
+        on its calls are never checked against an empty list."""
+        return list(self._ask("calls", test, [], strict=True))
 
     def finish(self, run: Run, summary: Any = None) -> list[str]:
-        """The run's failures; ``summary`` (its options) is rendered meanwhile."""
-        failures, internal = self._ask("finish", (self._run(run), summary), ([], []))
-        self.internal_errors.extend(internal)
+        """The run's failures; ``summary`` (its options) is rendered meanwhile. This
+        process's own errors travel with the run, so that the report the metering process
+        writes lists them too; its answer is the whole list."""
+        mine = replace(run, internal_errors=tuple(self.internal_errors))
+        answer = self._ask("finish", (mine, summary), None)
+        if answer is None:  # stopped or failed: said in internal_errors
+            return []
+        failures, internal = answer
+        self.internal_errors[:] = internal
         return list(failures)
 
-    def worker_output(self, run: Run) -> str:
-        return str(self._ask("worker_output", self._run(run), '{"tests": {}}'))
+    # xdist workers and controllers meter in their own process (see start.forkable)
+    def worker_output(self, run: Run) -> str:  # pragma: no cover
+        raise NotImplementedError("an xdist worker meters in its own process")
 
-    def merge_worker(self, output: str) -> None:  # pragma: no cover - workers meter in-process
+    def merge_worker(self, output: str) -> None:  # pragma: no cover
         raise NotImplementedError("an xdist controller meters in its own process")
 
     def summary(self, options: Any) -> list[str]:

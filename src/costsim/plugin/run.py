@@ -92,8 +92,9 @@ class Run:
     budgets: dict[str, Budget] = field(default_factory=dict)
     tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
     usage_errors: tuple[str, ...] = ()
-    worker: bool = False
-    """An xdist worker: it hands its figures to the controller."""
+    internal_errors: tuple[str, ...] = ()
+    """costsim's own errors in the test process, for a metering process elsewhere (the
+    report it writes lists them)."""
 
     def option(self, name: str) -> Any:
         return self.options.get(name)

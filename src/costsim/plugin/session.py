@@ -79,7 +79,7 @@ class DriftEntry:
         )
 
 
-@dataclass(slots=True)
+@dataclass  # not slotted: its base, Observing, is a plain class
 class CostsimSession(Observing):
     """Everything a costsim-enabled pytest run collects."""
 

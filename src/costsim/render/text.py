@@ -10,18 +10,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import os
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
-from functools import lru_cache
-from pathlib import Path
 from typing import Literal
 
 from tabulate import tabulate
 
 from costsim.pricing.money import money, partial_money
+from costsim.render.paths import display_path
 
 __all__ = [
     "ELLIPSIS",
@@ -47,28 +45,6 @@ __all__ = [
 
 ELLIPSIS = "…"
 GAP = "  "
-
-
-def display_path(path: Path) -> str:
-    """A path relative to the working directory: below it, or up to two folders above it
-    (``../.costsim/main.json``); else as given."""
-    return _display(path, os.getcwd())
-
-
-@lru_cache(maxsize=65536)
-def _display(path: Path, cwd: str) -> str:
-    """Once per file and working folder: a report names each cassette many times."""
-    here = Path(cwd).resolve()
-    resolved = path.resolve()
-    try:
-        return str(resolved.relative_to(here))
-    except ValueError:
-        pass
-    if path.is_absolute():
-        relative = Path(os.path.relpath(resolved, here))
-        if relative.parts[:3].count("..") <= 2 and ".." not in relative.parts[2:]:
-            return str(relative)
-    return str(path)
 
 
 def shorten_left(text: str, width: int) -> str:

@@ -1,0 +1,32 @@
+"""Paths as reports show them: relative to the working folder. The standard library only, so
+the pytest plugin's test process can name files without importing the table renderers."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from pathlib import Path
+
+__all__ = ["display_path"]
+
+
+def display_path(path: Path) -> str:
+    """A path relative to the working directory: below it, or up to two folders above it
+    (``../.costsim/main.json``); else as given."""
+    return _display(path, os.getcwd())
+
+
+@lru_cache(maxsize=65536)
+def _display(path: Path, cwd: str) -> str:
+    """Once per file and working folder: a report names each cassette many times."""
+    here = Path(cwd).resolve()
+    resolved = path.resolve()
+    try:
+        return str(resolved.relative_to(here))
+    except ValueError:
+        pass
+    if path.is_absolute():
+        relative = Path(os.path.relpath(resolved, here))
+        if relative.parts[:3].count("..") <= 2 and ".." not in relative.parts[2:]:
+            return str(relative)
+    return str(path)
