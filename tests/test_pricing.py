@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from hypothesis import given, settings
+from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
 from costsim.model import Call, Flavour, Provenance, Usage
@@ -188,11 +188,31 @@ def test_linear_prices_are_genai_prices_digit_for_digit(
     )
     at = day.replace(hour=13, minute=5)
     linear = prices._linear_at(name, provider, at)
-    if linear is None or not linear.covers(usage):
+    # a formula found wrong anywhere (it is then never used) fails here, never skips
+    assert linear is None or not linear.broken, (name, provider, day)
+    if linear is None or (linear.ceiling is not None and usage.prompt_total > linear.ceiling):
+        event("no linear formula (tiered, per-request fee, no price) or above its first tier")
         return
+    event("priced by the linear formula")
     exact = prices._genai_price(usage, name, provider, at)
     assert str(linear.amount(usage)) == str(exact.amount), (name, provider, usage)
     assert exact.model_id == linear.model_id
+
+
+def test_the_common_models_are_priced_by_the_formula() -> None:
+    """The property above checks the formula wherever there is one: there is one for the
+    models most calls are made with (else it would check nothing)."""
+    from costsim.pricing import prices
+
+    at = datetime(2025, 11, 1, 9, tzinfo=UTC)
+    for model, provider in (
+        ("claude-sonnet-4-5", "anthropic"),
+        ("claude-3-5-haiku-20241022", "anthropic"),
+        ("gpt-4o-mini", "openai"),
+        ("gpt-4o", "openai"),
+    ):
+        linear = prices._linear_at(model, provider, at)
+        assert linear is not None and not linear.broken, (model, provider)
 
 
 def test_a_formula_that_ever_differs_from_genai_prices_is_not_used_again() -> None:

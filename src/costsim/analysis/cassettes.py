@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
-from costsim.analysis.checks import Finding, check_cassette, validate_rules
+from costsim.analysis.checks import Finding, validate_rules
 from costsim.analysis.secret_rules import Severity
 from costsim.errors import ConfigError
-from costsim.io.walk import Progress, Selection, find_cassettes
 from costsim.model import CassetteTrace
 
 __all__ = [
@@ -18,7 +17,6 @@ __all__ = [
     "CassetteCheck",
     "CassetteListing",
     "Finding",
-    "check_cassettes",
     "check_sort",
     "listing",
     "sorted_listings",
@@ -75,11 +73,6 @@ SORT_KEYS: dict[str, Callable[[CassetteListing], tuple[object, ...]]] = {
 }
 
 
-def _tick(progress: Progress | None, what: str, done: int, total: int) -> None:
-    if progress is not None:
-        progress(what, done, total)
-
-
 def check_sort(sort: str) -> None:
     if sort not in SORT_KEYS:
         raise ConfigError(f"cannot sort by {sort!r}; valid: {', '.join(SORT_KEYS)}")
@@ -107,27 +100,6 @@ class CassetteCheck:
     def failing(self) -> int:
         """Findings that fail the check (errors and warnings)."""
         return sum(f.severity is not Severity.INFO for f in self.findings)
-
-
-def check_cassettes(
-    paths: Iterable[Path],
-    *,
-    ignore: Iterable[str] = (),
-    show_info: bool = False,
-    selection: Selection | None = None,
-    progress: Progress | None = None,
-) -> CassetteCheck:
-    """Unreadable cassettes, calls without (valid) usage, calls costsim cannot meter and
-    credentials left in recordings; ``ignore`` silences rules by id. One file after another
-    (the API checks them in a pool of processes, through the cache, and tallies alike)."""
-    found = find_cassettes(list(paths), selection)
-
-    def each() -> Iterator[list[Finding]]:
-        for done, path in enumerate(found.files, start=1):
-            _tick(progress, "checking", done, len(found.files))
-            yield check_cassette(path)
-
-    return tally(each(), ignore=ignore, show_info=show_info, warnings=found.warnings())
 
 
 def tally(

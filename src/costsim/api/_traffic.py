@@ -17,7 +17,7 @@ from costsim.analysis.comparison import compare_variants, finish
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.report import build_report
 from costsim.api.execution import Settings, resolve
-from costsim.api.pipeline import check_all, compare_all, load_all
+from costsim.api.pipeline import check_all, compare_all, list_all, load_all
 from costsim.api.results import (
     CacheCheck,
     Calibration,
@@ -305,12 +305,10 @@ def list_cassettes(
 ) -> CassetteList:
     """One entry per cassette: recorded dates, LLM calls, providers, models, size (a file
     that cannot be read is listed with why). Loaded as :func:`load` loads them."""
-    cassettes.check_sort(sort)
+    cassettes.check_sort(sort)  # before any file is read
     found = find_cassettes(paths_of(paths), Selection.of(include, exclude))
     settings = with_progress(resolve(jobs, cache), progress, "reading")
-    traces, skipped = load_all(found.files, lenient=True, settings=settings)
-    items = [cassettes.listing(trace) for trace in traces]
-    items += [cassettes.unreadable(item.path, item.error) for item in skipped]
+    items = list_all(found.files, settings=settings)
     return CassetteList(cassettes.sorted_listings(items, sort), warnings=tuple(found.warnings()))
 
 

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from costsim.errors import ConfigError
 from costsim.io.config import tool_config
-from costsim.io.store import CACHE_DIR_NAME, CacheStore, content_digest
+from costsim.io.store import CACHE_DIR_NAME, CacheStore
 
 if TYPE_CHECKING:
     from costsim.metering.validation import CalibrationReport
@@ -83,21 +83,22 @@ class Settings:
 
     def estimator(self) -> CalibrationReport:
         """The calibration every estimate of the run uses (see the module docstring)."""
-        from costsim.metering.saved import read_calibration
-        from costsim.metering.validation import CalibrationReport
-
-        if self.calibration is None:
-            return CalibrationReport([], [], [], mode="shipped")
-        return read_calibration(self.calibration)
+        return self.keyed_estimator()[0]
 
     def estimator_key(self) -> str:
         """What the estimator is, for cache keys: shipped, or the saved file's content."""
+        return self.keyed_estimator()[1]
+
+    def keyed_estimator(self) -> tuple[CalibrationReport, str]:
+        """The estimator and its key, from one read of a saved calibration (a file that is
+        not one is a :class:`ConfigError` naming it)."""
+        from costsim.metering.saved import read_calibration_keyed
+        from costsim.metering.validation import CalibrationReport
+
         if self.calibration is None:
-            return "estimator shipped"
-        try:
-            return f"estimator {content_digest(self.calibration.read_bytes())}"
-        except OSError:
-            return f"estimator unreadable {self.calibration}"
+            return CalibrationReport([], [], [], mode="shipped"), "estimator shipped"
+        report, digest = read_calibration_keyed(self.calibration)
+        return report, f"estimator {digest}"
 
 
 _CURRENT: ContextVar[Settings | None] = ContextVar("costsim_execution", default=None)

@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 from pydantic import TypeAdapter, ValidationError
 
+from costsim.analysis.cassettes import CassetteListing, unreadable
 from costsim.analysis.checks import Finding
 from costsim.analysis.groups import AgentMatcher, ToolUse
 from costsim.analysis.outcomes import Share, VariantPart, fits, merge
@@ -36,8 +37,10 @@ from costsim.api.work import (
     LoadJob,
     SimulateJob,
     cached_findings,
+    cached_listing,
     cached_trace,
     check_run,
+    list_run,
     load_run,
     simulate_run,
 )
@@ -49,7 +52,7 @@ from costsim.pricing.ledger import Totals
 from costsim.providers.normalise import load_trace
 from costsim.strategies.registry import AgentSpec, Variant, get_strategy
 
-__all__ = ["check_all", "compare_all", "load_all"]
+__all__ = ["check_all", "compare_all", "list_all", "load_all"]
 
 R = TypeVar("R")
 
@@ -59,7 +62,15 @@ _PARTS = 8
 """Batches per worker: small enough to balance, large enough to amortise."""
 
 
-def _read(path: Path) -> tuple[str | None, int]:
+def _read(path: Path, *, hashed: bool) -> tuple[str | None, int]:
+    """(the hash of the file's bytes, its size); without the cache (``hashed`` False) the
+    hash is never used: the size alone, the hash None. (None, 0) when it cannot be read here
+    (the worker that reads it reports why)."""
+    if not hashed:
+        try:
+            return None, path.stat().st_size
+        except OSError:
+            return None, 0
     found = file_digest(path)
     return (None, 0) if found is None else found
 
@@ -102,7 +113,7 @@ def load_all(
     paths: Sequence[Path], *, lenient: bool, settings: Settings
 ) -> tuple[list[CassetteTrace], list[Skipped]]:
     """Every cassette's trace, in order: from the cache, else parsed by the pool."""
-    results = _per_file(paths, settings, cached_trace, _load_indexed, LoadJob)
+    results = _per_file(paths, settings, cached_trace, load_run, LoadJob)
     traces: list[CassetteTrace] = []
     skipped: list[Skipped] = []
     for path, result in zip(paths, results, strict=True):
@@ -113,53 +124,58 @@ def load_all(
     return traces, skipped
 
 
+def list_all(paths: Sequence[Path], *, settings: Settings) -> list[CassetteListing]:
+    """What every cassette holds (an unreadable one: why), in order, its trace from the
+    cache or parsed by the pool; only the listings are held, never every trace."""
+    results = _per_file(paths, settings, cached_listing, list_run, LoadJob)
+    return [
+        unreadable(path, result) if isinstance(result, str) else result
+        for path, result in zip(paths, results, strict=True)
+    ]
+
+
 def check_all(paths: Sequence[Path], *, settings: Settings) -> list[list[Finding]]:
     """What ``cassettes check`` finds in every cassette, in order: from the cache, else
     found by the pool."""
-    return _per_file(paths, settings, cached_findings, _check_indexed, CheckJob)
+    return _per_file(paths, settings, cached_findings, check_run, CheckJob)
 
 
 def _per_file(
     paths: Sequence[Path],
     settings: Settings,
     cached: Callable[[CacheStore | None, Item], R | None],
-    work: Callable[[Any, list[tuple[int, Item]]], list[R]],
+    work: Callable[[Any, list[Item]], list[R]],
     job_type: Callable[[Path | None], Any],
 ) -> list[R]:
     """``work`` done on every file the cache does not answer for (``cached``), by the pool
     (always on this machine), and each file's result in the order of ``paths``."""
     store = settings.store()
     found: dict[int, R] = {}
-    misses: list[tuple[int, Item]] = []
+    misses: list[Item] = []
+    where: list[int] = []
     sizes: list[int] = []
     for index, path in enumerate(paths):
-        digest, size = _read(path)
+        digest, size = _read(path, hashed=store is not None)
         item: Item = (path, digest, None)
         hit = cached(store, item)
         if hit is not None:
             found[index] = hit
             continue
-        misses.append((index, item))
+        misses.append(item)
+        where.append(index)
         sizes.append(size)
     runs = batches(misses, sizes, settings.workers * _PARTS)
     job = job_type(store.root if store is not None else None)
     local = _settings_for(settings, sum(sizes))
+    places = iter(where)
     done = len(paths) - len(misses)
     for run, results in zip(runs, run_batches(local, work, job, runs, local=True), strict=True):
-        for (index, _), result in zip(run, results, strict=True):
-            found[index] = result
+        for result in results:
+            found[next(places)] = result
         done += len(run)
         if settings.progress is not None:
             settings.progress(done, len(paths))
     return [found[index] for index in range(len(paths))]
-
-
-def _load_indexed(job: LoadJob, run: list[tuple[int, Item]]) -> list[CassetteTrace | str]:
-    return load_run(job, [item for _, item in run])
-
-
-def _check_indexed(job: CheckJob, run: list[tuple[int, Item]]) -> list[list[Finding]]:
-    return check_run(job, [item for _, item in run])
 
 
 @dataclass(slots=True)
@@ -262,12 +278,13 @@ def compare_all(
         items: list[Item] = []
         sizes: list[int] = []
         for path in paths:
-            digest, size = _read(path)
+            digest, size = _read(path, hashed=store is not None)
             items.append((path, digest, None))
             sizes.append(size)
         settings = _settings_for(settings, sum(sizes))
+        report, estimator_key = settings.keyed_estimator()
         fingerprint = (
-            _fingerprint(variants, rules, agents, matcher, as_of, settings.estimator_key())
+            _fingerprint(variants, rules, agents, matcher, as_of, estimator_key)
             if settings.cache
             else None
         )
@@ -284,7 +301,7 @@ def compare_all(
             return cached.share, cached.skipped
         job = SimulateJob(
             cache=_job_cache(store, settings),
-            report=settings.estimator(),
+            report=report,
             rules=rules,
             agents=agents,
             variants=tuple(variants),

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from pydantic import TypeAdapter, ValidationError
 
+from costsim.analysis.cassettes import CassetteListing, listing
 from costsim.analysis.checks import ALL_RULES, Finding, check_bytes, check_cassette
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, fits, merge, outcome
@@ -43,8 +44,10 @@ __all__ = [
     "LoadJob",
     "SimulateJob",
     "cached_findings",
+    "cached_listing",
     "cached_trace",
     "check_run",
+    "list_run",
     "load_run",
     "simulate_run",
 ]
@@ -111,6 +114,24 @@ class LoadJob:
     cache: Path | None
 
 
+def cached_listing(store: CacheStore | None, item: Item) -> CassetteListing | None:
+    """What the cassette holds, from its cached trace; None when that is not cached."""
+    trace = cached_trace(store, item)
+    return listing(trace) if trace is not None else None
+
+
+def list_run(job: LoadJob, items: list[Item]) -> list[CassetteListing | str]:
+    """What each cassette holds, or the text of its error (its trace cached meanwhile)."""
+    store = _store(job.cache)
+    results: list[CassetteListing | str] = []
+    for item in items:
+        try:
+            results.append(listing(trace_of(store, item)))
+        except CostsimError as exc:
+            results.append(str(exc))
+    return results
+
+
 def load_run(job: LoadJob, items: list[Item]) -> list[CassetteTrace | str]:
     """Each cassette's trace, or the text of its error."""
     store = _store(job.cache)
@@ -158,18 +179,15 @@ class CheckJob:
 
 
 def check_run(job: CheckJob, items: list[Item]) -> list[list[Finding]]:
-    """What ``cassettes check`` finds in each cassette (an unreadable one: that finding)."""
+    """What ``cassettes check`` finds in each cassette (an unreadable one: that finding),
+    for cassettes the caller found no entry for."""
     store = _store(job.cache)
-    results: list[list[Finding]] = []
-    for item in items:
-        found = cached_findings(store, item)
-        if found is None:
-            found = _check_item(store, item)
-        results.append(found)
-    return results
+    return [_check_item(store, item) for item in items]
 
 
 def _check_item(store: CacheStore | None, item: Item) -> list[Finding]:
+    # read here, and kept under the hash of the bytes read (the caller's hash is of the file
+    # as it was then): the findings are never filed under bytes they were not found in
     path, _, data = item
     if data is None:
         try:

@@ -23,6 +23,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FEE_UNITS",
     "MAX_TOKENS",
+    "EventLoader",
     "TooDeepError",
     "YamlShape",
     "check_json_depth",
@@ -93,7 +94,7 @@ def scan_yaml(text: str, *, depth_limit: int = MAX_DEPTH) -> YamlShape:
     counts: list[int] = [0]  # counts[0] is the document level
     anchored: dict[str, tuple[int, int]] = {}  # anchor -> (height, nodes)
     deepest = 0
-    events: Iterator[Any] = yaml.parse(text, Loader=_EventLoader)
+    events: Iterator[Any] = yaml.parse(text, Loader=EventLoader)
     for event in events:
         kind = type(event)
         if kind is yaml.ScalarEvent:
@@ -129,5 +130,5 @@ def scan_yaml(text: str, *, depth_limit: int = MAX_DEPTH) -> YamlShape:
     return YamlShape(depth=deepest, nodes=counts[0])
 
 
-_EventLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+EventLoader: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 """libyaml's event parser when available (fast, iterative), else PyYAML's (also iterative)."""

@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-from costsim.io.limits import MAX_DEPTH, TooDeepError
+from costsim.io.limits import MAX_DEPTH, EventLoader, TooDeepError
 from costsim.io.safe_yaml import CassetteLoader
 
 __all__ = ["NotPlain", "load_plain"]
@@ -48,7 +48,6 @@ _SCALARS: dict[str, Callable[[Any, yaml.ScalarNode], Any]] = {
 }
 _BOOLS: dict[str, bool] = SafeConstructor.bool_values
 _TEXT = frozenset({_STR, _YAML + "python/str", _YAML + "python/unicode"})
-_Parser: type = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class _Scalars:
@@ -172,7 +171,7 @@ def load_plain(text: str) -> Any:
     """
     builder = _Builder()
     handlers, end = _HANDLERS, yaml.StreamEndEvent
-    parser = _Parser(text)
+    parser = EventLoader(text)
     try:
         while True:
             event = parser.get_event()

@@ -40,7 +40,6 @@ __all__ = [
     "NormalEquations",
     "default_coefficients",
     "default_document",
-    "default_p90_ape",
     "fit",
     "free_terms",
     "median",
@@ -232,24 +231,22 @@ def default_document() -> dict[str, Any]:
     return document
 
 
-def default_p90_ape(family: str) -> float | None:
-    """Held-out (leave-one-source-out) p90 error of the shipped defaults for a family."""
-    families = default_document()["families"]
-    entry = families.get(family) or families.get(family.removesuffix("+tools"))
-    return float(entry["calibrated_p90_ape"]) if entry else None
-
-
 def default_errors(family: str) -> tuple[int, float, float] | None:
     """(calls, median, p90) held-out error (%) of the shipped defaults for a family."""
     families = default_document()["families"]
     entry = families.get(family) or families.get(family.removesuffix("+tools"))
     if not entry:
         return None
-    return (
-        int(entry.get("calls", 0)),
-        float(entry["calibrated_median_ape"]),
-        float(entry["calibrated_p90_ape"]),
-    )
+    try:  # every figure shipped: a report never says "held out on 0 calls" for "unknown"
+        return (
+            int(entry["calls"]),
+            float(entry["calibrated_median_ape"]),
+            float(entry["calibrated_p90_ape"]),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise DataError(
+            f"costsim's shipped calibration defaults lack {family}'s held-out errors ({exc!r})"
+        ) from None
 
 
 @cache

@@ -13,6 +13,7 @@ one sentence naming it.
 
 from __future__ import annotations
 
+import hashlib
 from functools import cache
 from pathlib import Path
 from typing import Literal
@@ -23,7 +24,13 @@ from costsim.errors import ConfigError
 from costsim.io.files import write_atomic
 from costsim.metering.validation import CalibrationReport
 
-__all__ = ["KIND", "SavedCalibration", "read_calibration", "write_calibration"]
+__all__ = [
+    "KIND",
+    "SavedCalibration",
+    "read_calibration",
+    "read_calibration_keyed",
+    "write_calibration",
+]
 
 KIND = "costsim.calibration-fit"
 
@@ -50,18 +57,23 @@ def write_calibration(path: Path, report: CalibrationReport, fitted_on: str) -> 
 
 def read_calibration(path: Path) -> CalibrationReport:
     """The estimator saved at ``path``; a :class:`ConfigError` naming the file otherwise."""
+    return read_calibration_keyed(path)[0]
+
+
+def read_calibration_keyed(path: Path) -> tuple[CalibrationReport, str]:
+    """The estimator saved at ``path`` and the hash of the bytes it was read from (what a
+    cache key names it by: one read, so the key and the estimator are of one version)."""
     try:
         data = path.read_bytes()
-        status = path.stat()
     except OSError as exc:
         raise ConfigError(
             f"{path}: the calibration cannot be read ({exc.strerror or exc})"
         ) from None
-    return _parse(str(path), data, status.st_mtime_ns)
+    return _parse(str(path), data), hashlib.sha256(data).hexdigest()
 
 
 @cache
-def _parse(name: str, data: bytes, _stamp: int) -> CalibrationReport:
+def _parse(name: str, data: bytes) -> CalibrationReport:
     try:
         saved = SavedCalibration.model_validate_json(data)
     except ValidationError as exc:

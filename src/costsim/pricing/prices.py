@@ -158,12 +158,13 @@ def _read_linear(model: str, provider: str, day: datetime) -> LinearPrices | Non
     if starts is None or flat is None:
         return None
     amounts = [_genai_price(_usage_of({i: 1}), model, provider, day).amount for i in range(5)]
+    rates = tuple(amount for amount in amounts if amount is not None)
     exponent = flat.total_price.as_tuple().exponent
-    if not isinstance(exponent, int) or any(amount is None for amount in amounts):
+    if not isinstance(exponent, int) or len(rates) != len(amounts):
         return None
     linear = LinearPrices(
         flat.model.id,
-        tuple(amount or Decimal(0) for amount in amounts),
+        rates,
         (),
         exponent,
         ceiling=min(starts) if starts else None,
