@@ -227,3 +227,21 @@ def test_the_plugin_estimates_with_the_saved_calibration(pytester: pytest.Pytest
     result = pytester.runpytest_subprocess("--costsim")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*fit.json*not a calibration saved by*"])
+
+
+def test_an_empty_calibration_setting_is_refused_by_both_doors(
+    pytester: pytest.Pytester,
+) -> None:
+    """``calibration = ""`` is a mistake, not "the shipped one": the CLI and the plugin say so
+    alike, naming the pyproject.toml."""
+    shutil.copy(EXAMPLES / "anthropic_support_agent.yaml", pytester.path / "agent.yaml")
+    pytester.makepyfile(test_drift=DRIFTED)
+    pytester.makepyprojecttoml('[tool.costsim]\ncalibration = ""\n')
+    result = pytester.runpytest_subprocess("--costsim")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*pyproject.toml*calibration must be the path of a file*"])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.chdir(pytester.path)
+        cli_result = CliRunner().invoke(cli, ["report", "agent.yaml"])
+    assert cli_result.exit_code == 2
+    assert "calibration must be the path of a file" in cli_result.stderr

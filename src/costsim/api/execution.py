@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from costsim.errors import ConfigError
-from costsim.io.config import tool_config
+from costsim.io.config import calibration_path, tool_config
 from costsim.io.store import CACHE_DIR_NAME, CacheStore
 
 if TYPE_CHECKING:
@@ -114,12 +114,7 @@ def _from_config() -> Settings:
         raise ConfigError(f"{path}: [tool.costsim] cache must be true or false")
     if scheduler is not None and not isinstance(scheduler, str):
         raise ConfigError(f"{path}: [tool.costsim] scheduler must be an address string")
-    if calibration is not None and (not isinstance(calibration, str) or not calibration):
-        raise ConfigError(
-            f"{path}: [tool.costsim] calibration must be the path of a file saved by "
-            "'costsim calibrate --save'"
-        )
-    saved = path.parent / calibration if path is not None and calibration else None
+    saved = calibration_path(path, calibration)
     return Settings(jobs=jobs, cache=cache, scheduler=scheduler or None, calibration=saved)
 
 

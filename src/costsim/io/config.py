@@ -11,7 +11,13 @@ from typing import Any
 
 from costsim.errors import ConfigError
 
-__all__ = ["find_pyproject", "secrets_ignore", "tool_config", "tool_table"]
+__all__ = [
+    "calibration_path",
+    "find_pyproject",
+    "secrets_ignore",
+    "tool_config",
+    "tool_table",
+]
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -56,3 +62,17 @@ def secrets_ignore(start: Path | None = None) -> tuple[str, ...]:
             f"such as ['bot-management-cookie']"
         )
     return tuple(ignore)
+
+
+def calibration_path(pyproject: Path | None, value: object) -> Path | None:
+    """``[tool.costsim] calibration`` of ``pyproject``: the saved calibration's path (relative
+    to the pyproject.toml's folder); None when not set. Anything but a path string, an empty
+    one included, is a :class:`ConfigError` (the CLI and the pytest plugin read it alike)."""
+    if value is None or pyproject is None:
+        return None
+    if not isinstance(value, str) or not value:
+        raise ConfigError(
+            f"{pyproject}: [tool.costsim] calibration must be the path of a file saved by "
+            "'costsim calibrate --save'"
+        )
+    return pyproject.parent / value

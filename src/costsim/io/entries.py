@@ -197,9 +197,10 @@ def _read_only(path: Path) -> sqlite3.Connection | None:
         connection = sqlite3.connect(uri, uri=True, timeout=60, isolation_level=None)
         connection.execute("PRAGMA trusted_schema = OFF")
         found = set(connection.execute("SELECT type, name, tbl_name, sql FROM sqlite_master"))
+        (version,) = connection.execute("PRAGMA user_version").fetchone()
     except sqlite3.Error:
         return None
-    if found != _EXPECTED:
+    if found != _EXPECTED or version != _VERSION:  # as a writable one is checked
         connection.close()
         return None
     return connection

@@ -52,12 +52,11 @@ class PluginSettings(BaseModel):
     def calibration_file(self, project: Path) -> Path | None:
         """The saved calibration, checked now (a bad file is a usage error before any test
         runs); None: the shipped one."""
-        if not self.calibration:
-            return None
-        from costsim.api.gates import read_calibration
+        from costsim.api.gates import calibration_path, read_calibration
 
-        calibration = project.parent / self.calibration
-        read_calibration(calibration)
+        calibration = calibration_path(project, self.calibration)
+        if calibration is not None:
+            read_calibration(calibration)
         return calibration
 
     def fallback(self) -> dict[str, float] | None:
