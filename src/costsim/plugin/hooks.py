@@ -22,12 +22,9 @@ import pytest
 from costsim.errors import CostsimError  # a small module of exception classes: cheap
 
 if TYPE_CHECKING:
-    from costsim.plugin.local import LocalState
-    from costsim.plugin.recorder import Recorder
     from costsim.plugin.run import SummaryOptions
     from costsim.plugin.settings import PluginSettings
-
-    State = LocalState | Recorder
+    from costsim.plugin.start import State
 
 SESSION: pytest.StashKey[State] = pytest.StashKey()
 SETTINGS: pytest.StashKey[PluginSettings | None] = pytest.StashKey()

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from costsim.errors import CostsimError
-from costsim.plugin.run import Setup
+from costsim.plugin.run import REPORT_SUFFIXES, Setup, baseline_path, read_settings
 
 if TYPE_CHECKING:
     from costsim.plugin.local import LocalState
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from costsim.plugin.settings import PluginSettings
 
     State = LocalState | Recorder
+    """What the hooks talk to: calls metered here, or noted for the metering process."""
 
 __all__ = ["configure"]
 
@@ -37,7 +38,6 @@ def configure(config: pytest.Config, settings_key: pytest.StashKey[PluginSetting
     """Check what the run asks (a usage error before any test runs), then start metering: in
     a metering process beside the tests where one can fork, else in this one."""
     from costsim.api.gates import parse_tolerances
-    from costsim.plugin.run import read_settings
 
     project = _project_file(config)
     settings = read_settings(project)
@@ -51,8 +51,6 @@ def configure(config: pytest.Config, settings_key: pytest.StashKey[PluginSetting
     top = config.getoption("costsim_top")
     if top is not None and top < 0:
         raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
-    from costsim.plugin.run import REPORT_SUFFIXES
-
     report = config.getoption("costsim_report")
     if report and Path(report).suffix.lower() not in REPORT_SUFFIXES:
         raise CostsimError(
@@ -60,8 +58,6 @@ def configure(config: pytest.Config, settings_key: pytest.StashKey[PluginSetting
             f"{Path(report).suffix or 'a file without an extension'} "
             "(use .json, .md or .html)"
         )
-    from costsim.plugin.run import baseline_path
-
     root = Path(str(config.rootpath))
     if config.getoption("costsim_save"):
         baseline_path(root, config.getoption("costsim_save"))
