@@ -241,3 +241,10 @@ def test_a_formula_that_ever_differs_from_genai_prices_is_not_used_again() -> No
         prices._price_on.cache_clear()
     above = Usage(uncached_input=250_000)  # the long-context tier: genai-prices prices it
     assert not linear.covers(above)
+
+
+def test_the_token_classes_are_counted_in_the_order_they_are_named() -> None:
+    from costsim.pricing.linear import KINDS, counts
+
+    usage = Usage(**{kind: 10 + i for i, kind in enumerate(KINDS)})
+    assert counts(usage) == (10, 11, 12, 13, 14)

@@ -30,11 +30,13 @@ def _exponent(value: Decimal) -> int:
     return exponent
 
 
-KINDS = ("uncached", "cache_read", "cache_write_5m", "cache_write_1h", "output")
-"""The token classes of a :class:`~costsim.model.Usage`, in the order rates are given."""
+KINDS = ("uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
+"""The token classes of a :class:`~costsim.model.Usage` (its field names), in the order
+rates are given and :func:`counts` counts them."""
 
 
 def counts(usage: Usage) -> tuple[int, int, int, int, int]:
+    """The usage's tokens of each of :data:`KINDS` (spelled out: it runs for every call)."""
     return (
         usage.uncached_input,
         usage.cache_read,

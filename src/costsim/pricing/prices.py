@@ -18,7 +18,7 @@ from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price, data_snapshot
 
 from costsim.model import Usage
-from costsim.pricing.linear import LinearPrices
+from costsim.pricing.linear import KINDS, LinearPrices
 
 if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
@@ -126,11 +126,8 @@ def _linear_price(
 
 def _usage_of(tokens: dict[int, int]) -> Usage:
     """A usage with ``tokens[i]`` tokens of class ``KINDS[i]``."""
-    fields: dict[str, Any] = {_USAGE_FIELDS[i]: n for i, n in tokens.items()}
+    fields: dict[str, Any] = {KINDS[i]: n for i, n in tokens.items()}
     return Usage(**fields)
-
-
-_USAGE_FIELDS = ("uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "output")
 
 
 @cache
@@ -313,16 +310,8 @@ def _today() -> datetime:
 def _priced_by_day(model: str, provider: str) -> bool:
     """The model's prices change only from one day to the next (genai-prices gives dated
     prices, and for a few models prices by the time of day: those are not)."""
-    if not model:
-        return False
-    try:
-        found = calc_price(
-            PriceUsage(input_tokens=0, output_tokens=0),
-            model,
-            provider_id=provider,
-            genai_request_timestamp=datetime(2026, 1, 1, tzinfo=UTC),
-        )
-    except (LookupError, ValueError, ArithmeticError):
+    found = _flat(model, provider, datetime(2026, 1, 1, tzinfo=UTC))
+    if found is None:
         return False
     prices = getattr(found.model, "prices", None)
     if prices is None:
