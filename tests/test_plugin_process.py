@@ -75,11 +75,25 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+WHERE = """
+from costsim.plugin import hooks
+
+
+def pytest_sessionfinish(session):
+    with open("where.txt", "w") as f:
+        f.write(type(session.config.stash[hooks.SESSION]).__name__)
+"""
+
+
 def _run(pytester: pytest.Pytester, mode: str, *args: str) -> tuple[str, dict[str, Any], str]:
-    """(the costsim part of the output, the JSON report, the saved baseline) in ``mode``."""
+    """(the costsim part of the output, the JSON report, the saved baseline) in ``mode``,
+    checked to be metered where ``mode`` says: beside the tests (1) or in their process (0)."""
+    pytester.makeconftest(WHERE)
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv(ENV, mode)
         result = pytester.runpytest_subprocess(*args)
+    where = (pytester.path / "where.txt").read_text()
+    assert where == {"1": "Recorder", "0": "LocalState"}[mode], where
     assert "INTERNALERROR" not in result.stdout.str() + result.stderr.str()
     text = result.stdout.str()
     part = text[text.index("costsim: LLM calls replayed") :]
