@@ -204,6 +204,25 @@ def test_serialiser_counts_each_message_once() -> None:
     assert len(serialiser._messages) == 59  # every distinct message counted once
 
 
+def test_a_request_is_counted_once_and_the_memo_stays_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    call = _chat(Message("user", (TextBlock("what is the capital of France?"),)))
+    serialiser = Serialiser()
+    counted: list[Call] = []
+    real = serialiser._features
+    monkeypatch.setattr(serialiser, "_features", lambda c: counted.append(c) or real(c))
+    first = serialiser.features(call)
+    assert serialiser.features(call) is first and counted == [call]
+    # an equal request that is another object is counted again, to the same features
+    twin = dataclasses.replace(call)
+    assert serialiser.features(twin) == first and counted == [call, twin]
+    assert first == Serialiser().features(call)
+    monkeypatch.setattr(Serialiser, "_CALLS", 2)
+    serialiser.features(_chat(Message("user", (TextBlock("another"),))))
+    assert len(serialiser._calls) == 1  # full at two: forgotten, then the new one kept
+
+
 def test_transformed_prompt_is_anchored_on_recorded() -> None:
     meter = Meter()
     base = _chat(Message("user", (TextBlock("hi"),)))

@@ -24,7 +24,7 @@ from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, merge_groups
 from costsim.analysis.turns import Turns, largest, turn_series
 from costsim.engine.simulate import Engine, TraceResult, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals, meter
-from costsim.strategies.registry import Variant
+from costsim.strategies.registry import Step, Variant
 from costsim.strategies.trace import Event
 
 __all__ = ["Share", "VariantPart", "fits", "gap_totals", "merge", "outcome", "part"]
@@ -161,6 +161,23 @@ def _as_recorded(recorded: VariantPart, events: list[Event]) -> VariantPart:
     )
 
 
+_KEYS: dict[tuple[int, ...], tuple[tuple[Step, ...], str]] = {}
+
+
+def _steps_key(steps: tuple[Step, ...]) -> str:
+    """What identifies a set of steps: their text (equal steps written twice share a run),
+    computed once per set of step objects."""
+    ids = tuple(map(id, steps))
+    hit = _KEYS.get(ids)
+    if hit is not None and all(a is b for a, b in zip(hit[0], steps, strict=True)):
+        return hit[1]
+    if len(_KEYS) >= 1024:
+        _KEYS.clear()
+    key = repr(steps)
+    _KEYS[ids] = (steps, key)
+    return key
+
+
 class _Runs:
     """Runs variants on an engine, billing every run that changes nothing only once, and
     every set of steps once (a variant without one of its steps, for attribution, is often
@@ -178,7 +195,7 @@ class _Runs:
     def part(
         self, variant: Variant
     ) -> tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]:
-        key = repr(variant.steps)
+        key = _steps_key(variant.steps)
         done = self._done.get(key)
         if done is None:
             done = self._done[key] = self._run(variant)

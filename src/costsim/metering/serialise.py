@@ -242,11 +242,15 @@ class Serialiser:
 
     _RECENT = 16
     """Conversations remembered for prefix reuse (interleaved agents each have one)."""
+    _CALLS = 4096
+    """Requests whose features are remembered (then forgotten at once: a long-lived
+    serialiser keeps its memory bounded)."""
 
     def __init__(self) -> None:
         self._messages: dict[tuple[int, str, bool, str], tuple[Message, _Stats]] = {}
         self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
         self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], _Stats]] = []
+        self._calls: dict[int, tuple[Call, Features]] = {}
 
     def _context(self, call: Call) -> tuple[_Context, _Style]:
         style = _STYLES[call.flavour.shape]
@@ -315,7 +319,18 @@ class Serialiser:
         return stats
 
     def features(self, call: Call) -> Features:
-        """Raw count, rule tokens and structure features of a call's request."""
+        """Raw count, rule tokens and structure features of a call's request (each request
+        object counted once: a call most variants leave alone is counted for all of them)."""
+        hit = self._calls.get(id(call))
+        if hit is not None and hit[0] is call:
+            return hit[1]
+        features = self._features(call)
+        if len(self._calls) >= self._CALLS:
+            self._calls.clear()
+        self._calls[id(call)] = (call, features)
+        return features
+
+    def _features(self, call: Call) -> Features:
         ctx, style = self._context(call)
         stats = _Stats(self._tools_tokens(call, ctx.count, style), fixed=_tool_prompt(call))
         stats = stats + self._system(call, ctx, style) + self._history(call, ctx, style)
