@@ -196,6 +196,22 @@ def test_xdist_totals_equal_a_serial_run(project: pytest.Pytester) -> None:
     assert _report(project, "serial.json")["total"] == _report(project, "parallel.json")["total"]
 
 
+def test_drift_lists_the_same_calls_in_the_same_order_under_xdist(
+    project: pytest.Pytester,
+) -> None:
+    tests = "".join(f"\ndef test_{name}():\n    _replay(2, grown)\n" for name in "dcba")
+    project.makepyfile(test_agent=REPLAY + GROWN_SYSTEM + tests)
+    reports = {}
+    for name, workers in (("serial", ()), ("xdist", ("-n", "2"))):
+        report = f"{name}.json"
+        result = project.runpytest_subprocess("--costsim", "--costsim-report", report, *workers)
+        result.assert_outcomes(passed=4)
+        reports[name] = _report(project, report)["drift"]
+    listed = [(entry["test"], entry["interaction"]) for entry in reports["serial"]]  # type: ignore[index]
+    assert listed == [(f"test_agent.py::test_{name}", i) for name in "abcd" for i in (0, 1)]
+    assert reports["xdist"] == reports["serial"]
+
+
 HEAVY_CHECK = """
 import sys
 HEAVY = ("costsim.pricing.ledger", "costsim.pricing.prices", "genai_prices", "tiktoken", "tabulate")

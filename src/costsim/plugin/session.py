@@ -193,14 +193,15 @@ class CostsimSession(Observing):
     # --- results -------------------------------------------------------------------------
 
     def drifted(self) -> list[DriftEntry]:
-        """Every drifted call of the run (this process's and the workers'), in run order."""
+        """Every drifted call of the run (this process's and the workers'): by test, each
+        test's calls in the order it made them (whichever worker ran it, and whenever)."""
         entries = list(self.merged_drift)
         for test, observed in self.observed.items():
             metered = self.calls(test)
             for item, sent in zip(observed, metered, strict=True):
                 if item.differences:
                     entries.append(self._drift_entry(test, item, sent))
-        return entries
+        return sorted(entries, key=lambda entry: entry.test)  # stable: a test's calls in order
 
     def _drift_entry(self, test: str, item: Observed, sent: MeteredCall) -> DriftEntry:
         recorded = self.meter.recorded(item.recorded)
@@ -301,7 +302,10 @@ class CostsimSession(Observing):
             )
         self.errors.extend(figures.get("errors", []))
         self.internal_errors.extend(figures.get("internal_errors", []))
-        self.usage_errors.extend(figures.get("usage_errors", []))
+        # every worker collects every test, so each finds the same bad marker: one error
+        self.usage_errors.extend(
+            e for e in figures.get("usage_errors", []) if e not in self.usage_errors
+        )
         self.selected.update(figures.get("selected", []))
         self.merged_drift.extend(DriftEntry.from_json(entry) for entry in figures.get("drift", []))
         for name, values in figures.get("budgets", {}).items():
