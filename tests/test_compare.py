@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from click.testing import CliRunner
 
 from costsim.analysis.comparison import compare_variants
@@ -237,3 +238,27 @@ def test_bundled_scenarios_run_and_print_every_scenario() -> None:
     assert result.exit_code == 0, result.output
     for name in names:
         assert f"== {name} ==" in result.stdout
+
+
+def test_a_recording_with_invalid_usage_is_said_to_be_estimated(tmp_path: Path) -> None:
+    """The baseline rests on an estimate where a call's recorded usage does not add up:
+    compare says so in every format, and the like-for-like gap does not call it a bill."""
+    document = yaml.safe_load((EXAMPLES / "anthropic_support_agent.yaml").read_text())
+    body = document["interactions"][0]["response"]["body"]
+    body["string"] = body["string"].replace('"input_tokens":412', '"input_tokens":-412')
+    (tmp_path / "agent.yaml").write_text(yaml.safe_dump(document))
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"name: s\ncassettes: [{tmp_path}/agent.yaml]\nvariants: {{c: [caching]}}\n")
+    text = " ".join(_run("compare", str(scenario), "--no-cache").output.split())
+    assert "* baseline: 1 call recorded no usage (or usage that does not add up)" in text
+    assert "billed unknown" not in text and "own bill is unknown" in text
+    markdown = _run("compare", str(scenario), "--no-cache", "--format", "markdown").output
+    assert "\n- baseline: 1 call recorded no usage" in markdown
+    data = json.loads(_run("compare", str(scenario), "--no-cache", "--format", "json").output)
+    assert data["scenarios"][0]["baseline"]["estimated_calls"] == 1
+    page = tmp_path / "page.html"
+    _run("compare", str(scenario), "--no-cache", "--format", "html", "-o", str(page))
+    assert "1 call(s) recorded no usage (or usage that does not add up)" in page.read_text()
+    clean = tmp_path / "clean.yaml"
+    clean.write_text(scenario.read_text().replace(f"{tmp_path}/agent.yaml", f"{EXAMPLES}/*.yaml"))
+    assert "* baseline" not in _run("compare", str(clean), "--no-cache").output

@@ -100,9 +100,35 @@ def _band_detail(summary: VariantSummary, decimals: int) -> list[str]:
     simulated, recorded = summary.resimulation_gap
     if summary.resimulated_calls and simulated is not None and simulated != recorded:
         cells = money_cells([simulated, recorded], decimals=decimals)
+        billed = (
+            f"where the recording billed {cells[1]}"
+            if recorded is not None
+            else "where the recording's own bill is unknown (some recorded no usable usage)"
+        )
         lines.append(
-            f"like for like: re-simulated as recorded, those calls cost {cells[0]} where the "
-            f"recording billed {cells[1]}; that gap is the simulator's, not the strategy's"
+            f"like for like: re-simulated as recorded, those calls cost {cells[0]} {billed}; "
+            "that gap is the simulator's, not the strategy's"
+        )
+    return lines
+
+
+def _baseline_notes(baseline: Totals, width: int) -> list[str]:
+    """What the recording's own figures rest on: calls whose usage is estimated, or missing."""
+    lines: list[str] = []
+    if baseline.estimated_calls:
+        lines += wrap(
+            f"* baseline: {plural(baseline.estimated_calls, 'call')} recorded no usage (or "
+            "usage that does not add up): their tokens are estimated (calibrated offline "
+            "count; costsim cassettes check names them)",
+            width,
+            subsequent="  ",
+        )
+    if baseline.unmetered_calls:
+        lines += wrap(
+            f"* baseline: {plural(baseline.unmetered_calls, 'call')} recorded no usage and "
+            "could not be estimated: not in the token totals; the total cost is unknown",
+            width,
+            subsequent="  ",
         )
     return lines
 
@@ -349,6 +375,7 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
     lines = [*head, *wrap(answer_line(comparison, cells), width), ""]
     lines += table(_columns(wide), _rows(comparison, cells, wide), width=width)
     lines += ["", *_unpriced_lines("baseline", comparison.baseline.unpriced, width)]
+    lines += _baseline_notes(comparison.baseline, width)
     for summary in comparison.variants:
         lines += _variant_details(summary, width, verbose, cells.decimals)
     if comparison.as_of:
@@ -361,7 +388,7 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
     title = f"## {comparison.title or 'costsim comparison'}\n\n"
     description = f"{comparison.description}\n\n" if comparison.description else ""
     rows = markdown_table(_columns(True), _rows(comparison, cells, True))
-    details: list[str] = []
+    details = [line.removeprefix("* ") for line in _baseline_notes(comparison.baseline, 10**6)]
     for summary in comparison.variants:
         details += _variant_details(summary, 10**6, verbose, cells.decimals)
     if comparison.as_of:

@@ -52,7 +52,32 @@ def comparison_findings(comparison: Comparison, labels: Sequence[str]) -> list[F
                 )
             )
     seen: set[tuple[str, int, str]] = set()
-    found += _unpriced(labels[0], comparison.baseline, seen)
+    base = comparison.baseline
+    if base.estimated_calls:
+        found.append(
+            Finding(
+                labels[0],
+                "estimated",
+                "reading",
+                "",
+                None,
+                f"{base.estimated_calls} call(s) recorded no usage (or usage that does not add "
+                "up): their tokens are estimated (costsim cassettes check names them)",
+            )
+        )
+    if base.unmetered_calls:
+        found.append(
+            Finding(
+                labels[0],
+                "unmetered",
+                "reading",
+                "",
+                None,
+                f"{base.unmetered_calls} call(s) recorded no usage and could not be estimated: "
+                "not in the token totals; the total cost is unknown",
+            )
+        )
+    found += _unpriced(labels[0], base, seen)
     for label, summary in zip(labels[1:], comparison.variants, strict=True):
         found += _unpriced(label, summary.totals, seen)
     return found
