@@ -156,7 +156,9 @@ def test_markdown_report(project: pytest.Pytester) -> None:
 
 
 def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
-    project.makepyfile(test_agent=REPLAY + "\ndef test_all():\n    _replay(3)\n")
+    project.makepyfile(
+        test_agent=REPLAY + "\ndef test_all():\n    _replay(3)\n\ndef test_two():\n    _replay(2)\n"
+    )
     result = project.runpytest(
         "--costsim",
         "--costsim-report",
@@ -182,6 +184,16 @@ def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
     assert Decimal(what_if["routing:default=claude-haiku-4-5&caching"]["cost_usd"]) < Decimal(
         what_if["caching:ttl=1h"]["cost_usd"]
     )
+    # the run's total carries each variant's cost over every test, as the TOTAL row does
+    report = _report(project)
+    tests = report["tests"].values()  # type: ignore[union-attr]
+    total = report["total"]["what_if"]  # type: ignore[index]
+    assert list(total) == list(what_if)
+    for name in what_if:
+        assert Decimal(total[name]["cost_usd"]) == sum(
+            Decimal(test["what_if"][name]["cost_usd"]) for test in tests
+        )
+        assert total[name]["unpriced_calls"] == 0
 
 
 def test_xdist_totals_equal_a_serial_run(project: pytest.Pytester) -> None:

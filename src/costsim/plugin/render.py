@@ -82,12 +82,22 @@ def _what_if_cell(value: WhatIfCost | None) -> str:
     return "-" if value is None else _partial(value.priced, value.unpriced_calls)
 
 
-def _what_if_total(state: CostsimSession, costs: dict[str, TestCost], column: str) -> str:
+def what_if_sum(state: CostsimSession, column: str) -> WhatIfCost | None:
+    """A what-if variant's cost over every test; None unless every test has it."""
     values = [item.get(column) for item in state.what_if_costs.values()]
-    if None in values or len(state.what_if_costs) < len(costs):
-        return "-"
-    whole = sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
-    return _partial(whole.priced, whole.unpriced_calls)
+    if None in values or len(state.what_if_costs) < len(state.costs()):
+        return None
+    return sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
+
+
+def _what_if_total(state: CostsimSession, column: str) -> str:
+    whole = what_if_sum(state, column)
+    return "-" if whole is None else _partial(whole.priced, whole.unpriced_calls)
+
+
+def _what_if_columns(state: CostsimSession) -> list[str]:
+    """The what-if variants of the run, in the order the tests list them."""
+    return list(dict.fromkeys(name for costs in state.what_if_costs.values() for name in costs))
 
 
 def total(state: CostsimSession) -> TestCost:
@@ -112,7 +122,7 @@ def _rows(
         extra = [_what_if_cell(state.what_if_costs.get(name, {}).get(c)) for c in what_if]
         rows.append([label(name), *(cells[c] for c in columns), *extra])
     cells = _cells(total(state))
-    extra = [_what_if_total(state, costs, column) for column in what_if]
+    extra = [_what_if_total(state, column) for column in what_if]
     rows.append(["TOTAL", *(cells[c] for c in columns), *extra])
     return rows
 
@@ -222,12 +232,25 @@ def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     return [*head, *notes]
 
 
+def _total_json(state: CostsimSession) -> dict[str, Any]:
+    """The run's total; with what-if variants, each one's cost over every test (null when a
+    test has no figure for it)."""
+    document = total(state).to_json()
+    columns = _what_if_columns(state)
+    if columns:
+        sums = {name: what_if_sum(state, name) for name in columns}
+        document["what_if"] = {
+            name: None if whole is None else whole.to_json() for name, whole in sums.items()
+        }
+    return document
+
+
 def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
     costs = state.costs()
     return {
         "format_version": FORMAT_VERSION,
         "kind": "costsim.pytest",
-        "total": total(state).to_json(),
+        "total": _total_json(state),
         "tests": {
             name: {
                 **cost.to_json(),
