@@ -13,6 +13,7 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
+from costsim.analysis.bands import marginal_band
 from costsim.analysis.comparison import compare_variants
 from costsim.analysis.report import load_traces
 from costsim.cli import cli
@@ -248,7 +249,9 @@ def test_a_recording_with_invalid_usage_is_said_to_be_estimated(tmp_path: Path) 
     body["string"] = body["string"].replace('"input_tokens":412', '"input_tokens":-412')
     (tmp_path / "agent.yaml").write_text(yaml.safe_dump(document))
     scenario = tmp_path / "s.yaml"
-    scenario.write_text(f"name: s\ncassettes: [{tmp_path}/agent.yaml]\nvariants: {{c: [caching]}}\n")
+    scenario.write_text(
+        f"name: s\ncassettes: [{tmp_path}/agent.yaml]\nvariants: {{c: [caching]}}\n"
+    )
     text = " ".join(_run("compare", str(scenario), "--no-cache").output.split())
     assert "* baseline: 1 call recorded no usage (or usage that does not add up)" in text
     assert "billed unknown" not in text and "own bill is unknown" in text
@@ -262,3 +265,30 @@ def test_a_recording_with_invalid_usage_is_said_to_be_estimated(tmp_path: Path) 
     clean = tmp_path / "clean.yaml"
     clean.write_text(scenario.read_text().replace(f"{tmp_path}/agent.yaml", f"{EXAMPLES}/*.yaml"))
     assert "* baseline" not in _run("compare", str(clean), "--no-cache").output
+
+
+def test_a_marginal_is_banded_by_what_the_two_runs_bill_differently() -> None:
+    """Hand-computed: only the terms that differ between the run with everything and the
+    run without the step count, each by how much it moves."""
+    one, two = ("prompt", 1), ("prompt", 2)
+    full = [({one: Decimal("0.010"), two: Decimal("0.004")}, {one: Decimal("0.002")})]
+    rest = [({one: Decimal("0.011"), two: Decimal("0.001")}, {one: Decimal("0.003")})]
+    band = marginal_band(Decimal("0.5"), full, rest)
+    # term one moves each delta alike: (0.011 - 0.003) - (0.010 - 0.002) = 0;
+    # term two: (0.001 - 0) - (0.004 - 0) = -0.003
+    assert (band.half, band.estimated) == (Decimal("0.003"), True)
+    same = marginal_band(Decimal(0), full, full)
+    assert (same.half, same.exact) == (Decimal(0), True)
+
+
+def test_a_step_that_changes_nothing_is_attributed_exactly_nothing() -> None:
+    traces, _ = load_traces([EXAMPLES / "anthropic_support_agent.yaml"])
+    nothing = make_step("truncation", {"max_chars": 10**9})  # no tool result is that long
+    stack = Variant("stack", (nothing, make_step("caching", {"ttl": "1h"})))
+    summary = compare_variants(Engine(traces), [stack]).variants[0]
+    assert not summary.delta.exact  # caching moves cache boundaries on estimates
+    noop = summary.attribution_bands[nothing.describe()]
+    assert (noop.value, noop.half, noop.exact) == (Decimal(0), Decimal(0), True)
+    # caching's marginal is the whole change: banded as the variant's delta is
+    caching = summary.attribution_bands["caching:ttl=1h"]
+    assert caching.half == summary.delta.half and caching.value == -summary.delta.value

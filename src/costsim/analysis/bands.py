@@ -46,7 +46,8 @@ __all__ = [
     "VariantBands",
     "call_terms",
     "changed_prompt_error",
-    "combine",
+    "marginal_band",
+    "run_terms",
     "variant_bands",
 ]
 
@@ -103,12 +104,6 @@ ZERO = Decimal(0)
 def _up(amount: Decimal) -> Decimal:
     """A half-width rounded up to 1e-8 USD (never narrower than computed)."""
     return amount.quantize(_CENT_FRACTION, rounding=ROUND_UP)
-
-
-def combine(value: Decimal | None, *bands: Band) -> Band:
-    """A band for ``value`` whose error combines independent ``bands`` (root sum of squares)."""
-    half = sum((band.half**2 for band in bands), start=Decimal(0)).sqrt()
-    return Band(value, _up(half), any(band.estimated for band in bands))
 
 
 def _segments(usage: Usage) -> list[tuple[str, int]]:
@@ -273,11 +268,54 @@ class VariantBands:
         return Band(value, self.baseline, self.baseline_estimated, ZERO)
 
 
-def variant_bands(result: VariantResult, meter: Meter, as_of: datetime | None) -> VariantBands:
+RunTerms = list[tuple[Terms, Terms]]
+"""Per trace of a run: the band terms of the variant's calls, and of its like-for-like
+baseline's."""
+
+
+def run_terms(result: VariantResult, meter: Meter, as_of: datetime | None) -> RunTerms:
+    return [
+        (_terms(trace, meter, as_of), _terms(baseline, meter, as_of))
+        for trace, baseline in zip(result.traces, result.baselines, strict=True)
+    ]
+
+
+def marginal_band(value: Decimal | None, full: RunTerms, rest: RunTerms) -> Band:
+    """The band of a step's marginal saving, ``value``: the delta of the variant without the
+    step (rest) minus the delta with it (full). As a delta's band counts what differs from
+    its baseline, this counts, per term, how differently the two deltas move with it; so a
+    step that changes nothing is exactly 0, and a step that makes the whole change carries
+    the whole delta's band."""
+    half = Decimal(0)
+    for (full_variant, full_baseline), (rest_variant, rest_baseline) in zip(
+        full, rest, strict=True
+    ):
+        keys = set(full_variant) | set(full_baseline) | set(rest_variant) | set(rest_baseline)
+        moved = sum(
+            (
+                abs(
+                    rest_variant.get(k, ZERO)
+                    - rest_baseline.get(k, ZERO)
+                    - full_variant.get(k, ZERO)
+                    + full_baseline.get(k, ZERO)
+                )
+                for k in keys
+            ),
+            start=ZERO,
+        )
+        half += _up(moved)
+    return Band(value, half, half > 0)
+
+
+def variant_bands(
+    result: VariantResult, meter: Meter, as_of: datetime | None, terms: RunTerms | None = None
+) -> VariantBands:
+    """The run's bands (``terms``: its :func:`run_terms`, when computed already)."""
     bands = VariantBands()
-    for trace, baseline in zip(result.traces, result.baselines, strict=True):
-        variant_terms = _terms(trace, meter, as_of)
-        baseline_terms = _terms(baseline, meter, as_of)
+    terms = run_terms(result, meter, as_of) if terms is None else terms
+    for trace, baseline, (variant_terms, baseline_terms) in zip(
+        result.traces, result.baselines, terms, strict=True
+    ):
         cost = _up(sum(variant_terms.values(), start=Decimal(0)))
         delta = _up(_difference(variant_terms, baseline_terms))
         changed = delta > 0 or any(

@@ -19,7 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.bands import Band, VariantBands, combine
+from costsim.analysis.bands import Band, VariantBands
 from costsim.analysis.economics import BreakpointEconomics
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, VariantPart, outcome, part
@@ -151,7 +151,8 @@ def summarise(
 
 def attribute_steps(summary: VariantSummary, reduced: Sequence[Band]) -> None:
     """Each step's marginal saving, from the delta of the variant without it (``reduced``, in
-    step order): that delta minus the delta with everything; and what the marginals leave."""
+    step order): that delta minus the delta with everything, with the band of what the two
+    runs bill differently (see :func:`marginal_band`); and what the marginals leave."""
     variant = summary.variant
     if len(variant.steps) < 2 or len(reduced) != len(variant.steps):
         return
@@ -159,7 +160,7 @@ def attribute_steps(summary: VariantSummary, reduced: Sequence[Band]) -> None:
     for step, rest in zip(variant.steps, reduced, strict=True):
         saving = _difference(rest.value, full.value)
         summary.attribution[step.describe()] = saving
-        summary.attribution_bands[step.describe()] = combine(saving, rest, full)
+        summary.attribution_bands[step.describe()] = Band(saving, rest.half, rest.estimated)
     if summary.attribution and None not in summary.attribution.values():
         marginals = [v for v in summary.attribution.values() if v is not None]
         total_saving = full.value

@@ -1,4 +1,5 @@
-"""A comparison's work split by cassette: each cassette's share, and the shares merged.
+"""A comparison's work split by cassette: each cassette's share (merged in
+:mod:`costsim.analysis.merging`).
 
 Cassettes are independent once the estimator is calibrated: every variant (and every variant
 without one of its steps, for attribution) runs on one trace at a time, and what a comparison
@@ -11,23 +12,29 @@ run's memory is its summaries.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
-from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.bands import Band, VariantBands, variant_bands
-from costsim.analysis.economics import BreakpointEconomics, _order, breakpoint_economics
-from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, merge_groups
-from costsim.analysis.turns import Turns, largest, turn_series
+from costsim.analysis.bands import (
+    Band,
+    RunTerms,
+    VariantBands,
+    marginal_band,
+    run_terms,
+    variant_bands,
+)
+from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
+from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse
+from costsim.analysis.turns import Turns, turn_series
 from costsim.engine.simulate import Engine, TraceResult, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import Step, Variant
 from costsim.strategies.trace import Event
 
-__all__ = ["Share", "VariantPart", "fits", "gap_totals", "merge", "outcome", "part"]
+__all__ = ["COSTS", "Share", "VariantPart", "fits", "gap_totals", "outcome", "part"]
 
 
 COSTS = ("cassette", "model", "provider", "flavour", "agent")
@@ -48,7 +55,8 @@ class VariantPart:
     """(re-simulated, recorded) totals of the calls whose baseline is re-simulated."""
     breakpoints: list[BreakpointEconomics]
     reduced: list[Band] = field(default_factory=list)
-    """The delta of the variant without each of its steps, in step order (attribution)."""
+    """Per step, in step order (attribution): the delta of the variant without the step, with
+    the band of what that run bills differently from the whole variant's on an estimate."""
 
 
 @dataclass(slots=True)
@@ -108,15 +116,17 @@ def part(
     result: VariantResult,
     as_of: datetime | None,
     calls: list[MeteredCall] | None = None,
+    terms: RunTerms | None = None,
 ) -> VariantPart:
-    """The sums of one variant's run (``calls``: its calls metered already)."""
+    """The sums of one variant's run (``calls``, ``terms``: its calls metered, and its band
+    terms, already)."""
     calls = result.metered(as_of=as_of) if calls is None else calls
     baseline = result.baseline_metered(as_of=as_of)
     return VariantPart(
         totals=Totals.of(calls),
         per_cassette=_by_trace(result.traces, calls),
         events=result.events,
-        bands=variant_bands(result, engine.meter, as_of),
+        bands=variant_bands(result, engine.meter, as_of, terms),
         baseline=Totals.of(baseline),
         baseline_per_cassette=_by_trace(result.baselines, baseline),
         resimulated_calls=sum(
@@ -136,12 +146,6 @@ def _delta(item: VariantPart) -> Band:
 def _unchanged(result: VariantResult) -> bool:
     """The variant left every trace as recorded (the engine then bills the recording)."""
     return all(t is b for t, b in zip(result.traces, result.baselines, strict=True))
-
-
-def _copy(totals: Totals) -> Totals:
-    fresh = Totals()
-    fresh.merge(totals)
-    return fresh
 
 
 def _as_recorded(recorded: VariantPart, events: list[Event]) -> VariantPart:
@@ -178,6 +182,17 @@ def _steps_key(steps: tuple[Step, ...]) -> str:
     return key
 
 
+@dataclass(frozen=True, slots=True)
+class _Run:
+    """One set of steps run over the engine's traces: its sums, breakdown tables, metered
+    calls and band terms."""
+
+    part: VariantPart
+    tables: dict[str, dict[str, Any]]
+    calls: list[MeteredCall]
+    terms: RunTerms
+
+
 class _Runs:
     """Runs variants on an engine, billing every run that changes nothing only once, and
     every set of steps once (a variant without one of its steps, for attribution, is often
@@ -188,31 +203,44 @@ class _Runs:
         self.baseline = engine.run(Variant("baseline"))
         self.baseline_calls = self.baseline.metered(as_of=as_of)
         self.tables = grouper.tables(self.baseline_calls)
-        self._recorded: VariantPart | None = None
-        self._done: dict[str, tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]]
-        self._done = {}
+        self._recorded: _Run | None = None
+        self._done: dict[str, _Run] = {}
 
-    def part(
-        self, variant: Variant
-    ) -> tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]:
+    def run(self, variant: Variant) -> _Run:
         key = _steps_key(variant.steps)
         done = self._done.get(key)
         if done is None:
             done = self._done[key] = self._run(variant)
-        item, tables, calls = done
-        # its own lists: a part's attribution is filled in afterwards
-        return replace(item, events=list(item.events), reduced=[]), tables, calls
+        return done
 
-    def _run(
-        self, variant: Variant
-    ) -> tuple[VariantPart, dict[str, dict[str, Any]], list[MeteredCall]]:
+    def part(self, variant: Variant) -> VariantPart:
+        """The variant's sums, with its own lists (its attribution is filled in afterwards)."""
+        item = self.run(variant).part
+        return replace(item, events=list(item.events), reduced=[])
+
+    def _run(self, variant: Variant) -> _Run:
         result = self.engine.run(variant)
         if _unchanged(result):
-            if self._recorded is None:
-                self._recorded = part(self.engine, self.baseline, self.as_of, self.baseline_calls)
-            return _as_recorded(self._recorded, result.events), self.tables, self.baseline_calls
+            recorded = self._as_recorded()
+            return replace(recorded, part=_as_recorded(recorded.part, result.events))
         calls = result.metered(as_of=self.as_of)
-        return part(self.engine, result, self.as_of, calls), self.grouper.tables(calls), calls
+        terms = run_terms(result, self.engine.meter, self.as_of)
+        item = part(self.engine, result, self.as_of, calls, terms)
+        return _Run(item, self.grouper.tables(calls), calls, terms)
+
+    def _as_recorded(self) -> _Run:
+        if self._recorded is None:
+            terms = run_terms(self.baseline, self.engine.meter, self.as_of)
+            item = part(self.engine, self.baseline, self.as_of, self.baseline_calls, terms)
+            self._recorded = _Run(item, self.tables, self.baseline_calls, terms)
+        return self._recorded
+
+    def reduced(self, variant: Variant, index: int) -> Band:
+        """The delta of ``variant`` without step ``index``, banded by what that run bills
+        differently from the whole variant's on an estimate."""
+        rest = self.run(variant.without(index))
+        delta = _delta(rest.part).value
+        return marginal_band(delta, self.run(variant).terms, rest.terms)
 
     def turns(self, columns: list[list[MeteredCall]]) -> Turns | None:
         """The running totals of the trace with the most recorded prompt tokens."""
@@ -238,12 +266,12 @@ def outcome(
     metered = [runs.baseline_calls]
     parts = []
     for variant in variants:
-        item, tables, calls = runs.part(variant)
-        columns.append(tables)
-        metered.append(calls)
+        done = runs.run(variant)
+        item = runs.part(variant)
+        columns.append(done.tables)
+        metered.append(done.calls)
         if attribute and len(variant.steps) >= 2:
-            for index in range(len(variant.steps)):
-                item.reduced.append(_delta(runs.part(variant.without(index))[0]))
+            item.reduced.extend(runs.reduced(variant, index) for index in range(len(variant.steps)))
         parts.append(item)
     return Share(
         baseline=Totals.of(runs.baseline_calls),
@@ -253,128 +281,3 @@ def outcome(
         tools=[column["tool"] for column in columns],
         turns=runs.turns(metered),
     )
-
-
-def _sum(a: Decimal | None, b: Decimal | None) -> Decimal | None:
-    return None if a is None or b is None else a + b
-
-
-def _merge_bands(into: VariantBands, other: VariantBands) -> None:
-    into.cost += other.cost
-    into.baseline += other.baseline
-    into.delta += other.delta
-    into.estimated |= other.estimated
-    into.baseline_estimated |= other.baseline_estimated
-    into.delta_estimated |= other.delta_estimated
-    into.per_cassette.update(other.per_cassette)
-
-
-def _merge_breakpoints(
-    into: list[BreakpointEconomics], other: list[BreakpointEconomics]
-) -> list[BreakpointEconomics]:
-    table = {row.position: row for row in into}
-    for row in other:
-        mine = table.get(row.position)
-        if mine is None:
-            table[row.position] = BreakpointEconomics(
-                row.position,
-                row.writes,
-                row.tokens_written_5m,
-                row.tokens_written_1h,
-                row.reads,
-                row.tokens_read,
-                row.saved_usd,
-                row.premium_usd,
-            )
-            continue
-        mine.writes += row.writes
-        mine.tokens_written_5m += row.tokens_written_5m
-        mine.tokens_written_1h += row.tokens_written_1h
-        mine.reads += row.reads
-        mine.tokens_read += row.tokens_read
-        mine.saved_usd = _sum(mine.saved_usd, row.saved_usd)
-        mine.premium_usd = _sum(mine.premium_usd, row.premium_usd)
-    return [table[name] for name in sorted(table, key=_order)]
-
-
-def _merge_band(a: Band, b: Band) -> Band:
-    return Band(_sum(a.value, b.value), a.half + b.half, a.estimated or b.estimated)
-
-
-def _merge_part(into: VariantPart, other: VariantPart) -> None:
-    into.totals.merge(other.totals)
-    into.per_cassette.update(other.per_cassette)
-    into.events.extend(other.events)
-    _merge_bands(into.bands, other.bands)
-    into.baseline.merge(other.baseline)
-    into.baseline_per_cassette.update(other.baseline_per_cassette)
-    into.resimulated_calls += other.resimulated_calls
-    into.gap[0].merge(other.gap[0])
-    into.gap[1].merge(other.gap[1])
-    into.breakpoints = _merge_breakpoints(into.breakpoints, other.breakpoints)
-    into.reduced = [_merge_band(a, b) for a, b in zip(into.reduced, other.reduced, strict=True)]
-
-
-def _empty(variant: Variant, attribute: bool) -> VariantPart:
-    reduced = (
-        [Band(Decimal(0)) for _ in variant.steps] if attribute and len(variant.steps) >= 2 else []
-    )
-    return VariantPart(
-        Totals(), {}, [], VariantBands(), Totals(), {}, 0, (Totals(), Totals()), [], reduced
-    )
-
-
-def _intern(table: dict[Path, Totals], recorded: Mapping[Path, Totals]) -> None:
-    """Per-cassette sums equal to the recording's become the recording's own object: most
-    variants leave most cassettes as recorded, so a run holds about one ``Totals`` per
-    cassette, not one per cassette and column. Per-cassette sums are never changed in place
-    (merges make new ones), so sharing them is safe."""
-    for path, totals in table.items():
-        same = recorded.get(path)
-        if same is not None and same is not totals and same == totals:
-            table[path] = same
-
-
-def _merge_cassettes(into: dict[str, Any], table: dict[str, Any], column: dict[str, Any]) -> None:
-    """:func:`merge_groups` for the per-cassette table of a column, whose sums are the
-    column's per-cassette sums: shared when equal, and never changed in place."""
-    for name, totals in table.items():
-        mine = into.get(name)
-        if mine is not None:
-            summed = _copy(mine)
-            summed.merge(totals)
-            into[name] = summed
-            continue
-        same = column.get(name)
-        into[name] = same if same is not None and same == totals else _copy(totals)
-
-
-def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bool = True) -> Share:
-    """The shares added up in the order given (cassette order)."""
-    total = Share(
-        Totals(),
-        {},
-        [_empty(variant, attribute) for variant in variants],
-        {key: [{} for _ in range(len(variants) + 1)] for key in COSTS},
-        [{} for _ in range(len(variants) + 1)],
-    )
-    for share in shares:
-        total.baseline.merge(share.baseline)
-        recorded = share.baseline_per_cassette
-        total.baseline_per_cassette.update(recorded)
-        columns = [recorded]
-        for mine, theirs in zip(total.variants, share.variants, strict=True):
-            _intern(theirs.per_cassette, recorded)
-            _intern(theirs.baseline_per_cassette, recorded)
-            columns.append(theirs.per_cassette)
-            _merge_part(mine, theirs)
-        for key, tables in share.groups.items():
-            for column, into, table in zip(columns, total.groups[key], tables, strict=True):
-                if key == "cassette":
-                    _merge_cassettes(into, table, {str(p): t for p, t in column.items()})
-                else:
-                    merge_groups(into, table)
-        for into_tools, tools in zip(total.tools, share.tools, strict=True):
-            merge_groups(into_tools, tools)
-        total.turns = largest(total.turns, share.turns)
-    return total

@@ -26,7 +26,8 @@ from pydantic import TypeAdapter, ValidationError
 from costsim.analysis.cassettes import CassetteListing, unreadable
 from costsim.analysis.checks import Finding
 from costsim.analysis.groups import AgentMatcher, ToolUse
-from costsim.analysis.outcomes import Share, VariantPart, fits, merge
+from costsim.analysis.merging import merge
+from costsim.analysis.outcomes import Share, VariantPart, fits
 from costsim.analysis.report import Skipped
 from costsim.analysis.turns import Turns
 from costsim.api.execution import Settings, batches, pool_session, run_batches

@@ -23,7 +23,8 @@ from pydantic import TypeAdapter, ValidationError
 from costsim.analysis.cassettes import CassetteListing, listing
 from costsim.analysis.checks import ALL_RULES, Finding, check_bytes, check_cassette
 from costsim.analysis.groups import AgentMatcher
-from costsim.analysis.outcomes import Share, fits, merge, outcome
+from costsim.analysis.merging import merge
+from costsim.analysis.outcomes import Share, fits, outcome
 from costsim.cache.rules import CacheRules
 from costsim.engine import Engine
 from costsim.errors import CostsimError

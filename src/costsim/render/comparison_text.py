@@ -114,22 +114,16 @@ def _band_detail(summary: VariantSummary, decimals: int) -> list[str]:
 
 def _baseline_notes(baseline: Totals, width: int) -> list[str]:
     """What the recording's own figures rest on: calls whose usage is estimated, or missing."""
+    notes = [
+        (baseline.estimated_calls, "recorded no usage (or usage that does not add up): their "
+         "tokens are estimated (calibrated offline count; costsim cassettes check names them)"),
+        (baseline.unmetered_calls, "recorded no usage and could not be estimated: not in the "
+         "token totals; the total cost is unknown"),
+    ]  # fmt: skip
     lines: list[str] = []
-    if baseline.estimated_calls:
-        lines += wrap(
-            f"* baseline: {plural(baseline.estimated_calls, 'call')} recorded no usage (or "
-            "usage that does not add up): their tokens are estimated (calibrated offline "
-            "count; costsim cassettes check names them)",
-            width,
-            subsequent="  ",
-        )
-    if baseline.unmetered_calls:
-        lines += wrap(
-            f"* baseline: {plural(baseline.unmetered_calls, 'call')} recorded no usage and "
-            "could not be estimated: not in the token totals; the total cost is unknown",
-            width,
-            subsequent="  ",
-        )
+    for count, text in notes:
+        if count:
+            lines += wrap(f"* baseline: {plural(count, 'call')} {text}", width, subsequent="  ")
     return lines
 
 
