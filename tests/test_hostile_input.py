@@ -4,7 +4,11 @@ never code run from a cassette, never a silently wrong total."""
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -677,3 +681,32 @@ def test_cli_report_on_an_iterator_request_body_is_not_a_traceback(tmp_path: Pat
 
     assert result.exception is None or isinstance(result.exception, SystemExit)
     assert result.exit_code in (0, 2)
+
+
+def test_an_error_fits_the_terminal_and_stays_one_line_in_a_log(tmp_path: Path) -> None:
+    """At a terminal a long error wraps to its width; piped (CI logs, grep) it is one line."""
+    long_name = tmp_path / "agent.yaml"
+    long_name.write_text("interactions:\n- request: {method: POST\n")
+    command = [sys.executable, "-m", "costsim", "report", str(long_name)]
+    env = {**os.environ, "COLUMNS": "100"}
+    piped = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    assert piped.returncode == 2
+    assert len(piped.stderr.splitlines()) == 1 and len(piped.stderr) > 100
+
+    leader, follower = pty.openpty()
+    with subprocess.Popen(command, stdout=follower, stderr=follower, env=env) as process:
+        os.close(follower)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: the command has ended
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+        assert process.wait() == 2
+    os.close(leader)
+    lines = b"".join(chunks).decode().splitlines()
+    assert len(lines) >= 2 and all(len(line) <= 100 for line in lines)
+    assert " ".join(line.strip() for line in lines) == piped.stderr.strip()

@@ -13,6 +13,7 @@ import math
 import os
 import shutil
 import sys
+import textwrap
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -41,10 +42,39 @@ FORMATS = ("table", "json", "markdown", "html")
 equal), not imported so that ``costsim --help`` stays fast."""
 
 
+def stderr_text(text: str) -> str:
+    """Messages for stderr: each line as it is for logs and pipes (one line per error, to
+    grep), wrapped to the width at a terminal (``COLUMNS`` when set, else the terminal's)."""
+    if not sys.stderr.isatty():
+        return text
+    columns = os.environ.get("COLUMNS", "")
+    if columns.isdigit() and int(columns) > 0:
+        width = int(columns)
+    else:
+        try:
+            width = os.get_terminal_size(sys.stderr.fileno()).columns
+        except (OSError, ValueError):
+            width = DEFAULT_WIDTH
+    lines: list[str] = []
+    for line in text.splitlines() or [""]:
+        wrapped = textwrap.wrap(  # a path longer than the width stays whole, to copy
+            line,
+            width=max(width, 40),
+            subsequent_indent="  ",
+            break_on_hyphens=False,
+            break_long_words=False,
+        )
+        lines += wrapped or [line]
+    return "\n".join(lines)
+
+
 class InputProblem(click.ClickException):
     """Bad input: one sentence, exit code 2."""
 
     exit_code = EXIT_INPUT
+
+    def show(self, file: Any = None) -> None:
+        click.echo(stderr_text(f"Error: {self.format_message()}"), err=True)
 
 
 class Findings(click.ClickException):
@@ -53,7 +83,7 @@ class Findings(click.ClickException):
     exit_code = EXIT_FINDINGS
 
     def show(self, file: Any = None) -> None:
-        click.echo(self.format_message(), err=True)
+        click.echo(stderr_text(self.format_message()), err=True)
 
 
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
@@ -161,7 +191,7 @@ class Output:
 
     def warn(self, message: str) -> None:
         if not self.quiet:
-            click.echo(f"warning: {message}", err=True)
+            click.echo(stderr_text(f"warning: {message}"), err=True)
 
     def fitted(self, message: str) -> list[str]:
         """``message`` wrapped to the terminal's width (continuation lines indented)."""
