@@ -225,6 +225,8 @@ def test_setup_and_run_travel_whole(tmp_path: Path) -> None:
         collect_only=False,
         options={"strategies": "caching"},
         selected=frozenset({"t.py::a"}),
+        deselected=frozenset({"t.py::b"}),
+        whole_files=frozenset({"t.py"}),
         budgets={"t.py::a": Budget(prompt_tokens=10)},
         tolerances={"t.py::a": {"cost": 0.05}},
         usage_errors=("t.py::a: a bad marker",),

@@ -246,6 +246,36 @@ def test_saving_keeps_the_tests_a_run_did_not_collect(project: pytest.Pytester) 
     assert "made no LLM call" not in text
 
 
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_saving_drops_tests_that_no_longer_exist(
+    project: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """A test removed from a file the run collected whole is gone, not "not run this time";
+    a test of a file the run named only in part, or did not collect, is kept."""
+    two = "\ndef test_one():\n    _replay(1)\n\ndef test_two():\n    _replay(2)\n"
+    project.makepyfile(test_agent=REPLAY + two, test_other=REPLAY + two)
+    project.runpytest_subprocess("--costsim", "--costsim-save", "main", *workers)
+    saved = project.path / ".costsim" / "main.json"
+    assert len(json.loads(saved.read_text())["tests"]) == 4
+    # test_two of test_agent.py is deleted; a run of only test_other.py::test_one
+    project.makepyfile(test_agent=REPLAY + "\ndef test_one():\n    _replay(1)\n")
+    result = project.runpytest_subprocess(
+        "--costsim", "--costsim-save", "main", "test_other.py::test_one", *workers
+    )
+    result.assert_outcomes(passed=1)
+    assert len(json.loads(saved.read_text())["tests"]) == 4  # nothing here was whole
+    result = project.runpytest_subprocess(
+        "--costsim", "--costsim-save", "main", "-k", "not test_one", *workers
+    )
+    tests = json.loads(saved.read_text())["tests"]
+    assert "test_agent.py::test_two" not in tests
+    assert set(tests) == {
+        "test_agent.py::test_one", "test_other.py::test_one", "test_other.py::test_two"
+    }  # fmt: skip
+    text = " ".join(result.stdout.str().split())
+    assert "1 dropped (no longer collected, e.g. test_agent.py::test_two)" in text
+
+
 @pytest.mark.parametrize("name", ["../../escape", "a/b", ".hidden", "x.json"])
 def test_a_baseline_name_is_a_plain_name(project: pytest.Pytester, name: str) -> None:
     project.makepyfile(test_agent="def test_x():\n    pass\n")

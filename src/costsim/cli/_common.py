@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import functools
 import math
-import os
-import shutil
 import sys
-import textwrap
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -24,6 +21,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
+from costsim.cli._width import stderr_text, terminal_width
 from costsim.errors import CostsimError, DataError, InputError
 
 if TYPE_CHECKING:
@@ -34,38 +32,11 @@ R = TypeVar("R")
 
 EXIT_FINDINGS = 1
 EXIT_INPUT = 2
-DEFAULT_WIDTH = 100
 PROGRESS_AFTER = 1.0
 """Seconds a run goes on before its progress bar appears."""
 FORMATS = ("table", "json", "markdown", "html")
 """``--format`` choices: the format registry's (``costsim.api.FORMATS``; a test keeps them
 equal), not imported so that ``costsim --help`` stays fast."""
-
-
-def stderr_text(text: str) -> str:
-    """Messages for stderr: each line as it is for logs and pipes (one line per error, to
-    grep), wrapped to the width at a terminal (``COLUMNS`` when set, else the terminal's)."""
-    if not sys.stderr.isatty():
-        return text
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        width = int(columns)
-    else:
-        try:
-            width = os.get_terminal_size(sys.stderr.fileno()).columns
-        except (OSError, ValueError):
-            width = DEFAULT_WIDTH
-    lines: list[str] = []
-    for line in text.splitlines() or [""]:
-        wrapped = textwrap.wrap(  # a path longer than the width stays whole, to copy
-            line,
-            width=max(width, 40),
-            subsequent_indent="  ",
-            break_on_hyphens=False,
-            break_long_words=False,
-        )
-        lines += wrapped or [line]
-    return "\n".join(lines)
 
 
 class InputProblem(click.ClickException):
@@ -129,16 +100,6 @@ class Percent(click.ParamType):  # type: ignore[type-arg]
         if not math.isfinite(number) or number < 0:
             self.fail(f"{value!r}: a threshold is 0% or more", param, ctx)
         return number
-
-
-def terminal_width() -> int:
-    """``COLUMNS`` when set, else the terminal's width, else 100."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
-    if sys.stdout.isatty():
-        return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
-    return DEFAULT_WIDTH
 
 
 class ProgressBar:

@@ -44,6 +44,10 @@ def _is_selected(test: str, selected: set[str]) -> bool:
     return match is not None and any(item.startswith(match.group(1)) for item in selected)
 
 
+def _file(test: str) -> str:
+    return test.split("::", 1)[0]
+
+
 def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
     settings = run.settings
     old = load_baseline(baseline_path(run.root, name))
@@ -76,12 +80,22 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
         return
     tests = state.costs()
     kept: dict[str, TestCost] = {}
+    gone: list[str] = []
     if path.is_file():  # tests this run did not collect keep their figures
         previous = load_baseline(path)
         kept = {t: c for t, c in previous.items() if t not in tests}
         kept = {t: c for t, c in kept.items() if not _is_selected(t, state.selected)}
+        # ... unless their file was collected whole without them: removed or renamed
+        gone = [
+            t
+            for t in kept
+            if _file(t) in state.whole_files and t not in state.deselected and t[0] != "<"
+        ]
+        kept = {t: c for t, c in kept.items() if t not in gone}
     save_baseline(path, {**kept, **tests})
     extra = f"; {len(kept)} kept from before (not run this time)" if kept else ""
+    if gone:
+        extra += f"; {len(gone)} dropped (no longer collected, e.g. {gone[0]})"
     state.notes.append(
         f"baseline saved: {display_path(path)} ({len(tests)} test(s){extra}; compare with "
         f"--costsim-compare {name})"

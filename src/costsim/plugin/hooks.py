@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 SESSION: pytest.StashKey[State] = pytest.StashKey()
 SETTINGS: pytest.StashKey[PluginSettings | None] = pytest.StashKey()
 FAILURES: pytest.StashKey[list[str]] = pytest.StashKey()
+DESELECTED: pytest.StashKey[set[str]] = pytest.StashKey()
 DRIFT_MODES = ("warn", "fail", "ignore")
 
 P = ParamSpec("P")
@@ -257,6 +258,32 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
+def pytest_deselected(items: list[pytest.Item]) -> None:
+    """Tests -k, -m, --deselect or --lf left out: their files were still collected whole."""
+    if items:
+        config = items[0].config
+        if config.stash.get(SESSION, None) is not None:
+            config.stash.setdefault(DESELECTED, set()).update(item.nodeid for item in items)
+
+
+def _whole_files(config: pytest.Config, selected: set[str]) -> set[str]:
+    """Test files this run collected whole: every test of theirs is selected or deselected,
+    unless an argument named some of their tests (``file.py::test``)."""
+    deselected = config.stash.get(DESELECTED, None) or set()
+    files = {test.split("::", 1)[0] for test in (*selected, *deselected)}
+    rootpath = Path(str(config.rootpath))
+    named = set()
+    for argument in config.args:
+        path, found, _ = str(argument).partition("::")
+        if found:
+            resolved = (Path(str(config.invocation_params.dir)) / path).resolve()
+            try:
+                named.add(resolved.relative_to(rootpath).as_posix())
+            except ValueError:
+                named.add(path)
+    return files - named
+
+
 @_guarded
 def _finish(session: pytest.Session, state: State) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
@@ -273,6 +300,8 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
         stopped=bool(session.shouldstop or session.shouldfail),
         options={name: config.getoption(f"costsim_{name}") for name in OPTIONS},
         selected=frozenset(state.selected),
+        deselected=frozenset(config.stash.get(DESELECTED, None) or ()),
+        whole_files=frozenset(_whole_files(config, state.selected)),
         budgets=dict(state.budgets),
         tolerances=dict(state.tolerances),
         usage_errors=tuple(state.usage_errors),

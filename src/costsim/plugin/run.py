@@ -89,6 +89,11 @@ class Run:
     """The ``--costsim-*`` options of :data:`OPTIONS`, by name without the prefix."""
     selected: frozenset[str] = frozenset()
     """Node ids of the tests this run collected (after deselection)."""
+    deselected: frozenset[str] = frozenset()
+    """Node ids of the tests -k, -m, --deselect or --lf left out."""
+    whole_files: frozenset[str] = frozenset()
+    """Test files (as in node ids) this run collected whole: a test of a saved baseline
+    that is in one of them, neither selected nor deselected, no longer exists."""
     budgets: dict[str, Budget] = field(default_factory=dict)
     tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
     usage_errors: tuple[str, ...] = ()

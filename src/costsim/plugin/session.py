@@ -99,11 +99,15 @@ class CostsimSession(Observing):
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
     what_if_costs: dict[str, dict[str, WhatIfCost]] = field(default_factory=dict)
+    """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
     usage_errors: list[str] = field(default_factory=list)
     """Bad markers found by xdist workers (they cannot stop the run themselves)."""
     selected: set[str] = field(default_factory=set)
     """Node ids of the tests this run collected (after deselection), workers' included."""
-    """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
+    deselected: set[str] = field(default_factory=set)
+    """Node ids of the tests left out by -k, -m, --deselect or --lf, workers' included."""
+    whole_files: set[str] = field(default_factory=set)
+    """Test files collected whole (see :attr:`Run.whole_files`), workers' included."""
     meter: TestMeter = field(default_factory=TestMeter)
     _metered: dict[str, tuple[int, list[MeteredCall]]] = field(default_factory=dict)
     _patch: VcrPatch | None = None
@@ -279,6 +283,8 @@ class CostsimSession(Observing):
                 "tolerances": self.tolerances,
                 "usage_errors": self.usage_errors,
                 "selected": sorted(self.selected),
+                "deselected": sorted(self.deselected),
+                "whole_files": sorted(self.whole_files),
             }
         except Exception as exc:  # costsim's own bug: the controller must hear of it
             figures = {"tests": {}}
@@ -307,6 +313,8 @@ class CostsimSession(Observing):
             e for e in figures.get("usage_errors", []) if e not in self.usage_errors
         )
         self.selected.update(figures.get("selected", []))
+        self.deselected.update(figures.get("deselected", []))
+        self.whole_files.update(figures.get("whole_files", []))
         self.merged_drift.extend(DriftEntry.from_json(entry) for entry in figures.get("drift", []))
         for name, values in figures.get("budgets", {}).items():
             self.budgets[name] = Budget.parse(values, name)
