@@ -292,3 +292,18 @@ def test_a_step_that_changes_nothing_is_attributed_exactly_nothing() -> None:
     # caching's marginal is the whole change: banded as the variant's delta is
     caching = summary.attribution_bands["caching:ttl=1h"]
     assert caching.half == summary.delta.half and caching.value == -summary.delta.value
+
+
+def test_a_step_that_changes_nothing_beside_one_that_adds_calls_is_exactly_nothing() -> None:
+    """Compaction adds summary calls; the same summary in the run with and without the no-op
+    step is the same term of the band, so the no-op is still attributed exactly $0."""
+    session = ROOT / "scenarios" / "cassettes" / "coding_agent" / "retry_bugfix_session.yaml"
+    traces, _ = load_traces([session])
+    nothing = make_step("truncation", {"max_chars": 10**9})
+    compaction = make_step("compaction", {"max_messages": 20})
+    summary = compare_variants(Engine(traces), [Variant("v", (nothing, compaction))]).variants[0]
+    assert summary.totals.llm_calls > summary.baseline.llm_calls  # summaries were added
+    noop = summary.attribution_bands[nothing.describe()]
+    assert (noop.value, noop.half, noop.exact) == (Decimal(0), Decimal(0), True)
+    whole = summary.attribution_bands[compaction.describe()]
+    assert whole.half == summary.delta.half and not whole.exact

@@ -158,11 +158,12 @@ def _output_error(item: SimulatedCall, usage: Usage, meter: Meter) -> float:
     return usage.output * meter.expected_output_error(source).p90 / 100 * OUTPUT_FACTOR
 
 
-def _boundaries(item: SimulatedCall, usage: Usage, meter: Meter, prices: UnitPrices) -> Terms:
+def _boundaries(
+    item: SimulatedCall, usage: Usage, meter: Meter, prices: UnitPrices, ident: object
+) -> Terms:
     cache = item.cache
     if cache is None:
         return {}
-    ident = id(item.sim.origin) if item.sim.origin is not None else id(item.sim.call)
     relative = meter.expected_error(item.call).p90 / 100 * BOUNDARY_FACTOR
     client = usage.prompt_total - item.hidden
     writes_exact = all(write.exact for write in cache.writes)
@@ -193,8 +194,11 @@ def _boundaries(item: SimulatedCall, usage: Usage, meter: Meter, prices: UnitPri
     return terms
 
 
-def call_terms(item: SimulatedCall, meter: Meter, as_of: datetime | None = None) -> Terms:
-    """The band terms (dollars) of one billed call; empty when it is billed as recorded."""
+def call_terms(
+    item: SimulatedCall, meter: Meter, as_of: datetime | None = None, ident: object = None
+) -> Terms:
+    """The band terms (dollars) of one billed call; empty when it is billed as recorded.
+    ``ident`` names the call in the terms' keys (default: its recorded call, else itself)."""
     usage = item.usage
     sim = item.sim
     if usage is None or (not item.resimulated and not usage.estimated and sim.output is None):
@@ -202,7 +206,8 @@ def call_terms(item: SimulatedCall, meter: Meter, as_of: datetime | None = None)
     prices = _prices(item, usage, as_of)
     if prices is None:
         return {}
-    ident = id(sim.origin) if sim.origin is not None else id(sim.call)
+    if ident is None:
+        ident = id(sim.origin) if sim.origin is not None else id(sim.call)
     terms: Terms = {}
     segments = _segments(usage)
     tail = segments[-1][0] if segments else "uncached"
@@ -210,7 +215,7 @@ def call_terms(item: SimulatedCall, meter: Meter, as_of: datetime | None = None)
     if prompt:
         terms[("prompt", ident)] = Decimal(str(round(prompt, 3))) * prices.of(tail)
     if item.resimulated:
-        terms.update(_boundaries(item, usage, meter, prices))
+        terms.update(_boundaries(item, usage, meter, prices, ident))
     output = _output_error(item, usage, meter)
     if output:
         terms[("output", ident)] = Decimal(str(round(output, 3))) * prices.output
@@ -225,10 +230,31 @@ def _estimated(items: Iterable[SimulatedCall]) -> bool:
     )
 
 
+def _idents(trace: TraceResult) -> list[object]:
+    """What names each call in the band terms: its recorded call; a call a strategy added,
+    by the recorded call it comes before and its place among the added ones there, so the
+    same added call (a summary, say) has the same name in two runs of one trace."""
+    idents: list[object] = []
+    pending: list[int] = []
+    for index, item in enumerate(trace.calls):
+        origin = item.sim.origin
+        if origin is None:
+            pending.append(index)
+            idents.append(None)
+            continue
+        for place, added in enumerate(pending):
+            idents[added] = ("added", id(origin), place)
+        pending = []
+        idents.append(id(origin))
+    for place, added in enumerate(pending):
+        idents[added] = ("added", None, place)
+    return idents
+
+
 def _terms(trace: TraceResult, meter: Meter, as_of: datetime | None) -> Terms:
     terms: Terms = {}
-    for item in trace.calls:
-        terms.update(call_terms(item, meter, as_of))
+    for item, ident in zip(trace.calls, _idents(trace), strict=True):
+        terms.update(call_terms(item, meter, as_of, ident))
     return terms
 
 
