@@ -52,26 +52,8 @@ def _round(value: float | None) -> float | None:
     return None if value is None else round(value, 2)
 
 
-class _TotalsJson:
-    """:func:`totals_json` of each ``Totals`` object once: per-cassette sums a variant left
-    as recorded are the recording's own objects, shared by every column (the document is
-    only serialised, never changed, so sharing the rendered dicts is safe)."""
-
-    def __init__(self) -> None:
-        self._done: dict[int, tuple[Totals, dict[str, Any]]] = {}
-
-    def __call__(self, totals: Totals) -> dict[str, Any]:
-        hit = self._done.get(id(totals))
-        if hit is not None and hit[0] is totals:
-            return hit[1]
-        rendered = totals_json(totals)
-        self._done[id(totals)] = (totals, rendered)
-        return rendered
-
-
-def _variant_json(summary: VariantSummary, cassette_totals: _TotalsJson) -> dict[str, Any]:
+def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, Any]:
     kinds = Counter(event.kind for event in summary.events)
-    empty = Totals()
     return {
         "name": summary.variant.name,
         "label": summary.variant.describe(),
@@ -117,8 +99,8 @@ def _variant_json(summary: VariantSummary, cassette_totals: _TotalsJson) -> dict
         "cassettes": [
             {
                 "path": display_path(path),
-                "baseline": cassette_totals(summary.baseline_per_cassette.get(path, empty)),
-                "variant": cassette_totals(totals),
+                "baseline": totals_json(summary.baseline_per_cassette.get(path, Totals())),
+                "variant": totals_json(totals),
                 "delta": band_json(summary.cassette_delta(path)),
             }
             for path, totals in summary.per_cassette.items()
@@ -147,8 +129,7 @@ def comparison_json(comparison: Comparison, *, single: bool = False) -> dict[str
         "baseline_unpriced": unpriced_json(comparison.baseline),
         "cheapest": _cheapest_json(comparison),
     }
-    cassette_totals = _TotalsJson()
-    variants = [_variant_json(v, cassette_totals) for v in comparison.variants]
+    variants = [_variant_json(v, comparison) for v in comparison.variants]
     if single and variants:
         document["variant"] = variants[0]["totals"]
         document.update({k: v for k, v in variants[0].items() if k != "totals"})
