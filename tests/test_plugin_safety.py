@@ -276,6 +276,41 @@ def test_saving_drops_tests_that_no_longer_exist(
     assert "1 dropped (no longer collected, e.g. test_agent.py::test_two)" in text
 
 
+def test_a_last_failed_run_drops_no_test(project: pytest.Pytester) -> None:
+    """--lf leaves a file's passing tests out while collecting it, without deselecting them:
+    they still exist, and keep their figures."""
+    failing = "\ndef test_one():\n    _replay(1)\n\ndef test_two():\n    _replay(2)\n    assert 0\n"
+    project.makepyfile(test_agent=REPLAY + failing)
+    project.runpytest_subprocess("--costsim", "--costsim-save", "main")
+    saved = project.path / ".costsim" / "main.json"
+    before = set(json.loads(saved.read_text())["tests"])
+    assert before == {"test_agent.py::test_one", "test_agent.py::test_two"}
+    project.makepyfile(test_agent=REPLAY + failing.replace("    assert 0\n", ""))
+    result = project.runpytest_subprocess(
+        "--costsim", "--costsim-save", "main", "--lf", "-p", "cacheprovider"
+    )
+    result.assert_outcomes(passed=1)
+    assert set(json.loads(saved.read_text())["tests"]) == before
+    assert "dropped" not in result.stdout.str()
+
+
+def test_a_test_named_through_a_linked_file_keeps_its_siblings(
+    project: pytest.Pytester,
+) -> None:
+    """Node ids name a linked file by the link, not by where it points."""
+    two = "\ndef test_one():\n    _replay(1)\n\ndef test_two():\n    _replay(2)\n"
+    (project.path / "shared").mkdir()
+    (project.path / "shared" / "real.py").write_text(REPLAY + two)
+    (project.path / "test_linked.py").symlink_to(project.path / "shared" / "real.py")
+    project.runpytest_subprocess("--costsim", "--costsim-save", "main", "test_linked.py")
+    saved = project.path / ".costsim" / "main.json"
+    assert len(json.loads(saved.read_text())["tests"]) == 2
+    project.runpytest_subprocess(
+        "--costsim", "--costsim-save", "main", "test_linked.py::test_one"
+    ).assert_outcomes(passed=1)
+    assert len(json.loads(saved.read_text())["tests"]) == 2
+
+
 @pytest.mark.parametrize("name", ["../../escape", "a/b", ".hidden", "x.json"])
 def test_a_baseline_name_is_a_plain_name(project: pytest.Pytester, name: str) -> None:
     project.makepyfile(test_agent="def test_x():\n    pass\n")

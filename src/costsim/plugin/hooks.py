@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 SESSION: pytest.StashKey[State] = pytest.StashKey()
 SETTINGS: pytest.StashKey[PluginSettings | None] = pytest.StashKey()
 FAILURES: pytest.StashKey[list[str]] = pytest.StashKey()
-DESELECTED: pytest.StashKey[set[str]] = pytest.StashKey()
 DRIFT_MODES = ("warn", "fail", "ignore")
 
 P = ParamSpec("P")
@@ -159,14 +158,19 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state.close()
 
 
+@pytest.hookimpl(tryfirst=True)
 @_guarded
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Read every test's budget and tolerance markers before any test runs."""
+    """Read every test's budget and tolerance markers before any test runs, and note the
+    items as collected, before any plugin keeps or drops some (see ``collected``)."""
     state = config.stash.get(SESSION, None)
     if state is None:
         return
+    from costsim.plugin.collected import COLLECTED
+
+    config.stash[COLLECTED] = {item.nodeid for item in items}
     try:
         for item in items:
             _collect_marks(state, item)
@@ -259,34 +263,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
 
 
 def pytest_deselected(items: list[pytest.Item]) -> None:
-    """Tests -k, -m, --deselect or --lf left out: their files were still collected whole."""
-    if items:
-        config = items[0].config
-        if config.stash.get(SESSION, None) is not None:
-            config.stash.setdefault(DESELECTED, set()).update(item.nodeid for item in items)
+    """Tests -k, -m or --deselect left out: their files were still collected whole."""
+    if items and items[0].config.stash.get(SESSION, None) is not None:
+        from costsim.plugin.collected import DESELECTED
 
-
-def _whole_files(config: pytest.Config, selected: set[str]) -> set[str]:
-    """Test files this run collected whole: every test of theirs is selected or deselected,
-    unless an argument named some of their tests (``file.py::test``)."""
-    deselected = config.stash.get(DESELECTED, None) or set()
-    files = {test.split("::", 1)[0] for test in (*selected, *deselected)}
-    rootpath = Path(str(config.rootpath))
-    named = set()
-    for argument in config.args:
-        path, found, _ = str(argument).partition("::")
-        if found:
-            resolved = (Path(str(config.invocation_params.dir)) / path).resolve()
-            try:
-                named.add(resolved.relative_to(rootpath).as_posix())
-            except ValueError:
-                named.add(path)
-    return files - named
+        deselected = items[0].config.stash.setdefault(DESELECTED, set())
+        deselected.update(item.nodeid for item in items)
 
 
 @_guarded
 def _finish(session: pytest.Session, state: State) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
+    from costsim.plugin.collected import DESELECTED, whole_files
     from costsim.plugin.run import OPTIONS, Run
 
     config = session.config
@@ -301,7 +289,7 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
         options={name: config.getoption(f"costsim_{name}") for name in OPTIONS},
         selected=frozenset(state.selected),
         deselected=frozenset(config.stash.get(DESELECTED, None) or ()),
-        whole_files=frozenset(_whole_files(config, state.selected)),
+        whole_files=frozenset(whole_files(config, state.selected)),
         budgets=dict(state.budgets),
         tolerances=dict(state.tolerances),
         usage_errors=tuple(state.usage_errors),

@@ -1,0 +1,60 @@
+"""Which test files a pytest run collected whole: a test of a saved baseline that belongs to
+one of them, and that the run neither selected nor deselected, no longer exists.
+
+A file is whole when every test pytest found in it was selected or deselected (``-k``, ``-m``,
+``--deselect``). It is not when an argument named some of its tests (``file.py::test``),
+when a plugin dropped some of its tests without saying so (the items before and after the
+collection hooks disagree), or in a ``--lf`` / ``--sw`` run (they leave tests out while
+collecting, unannounced): then nothing is dropped.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+
+import pytest
+
+__all__ = ["COLLECTED", "DESELECTED", "whole_files"]
+
+COLLECTED: pytest.StashKey[set[str]] = pytest.StashKey()
+"""Node ids of the items before any plugin's ``pytest_collection_modifyitems``."""
+DESELECTED: pytest.StashKey[set[str]] = pytest.StashKey()
+"""Node ids of the items announced as deselected."""
+
+_PARTIAL_RUNS = ("lf", "stepwise", "stepwise_skip")
+"""Options of pytest's own plugins that leave tests out while collecting."""
+
+
+def _file(test: str) -> str:
+    return test.split("::", 1)[0]
+
+
+def _named_files(config: pytest.Config) -> set[str] | None:
+    """Files (as in node ids) of which an argument named only some tests; None when one of
+    them cannot be placed under the root (then no file is known to be whole)."""
+    named = set()
+    start = str(config.invocation_params.dir)
+    root = str(config.rootpath)
+    for argument in config.args:
+        path, found, _ = str(argument).partition("::")
+        if not found:
+            continue
+        relative = os.path.relpath(os.path.abspath(os.path.join(start, path)), root)
+        if relative.startswith(".."):
+            return None
+        named.add(relative.replace(os.sep, "/"))
+    return named
+
+
+def whole_files(config: pytest.Config, selected: Iterable[str]) -> set[str]:
+    if any(config.getoption(name, False) for name in _PARTIAL_RUNS):
+        return set()
+    named = _named_files(config)
+    if named is None:
+        return set()
+    deselected = config.stash.get(DESELECTED, set())
+    collected = config.stash.get(COLLECTED, set())
+    found = set(selected) | deselected
+    dropped = collected - found
+    return {_file(test) for test in found} - named - {_file(test) for test in dropped}
