@@ -225,6 +225,7 @@ def test_setup_and_run_travel_whole(tmp_path: Path) -> None:
         collect_only=False,
         options={"strategies": "caching"},
         selected=frozenset({"t.py::a"}),
+        order=("t.py::a", "t.py::b"),
         deselected=frozenset({"t.py::b"}),
         whole_files=frozenset({"t.py"}),
         budgets={"t.py::a": Budget(prompt_tokens=10)},

@@ -220,7 +220,8 @@ def test_drift_lists_the_same_calls_in_the_same_order_under_xdist(
         result.assert_outcomes(passed=4)
         reports[name] = _report(project, report)["drift"]
     listed = [(entry["test"], entry["interaction"]) for entry in reports["serial"]]  # type: ignore[index]
-    assert listed == [(f"test_agent.py::test_{name}", i) for name in "abcd" for i in (0, 1)]
+    # in collection order (the file's, not the names'), each test's calls in order
+    assert listed == [(f"test_agent.py::test_{name}", i) for name in "dcba" for i in (0, 1)]
     assert reports["xdist"] == reports["serial"]
 
 

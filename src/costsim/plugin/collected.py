@@ -17,8 +17,9 @@ import pytest
 
 __all__ = ["COLLECTED", "DESELECTED", "whole_files"]
 
-COLLECTED: pytest.StashKey[set[str]] = pytest.StashKey()
-"""Node ids of the items before any plugin's ``pytest_collection_modifyitems``."""
+COLLECTED: pytest.StashKey[list[str]] = pytest.StashKey()
+"""Node ids of the items before any plugin's ``pytest_collection_modifyitems``, in
+collection order (the order the costsim section lists drifted calls in)."""
 DESELECTED: pytest.StashKey[set[str]] = pytest.StashKey()
 """Node ids of the items announced as deselected."""
 
@@ -54,7 +55,8 @@ def whole_files(config: pytest.Config, selected: Iterable[str]) -> set[str]:
     if named is None:
         return set()
     deselected = config.stash.get(DESELECTED, set())
-    collected = config.stash.get(COLLECTED, set())
+    listed: list[str] = config.stash.get(COLLECTED, [])
+    collected = set(listed)
     found = set(selected) | deselected
     dropped = collected - found
     return {_file(test) for test in found} - named - {_file(test) for test in dropped}

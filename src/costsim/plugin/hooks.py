@@ -170,7 +170,7 @@ def pytest_collection_modifyitems(
         return
     from costsim.plugin.collected import COLLECTED
 
-    config.stash[COLLECTED] = {item.nodeid for item in items}
+    config.stash[COLLECTED] = [item.nodeid for item in items]
     try:
         for item in items:
             _collect_marks(state, item)
@@ -271,6 +271,13 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
         deselected.update(item.nodeid for item in items)
 
 
+def _collected(config: pytest.Config) -> tuple[str, ...]:
+    from costsim.plugin.collected import COLLECTED
+
+    listed: list[str] = config.stash.get(COLLECTED, [])
+    return tuple(listed)
+
+
 @_guarded
 def _finish(session: pytest.Session, state: State) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
@@ -289,6 +296,7 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
         options={name: config.getoption(f"costsim_{name}") for name in OPTIONS},
         selected=frozenset(state.selected),
         deselected=frozenset(config.stash.get(DESELECTED, None) or ()),
+        order=_collected(config),
         whole_files=frozenset(whole_files(config, state.selected)),
         budgets=dict(state.budgets),
         tolerances=dict(state.tolerances),

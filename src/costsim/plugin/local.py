@@ -114,6 +114,7 @@ class LocalState:
         session.usage_errors.extend(e for e in run.usage_errors if e not in session.usage_errors)
         session.internal_errors.extend(run.internal_errors)
         session.selected.update(run.selected)
+        session.order = session.order or list(run.order)
         session.deselected.update(run.deselected)
         session.whole_files.update(run.whole_files)
         strategies = run.option("strategies")

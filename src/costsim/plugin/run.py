@@ -89,6 +89,8 @@ class Run:
     """The ``--costsim-*`` options of :data:`OPTIONS`, by name without the prefix."""
     selected: frozenset[str] = frozenset()
     """Node ids of the tests this run collected (after deselection)."""
+    order: tuple[str, ...] = ()
+    """Node ids of the tests as collected, in collection order."""
     deselected: frozenset[str] = frozenset()
     """Node ids of the tests -k, -m, --deselect or --lf left out."""
     whole_files: frozenset[str] = frozenset()

@@ -104,6 +104,8 @@ class CostsimSession(Observing):
     """Bad markers found by xdist workers (they cannot stop the run themselves)."""
     selected: set[str] = field(default_factory=set)
     """Node ids of the tests this run collected (after deselection), workers' included."""
+    order: list[str] = field(default_factory=list)
+    """Node ids of the tests in collection order (every process collects them alike)."""
     deselected: set[str] = field(default_factory=set)
     """Node ids of the tests left out by -k, -m, --deselect or --lf, workers' included."""
     whole_files: set[str] = field(default_factory=set)
@@ -197,15 +199,18 @@ class CostsimSession(Observing):
     # --- results -------------------------------------------------------------------------
 
     def drifted(self) -> list[DriftEntry]:
-        """Every drifted call of the run (this process's and the workers'): by test, each
-        test's calls in the order it made them (whichever worker ran it, and whenever)."""
+        """Every drifted call of the run (this process's and the workers'): by test in
+        collection order, each test's calls in the order it made them (whichever worker ran
+        it, and whenever)."""
         entries = list(self.merged_drift)
         for test, observed in self.observed.items():
             metered = self.calls(test)
             for item, sent in zip(observed, metered, strict=True):
                 if item.differences:
                     entries.append(self._drift_entry(test, item, sent))
-        return sorted(entries, key=lambda entry: entry.test)  # stable: a test's calls in order
+        place = {test: index for index, test in enumerate(self.order)}
+        # stable: a test's calls stay in order; fixture scopes go last, by name
+        return sorted(entries, key=lambda entry: (place.get(entry.test, len(place)), entry.test))
 
     def _drift_entry(self, test: str, item: Observed, sent: MeteredCall) -> DriftEntry:
         recorded = self.meter.recorded(item.recorded)
@@ -283,6 +288,7 @@ class CostsimSession(Observing):
                 "tolerances": self.tolerances,
                 "usage_errors": self.usage_errors,
                 "selected": sorted(self.selected),
+                "order": self.order,
                 "deselected": sorted(self.deselected),
                 "whole_files": sorted(self.whole_files),
             }
@@ -313,6 +319,7 @@ class CostsimSession(Observing):
             e for e in figures.get("usage_errors", []) if e not in self.usage_errors
         )
         self.selected.update(figures.get("selected", []))
+        self.order = self.order or list(figures.get("order", []))
         self.deselected.update(figures.get("deselected", []))
         self.whole_files.update(figures.get("whole_files", []))
         self.merged_drift.extend(DriftEntry.from_json(entry) for entry in figures.get("drift", []))
