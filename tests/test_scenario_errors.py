@@ -195,3 +195,21 @@ def test_schema_refuses_what_the_loader_refuses() -> None:
     assert any("'cassetes' was unexpected" in m for m in messages)
     assert any("'cassettes' is a required property" in m for m in messages)
     assert len(messages) == 3
+
+
+def test_a_cassette_named_with_brackets_is_that_file(tmp_path: Path) -> None:
+    """pytest-recording names parametrised cassettes test_x[param].yaml: listed as written,
+    such a file is read (as a glob, [param] would be a character class matching nothing)."""
+    recorded = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    (tmp_path / "test_agent[claude-sonnet-4-5].yaml").write_text(recorded)
+    (tmp_path / "test_agent[claude-haiku-4-5].yaml").write_text(recorded)
+    listed = tmp_path / "listed.yaml"
+    listed.write_text(
+        "name: s\ncassettes: ['test_agent[claude-sonnet-4-5].yaml']\nvariants: {a: [caching]}\n"
+    )
+    data = json.loads(CliRunner().invoke(cli, ["compare", str(listed), "--format", "json"]).stdout)
+    assert data["scenarios"][0]["baseline"]["llm_calls"] == 3
+    globbed = tmp_path / "globbed.yaml"
+    globbed.write_text("name: s\ncassettes: ['test_agent*.yaml']\nvariants: {a: [caching]}\n")
+    data = json.loads(CliRunner().invoke(cli, ["compare", str(globbed), "--format", "json"]).stdout)
+    assert data["scenarios"][0]["baseline"]["llm_calls"] == 6

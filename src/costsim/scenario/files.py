@@ -39,13 +39,18 @@ def find_scenarios(paths: list[Path]) -> list[Path]:
 
 def expand(scenario: Path, patterns: list[str]) -> tuple[list[Path], list[int]]:
     """(the files ``patterns`` match, the indexes of the patterns that match none). Patterns
-    are globs relative to the scenario's folder; a folder matched stands for the cassette
-    files under it."""
+    are globs relative to the scenario's folder; a pattern that names an existing file or
+    folder is that path (pytest-recording names parametrised cassettes ``test_x[param].yaml``,
+    which as a glob would be a character class); a folder stands for the cassette files
+    under it."""
     files: list[Path] = []
     unmatched: list[int] = []
     for index, pattern in enumerate(patterns):
         full = scenario.parent / pattern
-        matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
+        if full.exists():
+            matches = [full]
+        else:
+            matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
         if not matches:
             unmatched.append(index)
         for match in matches:
