@@ -307,3 +307,24 @@ def test_a_step_that_changes_nothing_beside_one_that_adds_calls_is_exactly_nothi
     assert (noop.value, noop.half, noop.exact) == (Decimal(0), Decimal(0), True)
     whole = summary.attribution_bands[compaction.describe()]
     assert whole.half == summary.delta.half and not whole.exact
+
+
+def test_the_table_says_when_delta_is_not_against_the_recorded_cost(
+    corpus: Path, tmp_path: Path
+) -> None:
+    """A variant's like-for-like baseline can differ from the recording's bill (here the web
+    search a thinking budget changes is re-simulated): the table says what Δ is against."""
+    cassette = (
+        corpus / "pydantic__pydantic-ai" / "tests__cassettes__test_temporal__test_web_search_agent_"
+        "run_in_workflow.yaml"
+    )
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        f"name: s\ncassettes: ['{cassette}']\nvariants: {{t: [thinking_budget: {{budget: 1024}}]}}\n"
+    )
+    text = _run("compare", str(scenario), "--no-cache").output
+    data = json.loads(_run("compare", str(scenario), "--no-cache", "--format", "json").output)
+    recorded = data["scenarios"][0]["baseline"]["cost_usd"]
+    like = data["scenarios"][0]["variants"][0]["like_for_like_baseline"]["cost_usd"]
+    assert recorded != like
+    assert "Δ cost is against each variant's like-for-like baseline" in " ".join(text.split())

@@ -9,7 +9,8 @@ from costsim.analysis.advice import CachingAdvice
 from costsim.analysis.comparison import VariantSummary
 from costsim.pricing.money import amount_text
 from costsim.render.comparison import band_json
-from costsim.render.comparison_text import band_text, economics_lines
+from costsim.render.comparison_text import band_text
+from costsim.render.economics_text import economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
 from costsim.render.text import (
     Column,

@@ -17,6 +17,7 @@ from decimal import Decimal
 from costsim.analysis.bands import Band
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals, UnpricedCall
+from costsim.render.economics_text import economics_lines
 from costsim.render.text import (
     Column,
     decimals_for,
@@ -40,7 +41,6 @@ __all__ = [
     "band_cell",
     "band_text",
     "cheapest",
-    "economics_lines",
     "render_markdown",
     "render_table",
 ]
@@ -110,6 +110,17 @@ def _band_detail(summary: VariantSummary, decimals: int) -> list[str]:
             "that gap is the simulator's, not the strategy's"
         )
     return lines
+
+
+def _like_for_like_note(comparison: Comparison) -> str | None:
+    """Why a variant's cost minus the recorded cost is not its Δ, when it is not."""
+    recorded = comparison.baseline.cost_usd
+    if all(v.baseline.cost_usd == recorded for v in comparison.variants):
+        return None
+    return (
+        "Δ cost is against each variant's like-for-like baseline, not the recorded cost: the "
+        "calls it changes, re-simulated as recorded (the amount is under each variant)."
+    )
 
 
 def _baseline_notes(baseline: Totals, width: int) -> list[str]:
@@ -309,26 +320,6 @@ def _attribution(summary: VariantSummary, decimals: int) -> str:
     return "attribution (leave-one-out): " + "; ".join(texts)
 
 
-def economics_lines(summary: VariantSummary, width: int) -> list[str]:
-    """Per-breakpoint cache economics of the variant's simulated calls (``verbose``)."""
-    if not summary.breakpoints:
-        return []
-    columns = [
-        Column("breakpoint", align="left", cut="right", min_width=12),
-        Column("writes"), Column("written 5m"), Column("written 1h"), Column("reads"),
-        Column("read"), Column("net"),
-    ]  # fmt: skip
-    nets = money_cells([row.net_usd for row in summary.breakpoints], signed=True, missing="-")
-    rows = [
-        [
-            row.position, f"{row.writes:,}", f"{row.tokens_written_5m:,}",
-            f"{row.tokens_written_1h:,}", f"{row.reads:,}", f"{row.tokens_read:,}", net,
-        ]
-        for row, net in zip(summary.breakpoints, nets, strict=True)
-    ]  # fmt: skip
-    return ["  per-breakpoint economics (simulated calls):", *table(columns, rows, width=width)]
-
-
 def _variant_details(
     summary: VariantSummary, width: int, verbose: bool, decimals: int
 ) -> list[str]:
@@ -368,7 +359,10 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
         head += wrap(comparison.description, width, subsequent="")
     lines = [*head, *wrap(answer_line(comparison, cells), width), ""]
     lines += table(_columns(wide), _rows(comparison, cells, wide), width=width)
-    lines += ["", *_unpriced_lines("baseline", comparison.baseline.unpriced, width)]
+    lines.append("")
+    note = _like_for_like_note(comparison)
+    lines += wrap(note, width, subsequent="") if note else []
+    lines += _unpriced_lines("baseline", comparison.baseline.unpriced, width)
     lines += _baseline_notes(comparison.baseline, width)
     for summary in comparison.variants:
         lines += _variant_details(summary, width, verbose, cells.decimals)
@@ -382,7 +376,9 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
     title = f"## {comparison.title or 'costsim comparison'}\n\n"
     description = f"{comparison.description}\n\n" if comparison.description else ""
     rows = markdown_table(_columns(True), _rows(comparison, cells, True))
-    details = [line.removeprefix("* ") for line in _baseline_notes(comparison.baseline, 10**6)]
+    note = _like_for_like_note(comparison)
+    details = [note] if note else []
+    details += [line.removeprefix("* ") for line in _baseline_notes(comparison.baseline, 10**6)]
     for summary in comparison.variants:
         details += _variant_details(summary, 10**6, verbose, cells.decimals)
     if comparison.as_of:
