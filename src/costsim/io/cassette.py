@@ -181,6 +181,12 @@ def _interaction_list(path: Path, document: Any) -> list[Any]:
         raise CassetteError(path, "is not a vcrpy cassette (no 'interactions' list)")
     interactions = document.get("interactions")
     if not isinstance(interactions, list):
+        if "variants" in document and "cassettes" in document:
+            raise CassetteError(
+                path,
+                "is a costsim scenario, not a vcrpy cassette: give it to costsim compare (or "
+                "point this command at the cassettes it lists)",
+            )
         raise CassetteError(path, "is not a vcrpy cassette (no 'interactions' list)")
     return interactions
 

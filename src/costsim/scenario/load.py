@@ -139,6 +139,13 @@ def load_scenario(path: Path) -> LoadedScenario:
     if not isinstance(document, dict):
         problem = Problem((), "a scenario is a mapping with name, cassettes and variants")
         raise ScenarioError(path, [problem], locator)
+    if isinstance(document.get("interactions"), list) and "variants" not in document:
+        problem = Problem(
+            (),
+            "the file is a vcrpy cassette, not a scenario: costsim report and costsim "
+            "simulate read cassettes; a scenario lists them under cassettes",
+        )
+        raise ScenarioError(path, [problem], locator)
     try:
         scenario = Scenario.model_validate(document)
     except ValidationError as exc:
