@@ -441,7 +441,11 @@ def test_improvements_are_reported(project: pytest.Pytester) -> None:
             "costsim_budget(prompt_tokens='many')",
             "*prompt_tokens: Input should be a valid integer*",
         ),
-        ("costsim_budget(tokens=5)", "*unknown budget key; valid: prompt_tokens*"),
+        ("costsim_budget(tokens=5)", "*unknown budget key; *valid: prompt_tokens*"),
+        (
+            "costsim_budget(prompt_tokenz=5)",
+            "*prompt_tokenz: unknown budget key; did you mean 'prompt_tokens'? valid: *",
+        ),
         ("costsim_tolerance(cost='lots')", "*tolerance 'cost:lots' is not METRIC:PCT%*"),
     ],
 )
@@ -452,6 +456,7 @@ def test_bad_markers_are_usage_errors(project: pytest.Pytester, marker: str, mes
     result = project.runpytest("--costsim")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([message])
+    assert "LLM calls" not in result.stdout.str()  # no test ran: no costsim section either
 
 
 def test_unknown_strategy_is_a_usage_error(project: pytest.Pytester) -> None:

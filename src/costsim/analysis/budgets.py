@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -37,7 +38,9 @@ class Budget(BaseModel):
             error = exc.errors()[0]
             key = ".".join(str(part) for part in error["loc"][:1]) or "budget"
             if error["type"] == "extra_forbidden":
-                message = f"unknown budget key; valid: {', '.join(cls.model_fields)}"
+                close = difflib.get_close_matches(key, list(cls.model_fields), n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                message = f"unknown budget key; {hint}valid: {', '.join(cls.model_fields)}"
             else:
                 message = f"{error['msg']} (got {error.get('input')!r})"
             raise ConfigError(f"{where}: {key}: {message}") from None

@@ -346,6 +346,8 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
     failures = config.stash.get(FAILURES, [])
     if getattr(config, "workeroutput", None) is not None or (state is None and not failures):
         return
+    if exitstatus == pytest.ExitCode.USAGE_ERROR:
+        return  # no test ran: the usage error says why, "no LLM calls" would mislead
     try:
         if state is not None:
             _summary(terminalreporter, config, state)
