@@ -154,7 +154,7 @@ def test_cassettes_check_finds_secrets_and_missing_usage(
     assert "nousage.yaml: interaction 0: [warning] no-usage: openai-chat call without usage" in out
     assert "empty.yaml: [warning] no-llm-calls: no LLM calls" in out
     assert key not in out  # never print the secret itself
-    assert out.startswith("4 finding(s) in 3 cassette(s)")  # the answer first
+    assert out.startswith("4 finding(s) in 3 of 3 cassette(s) checked")  # the answer first
 
 
 def test_placeholders_are_not_secrets(tmp_path: Path) -> None:

@@ -239,7 +239,8 @@ def test_saving_keeps_the_tests_a_run_did_not_collect(project: pytest.Pytester) 
     result = project.runpytest("--costsim", "--costsim-save", "main", "-k", "test_one")
     result.assert_outcomes(passed=1, deselected=1)
     assert json.loads(saved.read_text())["tests"] == before  # test_two kept, not dropped
-    assert "1 kept from before (not run this time)" in " ".join(result.stdout.str().split())
+    text = " ".join(result.stdout.str().split())
+    assert "(2 test(s): 1 from this run, 1 kept from before (not run this time);" in text
     compare = project.runpytest("--costsim", "--costsim-compare", "main", "-k", "test_one")
     text = " ".join(compare.stdout.str().split())
     assert "1 test(s) of baseline main did not run this time" in text

@@ -69,6 +69,12 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
         )
     if skipped:
         state.notes.append(f"{skipped} test(s) of baseline {name} did not run this time")
+    compared = len(state.costs()) - len(result.new_tests)
+    over = f"{len(result.regressions)} over tolerance" if result.regressions else "none over"
+    state.notes.append(
+        f"compared with baseline {name}: {compared} test(s) against "
+        f"{run.option('fail') or 'the default tolerances'}; {over}"
+    )
     return result.regressions
 
 
@@ -93,12 +99,13 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
         ]
         kept = {t: c for t, c in kept.items() if t not in gone}
     save_baseline(path, {**kept, **tests})
-    extra = f"; {len(kept)} kept from before (not run this time)" if kept else ""
+    counts = f"{len(tests) + len(kept)} test(s)"
+    if kept:
+        counts += f": {len(tests)} from this run, {len(kept)} kept from before (not run this time)"
     if gone:
-        extra += f"; {len(gone)} dropped (no longer collected, e.g. {gone[0]})"
+        counts += f"; {len(gone)} dropped (no longer collected, e.g. {gone[0]})"
     state.notes.append(
-        f"baseline saved: {display_path(path)} ({len(tests)} test(s){extra}; compare with "
-        f"--costsim-compare {name})"
+        f"baseline saved: {display_path(path)} ({counts}; compare with --costsim-compare {name})"
     )
 
 

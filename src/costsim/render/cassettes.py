@@ -120,7 +120,11 @@ def _hidden(check: CassetteCheck) -> str:
 def _check_answer(check: CassetteCheck) -> str:
     if not check.findings:
         return f"{check.checked} cassette(s) checked, nothing found{_hidden(check)}"
-    return f"{len(check.findings)} finding(s) in {check.checked} cassette(s){_hidden(check)}"
+    files = len({finding.path for finding in check.findings})
+    return (
+        f"{len(check.findings)} finding(s) in {files} of {check.checked} cassette(s) checked"
+        f"{_hidden(check)}"
+    )
 
 
 def check_table(check: CassetteCheck, *, width: int) -> str:
