@@ -262,3 +262,29 @@ def test_a_prompt_re_sent_after_a_pause_is_a_leak_unless_it_was_recorded_again(
         assert list(resent) == [reason]
         assert resent[reason].calls == 1 and resent[reason].tokens > 2000
         assert f"tokens re-sent {said}" in resent[reason].examples[0]
+
+
+def test_the_oracle_is_never_worse_than_a_placement_a_client_can_make() -> None:
+    """'Best possible' must be: per cassette, the oracle's change of cost is at most that of
+    every client policy (static and auto, 5m and 1h); it weighs their placements too."""
+    from tests.conftest import ROOT
+
+    traces, _ = load_traces([ROOT / "scenarios" / "cassettes"])
+    engine = Engine(traces)
+
+    def deltas(params: dict[str, str]) -> dict[Path, Decimal]:
+        result = engine.run(Variant("v", (make_step("caching", params),)))
+        like, costs = result.baseline_by_trace(), result.totals_by_trace()
+        return {
+            path: costs[path].cost_usd - like[path].cost_usd  # type: ignore[operator]
+            for path in costs
+            if costs[path].cost_usd is not None and like[path].cost_usd is not None
+        }
+
+    oracle = deltas({"policy": "oracle"})
+    assert len(oracle) >= 4
+    for policy in ("static", "auto"):
+        for ttl in ("5m", "1h"):
+            client = deltas({"policy": policy, "ttl": ttl})
+            worse = {p.name: oracle[p] - client[p] for p in oracle if oracle[p] > client[p]}
+            assert worse == {}, (policy, ttl)

@@ -14,6 +14,7 @@ from costsim.render.economics_text import economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
 from costsim.render.text import (
     Column,
+    decimals_for,
     markdown_table,
     money,
     money_cells,
@@ -126,8 +127,19 @@ _COLUMNS = [
 
 def _rows(advice: CachingAdvice) -> list[list[str]]:
     costs = money_cells([option.totals.cost_usd for option in advice.options])
+    # one precision for the column, as every cost column has
+    places = decimals_for(
+        amount
+        for option in advice.options
+        for amount in (option.delta.value, option.delta.low, option.delta.high)
+    )
     return [
-        [option.variant.name, cost, band_text(option.delta), f"{option.resimulated_calls:,}"]
+        [
+            option.variant.name,
+            cost,
+            band_text(option.delta, places),
+            f"{option.resimulated_calls:,}",
+        ]
         for option, cost in zip(advice.options, costs, strict=True)
     ]
 

@@ -53,11 +53,13 @@ UNPRICED_SHOWN = 3
 def band_cell(summary: VariantSummary, decimals: int | None = None) -> str:
     """How far the variant's change in cost may be off (its p90 half-width in dollars), in
     the band column and the answer line; ``exact`` when nothing behind it was estimated."""
-    band = summary.delta
-    if band.exact:
-        return "exact"
+    return "exact" if summary.delta.exact else half_text(summary.delta, decimals)
+
+
+def half_text(band: Band, decimals: int | None = None) -> str:
+    """``±$0.0123``; ``±<$0.0001`` for a half-width below the precision (it is not zero)."""
     places = decimals if decimals is not None else decimals_for([band.half])
-    if band.half < Decimal(1).scaleb(-places):  # below the table's precision, but not zero
+    if band.half < Decimal(1).scaleb(-places):
         return f"±<${Decimal(1).scaleb(-places):.{places}f}"
     return "±" + money_cells([band.half], decimals=places)[0]
 
@@ -315,7 +317,7 @@ def _attribution(summary: VariantSummary, decimals: int) -> str:
         text = _saving_text(name, value, cell)
         band = summary.attribution_bands.get(name)
         if band is not None and not band.exact and value is not None:
-            text += f" (±{money_cells([band.half], decimals=decimals)[0].lstrip('+-')})"
+            text += f" ({half_text(band, decimals)})"
         texts.append(text)
     return "attribution (leave-one-out): " + "; ".join(texts)
 

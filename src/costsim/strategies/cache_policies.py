@@ -112,6 +112,20 @@ def strip_marks(call: Call) -> Call:
     )
 
 
+def marks_of(call: Call) -> Marks:
+    """The breakpoints a request carries, by block index in prefix order."""
+    blocks = [
+        *call.tools,
+        *call.system,
+        *(block for message in call.messages for block in message.content),
+    ]
+    return {
+        index: "1h" if block.cache_control.ttl == "1h" else "5m"
+        for index, block in enumerate(blocks)
+        if block.cache_control is not None
+    }
+
+
 def apply_marks(call: Call, marks: Marks) -> Call:
     """``call`` with a breakpoint of the given TTL on each block index."""
     if not marks:
@@ -301,27 +315,34 @@ def _plan(requests: list[_Request], force: str | None) -> dict[int, Marks]:
     return plans
 
 
-def oracle_marks(trace: SimTrace, context: Context) -> tuple[list[Marks | None] | None, str]:
+def oracle_marks(
+    trace: SimTrace, context: Context, candidates: Sequence[list[Marks | None]] = ()
+) -> tuple[list[Marks | None] | None, str]:
     """The cheapest placement found with knowledge of the whole trace, or None when none
-    beats the placement as recorded (with why)."""
+    beats the placement as recorded (with why). Besides its own plans it weighs the
+    ``candidates`` (what the client policies place), so it is never worse than they are."""
     if context.evaluate is None:
         return None, "the oracle needs the engine's cache simulation"
     requests = _requests(trace, context)
     if not requests:
         return None, ""
-    best: tuple[Decimal, list[Marks | None]] | None = None
+    plans_tried: list[list[Marks | None]] = []
     for force in (None, "5m", "1h", "none"):
         plans = {} if force == "none" else _plan(requests, force)
-        marks: list[Marks | None] = [
-            plans.get(index, {}) if eligible(item) else None
-            for index, item in enumerate(trace.calls)
-        ]
-        costs = context.evaluate(placed(trace, marks))
+        plans_tried.append(
+            [
+                plans.get(index, {}) if eligible(item) else None
+                for index, item in enumerate(trace.calls)
+            ]
+        )
+    best: tuple[Decimal, list[Marks | None]] | None = None
+    for tried in [*plans_tried, *candidates]:
+        costs = context.evaluate(placed(trace, tried))
         if costs is None:
             continue
         cost, bound = costs
         if cost < bound and (best is None or cost < best[0]):
-            best = (cost, marks)
+            best = (cost, tried)
     if best is None:
         return None, "no placement beats the breakpoints as recorded"
     return best[1], ""

@@ -27,7 +27,14 @@ from typing import Literal
 
 from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
 from costsim.strategies.base import Context, Params
-from costsim.strategies.cache_policies import Marks, auto_marks, oracle_marks, placed
+from costsim.strategies.cache_policies import (
+    Marks,
+    auto_marks,
+    eligible,
+    marks_of,
+    oracle_marks,
+    placed,
+)
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Caching", "CachingParams"]
@@ -200,7 +207,8 @@ class Caching:
             marks = auto_marks(result, params.ttl, context)
             return placed(result, marks), events + self._placed(result, marks, "auto")
         if params.policy == "oracle":
-            chosen, why = oracle_marks(result, context)
+            client = self._client_marks(trace, result, params, context)
+            chosen, why = oracle_marks(result, context, client)
             if chosen is None:
                 where = trace.calls[0].call.provenance if trace.calls else None
                 note = [Event(self.name, "note", f"oracle: {why}; left as recorded", where)]
@@ -208,6 +216,22 @@ class Caching:
                 return trace, note if why and several else []
             return placed(result, chosen), events + self._placed(result, chosen, "oracle")
         return result, events
+
+    def _client_marks(
+        self, trace: SimTrace, split: SimTrace, params: CachingParams, context: Context
+    ) -> list[list[Marks | None]]:
+        """What the client policies would place (static and auto, each TTL) on ``trace``,
+        whose changing system text is moved as in ``split``: the oracle weighs them beside
+        its own plans, so it is never worse than a placement a client can make."""
+        found: list[list[Marks | None]] = []
+        for ttl in ("5m", "1h"):
+            static = params.model_copy(update={"policy": "static", "ttl": ttl})
+            placed_static, _ = self.apply(trace, static, context)
+            found.append(
+                [marks_of(item.call) if eligible(item) else None for item in placed_static.calls]
+            )
+            found.append(auto_marks(split, ttl, context))
+        return found
 
     def _placed(self, trace: SimTrace, marks: list[Marks | None], policy: str) -> list[Event]:
         events = []
