@@ -500,7 +500,11 @@ def test_calls_without_usage_are_estimated_and_flagged(project: pytest.Pytester)
     project.makepyfile(test_agent=REPLAY + "\ndef test_one():\n    _replay(1)\n")
     result = project.runpytest("--costsim", "--costsim-report", "out.json")
     result.stdout.fnmatch_lines(
-        ["*test_agent.py::test_one*1 (1 est.)*", "est.: 1 call(s) were recorded without usage*"]
+        [
+            "*test_agent.py::test_one*1 (1 est.)*",
+            "est.: 1 call(s) were recorded without usable usage*",
+            "  agent.yaml interaction 0: *",
+        ]
     )
     entry = _report(project)["tests"]["test_agent.py::test_one"]  # type: ignore[index]
     call = load_trace(project.path / "agent.yaml").calls[0]

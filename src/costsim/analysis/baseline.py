@@ -68,6 +68,8 @@ class TestCost:
     unpriced_calls: int = 0
     """Calls whose cost is unknown: a model without a price, or a call without usage."""
     unpriced: list[str] = field(default_factory=list)
+    unrecorded: list[str] = field(default_factory=list)
+    """Which calls were recorded without usable usage, and why (``file interaction N: ...``)."""
 
     @classmethod
     def of(cls, calls: Iterable[MeteredCall]) -> TestCost:
@@ -99,6 +101,7 @@ class TestCost:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.priced_cost_usd += other.priced_cost_usd
         self.unpriced.extend(other.unpriced)
+        self.unrecorded.extend(other.unrecorded)
 
     def metric(self, name: str) -> Decimal | None:
         value = self.cost_usd if name == "cost" else getattr(self, name)
@@ -130,6 +133,9 @@ class TestCost:
         unpriced = data.get("unpriced", [])
         if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
             raise ValueError(f"unpriced must be a list of strings, not {unpriced!r}")
+        unrecorded = data.get("unrecorded", [])
+        if not isinstance(unrecorded, list) or not all(isinstance(u, str) for u in unrecorded):
+            raise ValueError(f"unrecorded must be a list of strings, not {unrecorded!r}")
         cost = _money("cost_usd", data.get("cost_usd"))
         if version == 1:
             counts["unpriced_calls"] = 0 if cost is not None else max(1, len(unpriced))
@@ -138,7 +144,9 @@ class TestCost:
             priced = _money("priced_cost_usd", data.get("priced_cost_usd", "0")) or Decimal(0)
             if (cost is None) != bool(counts["unpriced_calls"]):
                 raise ValueError("cost_usd must be null exactly when unpriced_calls is above 0")
-        return cls(**counts, priced_cost_usd=priced, unpriced=list(unpriced))
+        return cls(
+            **counts, priced_cost_usd=priced, unpriced=list(unpriced), unrecorded=list(unrecorded)
+        )
 
 
 def _money(name: str, value: Any) -> Decimal | None:

@@ -202,6 +202,10 @@ def _vcrpy_hint() -> list[str]:
     ]
 
 
+UNRECORDED_SHOWN = 3
+"""Calls recorded without usable usage named in the summary without -v."""
+
+
 def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
     whole = total(state)
     lines = []
@@ -212,9 +216,14 @@ def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
         )
     if whole.unrecorded_calls:
         lines.append(
-            f"est.: {whole.unrecorded_calls} call(s) were recorded without usage; their tokens "
-            "are costsim's calibrated estimate (see costsim calibrate for its error)"
+            f"est.: {whole.unrecorded_calls} call(s) were recorded without usable usage; their "
+            "tokens are costsim's calibrated estimate (see costsim calibrate for its error)"
         )
+        named = list(dict.fromkeys(whole.unrecorded))  # a cassette several tests replay: once
+        shown = named if options.verbose else named[:UNRECORDED_SHOWN]
+        lines += [f"  {entry}" for entry in shown]
+        if len(named) > len(shown):
+            lines.append(f"  and {len(named) - len(shown)} more (-v)")
     lines += drift_lines(state, options)
     lines += [f"unpriced: {entry}" for entry in whole.unpriced]
     lines += [f"unreadable: {error}" for error in state.errors]

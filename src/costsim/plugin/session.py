@@ -30,13 +30,17 @@ from costsim.api.testing import (
     read_vcr_call,
 )
 from costsim.errors import CostsimError
-from costsim.model import Call
+from costsim.model import Call, NoteKind
 from costsim.plugin.observe import Observed, sent_call
 from costsim.plugin.settings import DriftMode
 from costsim.plugin.vcr_patch import Observing, VcrPatch
 from costsim.render.text import display_path
 
 __all__ = ["CostsimSession", "DriftEntry", "TestLedger"]
+
+
+_USAGE = frozenset({NoteKind.INVALID_USAGE, NoteKind.INCOMPLETE_STREAM, NoteKind.NO_USAGE})
+"""Notes that say why a call's recorded usage could not be used."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,9 +242,17 @@ class CostsimSession(Observing):
         for name, observed in self.observed.items():
             costs[name] = TestCost.of(self.calls(name))
             costs[name].drifted_calls = sum(bool(item.differences) for item in observed)
-            costs[name].unrecorded_calls = sum(
-                item.recorded.usage is None and not item.recorded.errored for item in observed
-            )
+            unrecorded = [
+                item.recorded
+                for item in observed
+                if item.recorded.usage is None and not item.recorded.errored
+            ]
+            costs[name].unrecorded_calls = len(unrecorded)
+            costs[name].unrecorded = [
+                f"{display_path(call.provenance.path)} interaction {call.provenance.index}: "
+                + next((n.message for n in call.notes if n.kind in _USAGE), "no usage recorded")
+                for call in unrecorded
+            ]
         for name, cost in self.merged.items():
             if name in costs:
                 costs[name].merge(cost)
