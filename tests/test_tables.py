@@ -94,3 +94,34 @@ def test_corpus_output_fits_100_columns(name: str, corpus: Path, text: SnapshotA
 
 def test_compare_bundled_scenarios_fits_100_columns(tmp_path: Any) -> None:
     _run("compare", "scenarios", "-v")
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_a_narrow_terminal_leaves_columns_out_and_says_which(
+    width: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below what cutting the variant names can reach, the least needed columns go first
+    (calls, prompt, hit rate, Δ %, divergences); the answer's columns stay."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    result = CliRunner().invoke(cli, ["compare", "scenarios/coding_agent.yaml", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line.encode()) for line in lines) <= width
+    header = next(line for line in lines if line.startswith("variant"))
+    for kept in ("cost", "Δ cost", "p90 band"):
+        assert kept in header
+    assert "calls" not in header.split()
+    assert any(f"left out to fit {width} columns)" in line for line in lines)
+
+
+def test_a_table_that_fits_leaves_nothing_out() -> None:
+    from costsim.render.text import Column, table
+
+    columns = [Column("name", align="left"), Column("a", drop=1), Column("b")]
+    rows = [["x", "1", "2"]]
+    assert table(columns, rows, width=40) == ["name  a  b", "----  -  -", "x     1  2"]
+    # too narrow for all three: "a" (droppable) goes, and the table says so
+    assert table(columns, rows, width=8)[:3] == ["name  b", "----  -", "x     2"]
+    assert " ".join(" ".join(table(columns, rows, width=8)[3:]).split()) == (
+        "(a: left out to fit 8 columns)"
+    )

@@ -230,15 +230,15 @@ def _columns(wide: bool) -> list[Column]:
     ] if wide else []  # fmt: skip
     return [
         Column("variant", align="left", cut="right", min_width=12),
-        Column("calls"),
-        Column("prompt"),
+        Column("calls", drop=5),
+        Column("prompt", drop=4),
         *split,
-        Column("hit rate"),
+        Column("hit rate", drop=3),
         Column("cost"),
         Column("Δ cost"),
-        Column("Δ %"),
+        Column("Δ %", drop=2),
         Column("p90 band"),
-        Column("diverge"),
+        Column("diverge", drop=1),
     ]
 
 

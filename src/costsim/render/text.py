@@ -72,6 +72,9 @@ class Column:
     min_width: int = 12
     give: int = 1
     """Columns that give more are cut first (to ``min_width``) when a table is too wide."""
+    drop: int = 0
+    """When cutting is not enough, columns are left out, the highest ``drop`` first (0:
+    never); the table then says which."""
 
 
 def _cut(text: str, width: int, side: Literal["left", "right"] | None) -> str:
@@ -89,6 +92,13 @@ def extra_bytes(text: str) -> int:
 
 
 def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[int]:
+    return _fit(columns, rows, width)[0]
+
+
+def _fit(
+    columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
+) -> tuple[list[int], int]:
+    """(the columns' widths, how far the table still overflows ``width`` once cut)."""
     widths = [
         max([len(col.header), *(len(row[i]) for row in rows)]) for i, col in enumerate(columns)
     ]
@@ -121,11 +131,29 @@ def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
             target = widths[widest] - 1
         overflow -= widths[widest] - target
         widths[widest] = target
-    return widths
+    return widths, overflow
+
+
+def _leave_out(
+    columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
+) -> tuple[list[Column], list[list[str]], list[str]]:
+    """The columns (and cells) that fit ``width``, leaving out droppable ones, highest
+    ``drop`` first, while cutting is not enough; and the headers left out."""
+    kept, cells, left_out = list(columns), [list(row) for row in rows], []
+    while _fit(kept, cells, width)[1] > 0:
+        droppable = [i for i, column in enumerate(kept) if column.drop]
+        if not droppable:
+            break
+        index = max(droppable, key=lambda i: (kept[i].drop, i))
+        left_out.append(kept.pop(index).header)
+        cells = [row[:index] + row[index + 1 :] for row in cells]
+    return kept, cells, left_out
 
 
 def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int) -> list[str]:
-    """The lines of a plain table that fits ``width`` where its cuttable columns allow."""
+    """The lines of a plain table that fits ``width`` where its cuttable and droppable
+    columns allow (a line under it names the columns left out)."""
+    columns, rows, left_out = _leave_out(columns, rows, width)
     widths = _widths(columns, rows, width)
 
     def line(cells: Sequence[str]) -> str:
@@ -136,7 +164,8 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: in
         return GAP.join(parts).rstrip()
 
     head = [line([col.header for col in columns]), GAP.join("-" * size for size in widths)]
-    return head + [line(row) for row in rows]
+    note = wrap(f"({', '.join(left_out)}: left out to fit {width} columns)", width)
+    return head + [line(row) for row in rows] + (note if left_out else [])
 
 
 def table_blocks(
