@@ -212,13 +212,16 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
             if best.saving == 0
             else f"adds {change} (+{-best.saving_pct:.1f}%)"
         )
-        return f"No variant saves: the least dear, {name}, {verb}{risks}."
+        if len(comparison.variants) == 1:
+            return f"{name} saves nothing: it {verb}{risks}."
+        return f"No variant saves: the least dear is {name}, which {verb}{risks}."
     like = summary.baseline.cost_usd
     basis = cells.cost[0]
     if like is not None and like != comparison.baseline.cost_usd:
         basis = f"{money_cells([like], decimals=cells.decimals)[0]} like for like"
+    lead = f"{name} saves" if len(comparison.variants) == 1 else f"Cheapest: {name}, saves"
     return (
-        f"Cheapest: {name}, saves {change} ({best.saving_pct:.1f}%) of {basis}, "
+        f"{lead} {change} ({best.saving_pct:.1f}%) of {basis}, "
         f"p90 band {band_cell(summary, cells.decimals)}{risks}."
     )
 
