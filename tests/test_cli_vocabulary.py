@@ -97,6 +97,11 @@ def test_syntax_errors_are_sentences() -> None:
         parse_step("caching:roling=2")
     with pytest.raises(ConfigError, match="is not key=value"):
         parse_step("caching:ttl")
+    # bounds in words; Anthropic accepts at most 4 breakpoints a request
+    with pytest.raises(ConfigError, match="max_breakpoints='9': must be at most 4 "):
+        parse_step("caching:max_breakpoints=9")
+    with pytest.raises(ConfigError, match="max_chars='-5': must be at least 1 "):
+        parse_step("truncation:max_chars=-5")
     result = _run("simulate", str(EXAMPLES), "-s", "caching,truncation")
     assert result.exit_code == 2 and "names 2 variants" in result.stderr
 

@@ -23,7 +23,9 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from typing import Literal
+from typing import Annotated, Literal
+
+from pydantic import Field
 
 from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
 from costsim.strategies.base import Context, Params
@@ -54,10 +56,12 @@ class CachingParams(Params):
     placement: tuple[Policy, ...] = ("tools", "system", "messages")
     """Where static breakpoints go: after the tool definitions, after the static system
     prompt, on the latest message(s)."""
-    rolling: int = 1
+    rolling: Annotated[int, Field(ge=0, le=2)] = 1
     """How many of the latest messages get a rolling breakpoint (0-2)."""
     split_dynamic_system: bool = True
-    max_breakpoints: int = 4
+    max_breakpoints: Annotated[int, Field(ge=1, le=4)] = 4
+    """At most this many breakpoints per request, those it already carries included
+    (Anthropic accepts 4)."""
 
 
 def _system_text(call: Call) -> str | None:

@@ -209,4 +209,16 @@ def _param_problem(error: Any, known: list[str]) -> str:
         return f"{key}=(missing): a value is required"
     if error["type"] in _EXPECTED:
         return f"{key}={value!r}: expected {_EXPECTED[error['type']]}"
+    if error["type"] in _BOUNDS:
+        word, name = _BOUNDS[error["type"]]
+        return f"{key}={value!r}: must be {word} {error.get('ctx', {}).get(name)}"
     return f"{key}={value!r}: {str(error['msg']).removeprefix('Value error, ')}"
+
+
+_BOUNDS = {
+    "greater_than_equal": ("at least", "ge"),
+    "greater_than": ("above", "gt"),
+    "less_than_equal": ("at most", "le"),
+    "less_than": ("below", "lt"),
+}
+"""pydantic's bound errors, in words: (how, the bound's name in the error's context)."""
