@@ -295,6 +295,44 @@ def test_a_last_failed_run_drops_no_test(project: pytest.Pytester) -> None:
     assert "dropped" not in result.stdout.str()
 
 
+SILENT_FILTER = """
+def pytest_collection_modifyitems(items):
+    items[:] = [item for item in items if not item.name.endswith("two")]
+"""
+
+
+@pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])
+def test_a_test_a_plugin_leaves_out_unannounced_is_kept(
+    project: pytest.Pytester, workers: tuple[str, ...]
+) -> None:
+    """A conftest that drops items without deselecting them: the dropped test still exists
+    (serially, and under xdist, whose controller collects nothing itself)."""
+    two = "\ndef test_one():\n    _replay(1)\n\ndef test_two():\n    _replay(2)\n"
+    project.makepyfile(test_agent=REPLAY + two)
+    project.runpytest_subprocess("--costsim", "--costsim-save", "main", *workers)
+    saved = project.path / ".costsim" / "main.json"
+    assert len(json.loads(saved.read_text())["tests"]) == 2
+    project.makeconftest(SILENT_FILTER)
+    result = project.runpytest_subprocess("--costsim", "--costsim-save", "main", *workers)
+    result.assert_outcomes(passed=1)
+    assert len(json.loads(saved.read_text())["tests"]) == 2
+    assert "dropped" not in result.stdout.str()
+
+
+def test_a_pyargs_run_drops_no_test(project: pytest.Pytester) -> None:
+    """--pyargs names tests by module: which file an argument names only part of is not
+    known, so nothing is known to be whole."""
+    two = "\ndef test_one():\n    _replay(1)\n\ndef test_two():\n    _replay(2)\n"
+    project.makepyfile(test_agent=REPLAY + two)
+    project.runpytest_subprocess("--costsim", "--costsim-save", "main")
+    saved = project.path / ".costsim" / "main.json"
+    result = project.runpytest_subprocess(
+        "--costsim", "--costsim-save", "main", "--pyargs", "test_agent::test_one"
+    )
+    result.assert_outcomes(passed=1)
+    assert len(json.loads(saved.read_text())["tests"]) == 2
+
+
 def test_a_test_named_through_a_linked_file_keeps_its_siblings(
     project: pytest.Pytester,
 ) -> None:

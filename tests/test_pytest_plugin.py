@@ -98,7 +98,7 @@ def test_regression_against_a_baseline(project: pytest.Pytester, grown: int, fai
     result.assert_outcomes(passed=2)
     assert (result.ret == pytest.ExitCode.TESTS_FAILED) is fails
     result.stdout.fnmatch_lines(["*new test (not in baseline base): test_agent.py::test_new*"])
-    over = "1 over tolerance" if fails else "none over"
+    over = "1 regression(s)" if fails else "no regression"
     text = " ".join(result.stdout.str().split())
     assert f"compared with baseline base: 1 test(s) against prompt_tokens:5%; {over}" in text
     if fails:

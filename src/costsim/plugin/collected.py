@@ -3,9 +3,11 @@ one of them, and that the run neither selected nor deselected, no longer exists.
 
 A file is whole when every test pytest found in it was selected or deselected (``-k``, ``-m``,
 ``--deselect``). It is not when an argument named some of its tests (``file.py::test``),
-when a plugin dropped some of its tests without saying so (the items before and after the
-collection hooks disagree), or in a ``--lf`` / ``--sw`` run (they leave tests out while
-collecting, unannounced): then nothing is dropped.
+when a plugin dropped some of its tests without saying so (the items collected and those
+selected or deselected disagree), or in a ``--lf`` / ``--sw`` run (they leave tests out while
+collecting, unannounced). Nothing is known whole in a ``--pyargs`` run, where an argument
+that names part of a file cannot be placed, nor in a process that collected nothing (the
+xdist controller: its workers tell).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import pytest
 __all__ = ["COLLECTED", "DESELECTED", "whole_files"]
 
 COLLECTED: pytest.StashKey[list[str]] = pytest.StashKey()
-"""Node ids of the items before any plugin's ``pytest_collection_modifyitems``, in
-collection order (the order the costsim section lists drifted calls in)."""
+"""Node ids of the items as collected, before any plugin keeps or drops some, in collection
+order (the order the costsim section lists drifted calls in)."""
 DESELECTED: pytest.StashKey[set[str]] = pytest.StashKey()
 """Node ids of the items announced as deselected."""
 
@@ -41,14 +43,20 @@ def _named_files(config: pytest.Config) -> set[str] | None:
         path, found, _ = str(argument).partition("::")
         if not found:
             continue
-        relative = os.path.relpath(os.path.abspath(os.path.join(start, path)), root)
-        if relative.startswith(".."):
+        full = os.path.abspath(os.path.join(start, path))
+        try:
+            relative = os.path.relpath(full, root)
+        except ValueError:  # another drive
+            return None
+        if relative.startswith("..") or not os.path.isfile(full):
             return None
         named.add(relative.replace(os.sep, "/"))
     return named
 
 
 def whole_files(config: pytest.Config, selected: Iterable[str]) -> set[str]:
+    if COLLECTED not in config.stash or config.getoption("pyargs", False):
+        return set()
     if any(config.getoption(name, False) for name in _PARTIAL_RUNS):
         return set()
     named = _named_files(config)

@@ -69,8 +69,9 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
         )
     if skipped:
         state.notes.append(f"{skipped} test(s) of baseline {name} did not run this time")
-    compared = len(state.costs()) - len(result.new_tests)
-    over = f"{len(result.regressions)} over tolerance" if result.regressions else "none over"
+    new = set(result.new_tests)
+    compared = sum(1 for test in state.costs() if test not in new and not test.startswith("<"))
+    over = f"{len(result.regressions)} regression(s)" if result.regressions else "no regression"
     state.notes.append(
         f"compared with baseline {name}: {compared} test(s) against "
         f"{run.option('fail') or 'the default tolerances'}; {over}"

@@ -158,19 +158,22 @@ def pytest_unconfigure(config: pytest.Config) -> None:
         state.close()
 
 
-@pytest.hookimpl(tryfirst=True)
+def pytest_itemcollected(item: pytest.Item) -> None:
+    """Note every item as collected, before any plugin keeps or drops some (``collected``)."""
+    if item.config.stash.get(SESSION, None) is not None:
+        from costsim.plugin.collected import COLLECTED
+
+        item.config.stash.setdefault(COLLECTED, []).append(item.nodeid)
+
+
 @_guarded
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
 ) -> None:
-    """Read every test's budget and tolerance markers before any test runs, and note the
-    items as collected, before any plugin keeps or drops some (see ``collected``)."""
+    """Read every test's budget and tolerance markers before any test runs."""
     state = config.stash.get(SESSION, None)
     if state is None:
         return
-    from costsim.plugin.collected import COLLECTED
-
-    config.stash[COLLECTED] = [item.nodeid for item in items]
     try:
         for item in items:
             _collect_marks(state, item)

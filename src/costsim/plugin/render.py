@@ -220,7 +220,8 @@ def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
             "tokens are costsim's calibrated estimate (see costsim calibrate for its error)"
         )
         named = list(dict.fromkeys(whole.unrecorded))  # a cassette several tests replay: once
-        shown = named if options.verbose else named[:UNRECORDED_SHOWN]
+        everything = options.verbose or options.markdown  # a report file has room for all
+        shown = named if everything else named[:UNRECORDED_SHOWN]
         lines += [f"  {entry}" for entry in shown]
         if len(named) > len(shown):
             lines.append(f"  and {len(named) - len(shown)} more (-v)")

@@ -307,12 +307,17 @@ def _plan(requests: list[_Request], force: str | None) -> dict[int, Marks]:
             read_at = request.source[1]
             if not any(read_at <= b <= read_at + 20 for b in marks):
                 marks[read_at] = chosen[request.source]
-        if len(marks) > 4:
-            keep = sorted(marks, reverse=True)[:4]
-            marks = {i: marks[i] for i in keep}
-        last_hour = max((i for i, ttl in marks.items() if ttl == "1h"), default=-1)
-        plans[request.index] = {i: "1h" if i < last_hour else ttl for i, ttl in marks.items()}
+        plans[request.index] = valid_marks(marks)
     return plans
+
+
+def valid_marks(marks: Marks) -> Marks:
+    """Breakpoints a provider accepts: at most 4 (the latest kept), and no 1h breakpoint
+    after a 5m one (those before the last 1h one become 1h)."""
+    if len(marks) > 4:
+        marks = {i: marks[i] for i in sorted(marks, reverse=True)[:4]}
+    last_hour = max((i for i, ttl in marks.items() if ttl == "1h"), default=-1)
+    return {i: "1h" if i < last_hour else ttl for i, ttl in marks.items()}
 
 
 def oracle_marks(
@@ -336,7 +341,8 @@ def oracle_marks(
             ]
         )
     best: tuple[Decimal, list[Marks | None]] | None = None
-    for tried in [*plans_tried, *candidates]:
+    clients = [[None if m is None else valid_marks(m) for m in marks] for marks in candidates]
+    for tried in [*plans_tried, *clients]:
         costs = context.evaluate(placed(trace, tried))
         if costs is None:
             continue
