@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from costsim.cli import cli
-from tests.conftest import EXAMPLES
+from tests.conftest import EXAMPLES, ROOT
 
 pytestmark = pytest.mark.usefixtures("columns_100")
 
@@ -164,3 +164,13 @@ def test_placeholders_are_not_secrets(tmp_path: Path) -> None:
         (tmp_path / "c.yaml").write_text(yaml.safe_dump(source))
         code, out, _ = _run("cassettes", "check", str(tmp_path))
         assert code == 0, (value, out)
+
+
+def test_verbose_names_each_errored_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    """-v promises every event with its file and interaction: errored calls too."""
+    monkeypatch.chdir(ROOT)
+    _, quiet, _ = _run("report", "cassettes")
+    _, verbose, _ = _run("report", "cassettes", "-v")
+    assert "1 errored call: unbilled, no tokens counted." in quiet
+    assert "errored: cassettes/anthropic_support_agent.yaml#2: Overloaded" in verbose
+    assert "errored: " not in quiet

@@ -195,7 +195,21 @@ def _notes(report: Report, width: int, verbose: bool) -> list[str]:
     lines = _unpriced(report, width, verbose)
     for note in report_notes(report):
         lines += wrap(note, width)
-    return lines + _recording_notes(report, width, verbose)
+    return lines + _errored(report, width, verbose) + _recording_notes(report, width, verbose)
+
+
+def _errored(report: Report, width: int, verbose: bool) -> list[str]:
+    """With ``verbose``, each errored call: where, and what the API answered."""
+    if not verbose:
+        return []
+    lines: list[str] = []
+    for cassette in report.cassettes:
+        for item in cassette.calls:
+            call = item.call
+            if call.errored:
+                where = _where(display_path(call.provenance.path), call.provenance.index, width)
+                lines += wrap(f"errored: {where}: {call.error or 'an error'}", width, indent="  ")
+    return lines
 
 
 def _recording_notes(report: Report, width: int, verbose: bool) -> list[str]:

@@ -96,6 +96,19 @@ def report_findings(report: Report) -> list[Finding]:
         )
         for note in report.notes
     ]
+    found += [
+        Finding(
+            "recorded",
+            "errored",
+            "reading",
+            display_path(item.call.provenance.path),
+            item.call.provenance.index,
+            f"unbilled: {item.call.error or 'an error'}",
+        )
+        for cassette in report.cassettes
+        for item in cassette.calls
+        if item.call.errored
+    ]
     found += _unpriced("recorded", report.totals, set())
     found += [
         Finding("recorded", "skipped", "reading", display_path(item.path), None, item.error)

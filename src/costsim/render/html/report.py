@@ -101,9 +101,9 @@ def report_page(report: Report) -> str:
     nodes.append(
         findings_table(
             "findings",
-            "Notes, unpriced calls and skipped files",
+            "Notes, errored and unpriced calls, skipped files",
             report_findings(report),
-            "None: every call was read and priced.",
+            "None: every call was read, answered and priced.",
         )
     )
     meta = [] if report.as_of else ["Each call priced at its recorded date."]
