@@ -357,12 +357,12 @@ def _variant_details(
 
 def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: bool) -> str:
     cells = _money(comparison)
-    head: list[str] = []
-    if comparison.title:
-        head.append(f"== {comparison.title} ==")
+    # the answer right under the scenario's name; what the scenario is about after it
+    lines = [f"== {comparison.title} =="] if comparison.title else []
+    lines += wrap(answer_line(comparison, cells), width)
     if comparison.description:
-        head += wrap(comparison.description, width, subsequent="")
-    lines = [*head, *wrap(answer_line(comparison, cells), width), ""]
+        lines += wrap(comparison.description, width, subsequent="")
+    lines.append("")
     lines += table(_columns(wide), _rows(comparison, cells, wide), width=width)
     lines.append("")
     note = _like_for_like_note(comparison)
@@ -393,4 +393,4 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
         for line in details
     )
     answer = f"**{answer_line(comparison, cells)}**\n\n"
-    return title + description + answer + "\n".join(rows) + "\n\n" + notes + "\n"
+    return title + answer + description + "\n".join(rows) + "\n\n" + notes + "\n"
