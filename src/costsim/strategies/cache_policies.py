@@ -341,8 +341,18 @@ def oracle_marks(
             ]
         )
     best: tuple[Decimal, list[Marks | None]] | None = None
-    clients = [[None if m is None else valid_marks(m) for m in marks] for marks in candidates]
+    # below every model's minimum nothing is cached, wherever the breakpoints go
+    cacheable = any(request.ends for request in requests)
+    clients = [
+        [None if m is None else valid_marks(m) for m in marks]
+        for marks in (candidates if cacheable else ())
+    ]
+    seen: set[tuple[tuple[tuple[int, str], ...] | None, ...]] = set()
     for tried in [*plans_tried, *clients]:
+        same = tuple(None if m is None else tuple(sorted(m.items())) for m in tried)
+        if same in seen:  # one placement, simulated once
+            continue
+        seen.add(same)
         costs = context.evaluate(placed(trace, tried))
         if costs is None:
             continue
