@@ -125,3 +125,13 @@ def test_a_table_that_fits_leaves_nothing_out() -> None:
     assert " ".join(" ".join(table(columns, rows, width=8)[3:]).split()) == (
         "(a: left out to fit 8 columns)"
     )
+
+
+def test_a_column_that_fits_is_not_cut_for_an_ellipsis_it_does_not_need() -> None:
+    from costsim.render.text import Column, table
+
+    columns = [Column("name", align="left", cut="right", min_width=4), Column("n")]
+    rows = [["baseline (recorded)", "6"]]
+    assert table(columns, rows, width=22)[2] == "baseline (recorded)  6"  # exactly 22
+    cut = table(columns, rows, width=21)[2]  # one short: cut, with room for the ellipsis
+    assert cut.endswith("…  6") and len(cut.encode()) <= 21

@@ -102,17 +102,22 @@ def _fit(
     widths = [
         max([len(col.header), *(len(row[i]) for row in rows)]) for i, col in enumerate(columns)
     ]
-    extra = sum(
-        max(
-            [
-                extra_bytes(col.header),
-                2 * (col.cut is not None),
-                *(extra_bytes(row[i]) for row in rows),
-            ]
+
+    def extra(cut: bool) -> int:
+        """Bytes beyond the characters; ``cut``: room for the two of an ellipsis too."""
+        return sum(
+            max(
+                [
+                    extra_bytes(col.header),
+                    2 * (cut and col.cut is not None),
+                    *(extra_bytes(row[i]) for row in rows),
+                ]
+            )
+            for i, col in enumerate(columns)
         )
-        for i, col in enumerate(columns)
-    )
-    overflow = sum(widths) + len(GAP) * (len(columns) - 1) + extra - width
+
+    overflow = sum(widths) + len(GAP) * (len(columns) - 1) - width
+    overflow += extra(cut=overflow + extra(cut=False) > 0)  # an ellipsis only if something is cut
     while overflow > 0:
         candidates = [
             i
