@@ -15,8 +15,8 @@ def economics_lines(summary: VariantSummary, width: int) -> list[str]:
         return []
     columns = [
         Column("breakpoint", align="left", cut="right", min_width=12),
-        Column("writes"), Column("written 5m"), Column("written 1h"), Column("reads"),
-        Column("read"), Column("net"),
+        Column("writes", drop=2), Column("written 5m", drop=3), Column("written 1h", drop=4),
+        Column("reads"), Column("read", drop=1), Column("net"),
     ]  # fmt: skip
     nets = money_cells([row.net_usd for row in summary.breakpoints], signed=True, missing="-")
     rows = [
