@@ -98,9 +98,9 @@ def test_syntax_errors_are_sentences() -> None:
     with pytest.raises(ConfigError, match="is not key=value"):
         parse_step("caching:ttl")
     # bounds in words; Anthropic accepts at most 4 breakpoints a request
-    with pytest.raises(ConfigError, match="max_breakpoints='9': must be at most 4 "):
+    with pytest.raises(ConfigError, match="max_breakpoints='9': must be 4 or less "):
         parse_step("caching:max_breakpoints=9")
-    with pytest.raises(ConfigError, match="max_chars='-5': must be at least 1 "):
+    with pytest.raises(ConfigError, match="max_chars='-5': must be 1 or more "):
         parse_step("truncation:max_chars=-5")
     result = _run("simulate", str(EXAMPLES), "-s", "caching,truncation")
     assert result.exit_code == 2 and "names 2 variants" in result.stderr

@@ -21,6 +21,7 @@ from pydantic import BaseModel
 from pydantic_core import ErrorDetails
 
 from costsim.errors import ConfigError
+from costsim.strategies.registry import bound_words
 
 __all__ = ["Locator", "Problem", "ScenarioError", "shown", "translate"]
 
@@ -155,12 +156,9 @@ def _sentence(error: ErrorDetails, model: type[BaseModel]) -> str:
         return f"{_WORDS[kind]}, got {got}"
     if kind == "literal_error":
         return f"expected one of {ctx.get('expected', '')}, got {got}"
-    if kind in ("greater_than_equal", "greater_than"):
-        bound = ctx.get("ge", ctx.get("gt"))
-        limit = f"{bound:g}" if isinstance(bound, int | float) else str(bound)
-        return (
-            f"must be {limit} or {'more' if kind == 'greater_than_equal' else 'above'}, got {got}"
-        )
+    bound = bound_words(kind, ctx)
+    if bound is not None:
+        return f"must be {bound}, got {got}"
     if kind == "too_short":
         return "must not be empty"
     if kind == "value_error":

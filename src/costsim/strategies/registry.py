@@ -35,6 +35,7 @@ __all__ = [
     "Step",
     "Strategy",
     "Variant",
+    "bound_words",
     "get_strategy",
     "make_step",
     "register",
@@ -209,16 +210,25 @@ def _param_problem(error: Any, known: list[str]) -> str:
         return f"{key}=(missing): a value is required"
     if error["type"] in _EXPECTED:
         return f"{key}={value!r}: expected {_EXPECTED[error['type']]}"
-    if error["type"] in _BOUNDS:
-        word, name = _BOUNDS[error["type"]]
-        return f"{key}={value!r}: must be {word} {error.get('ctx', {}).get(name)}"
+    bound = bound_words(error["type"], error.get("ctx") or {})
+    if bound is not None:
+        return f"{key}={value!r}: must be {bound}"
     return f"{key}={value!r}: {str(error['msg']).removeprefix('Value error, ')}"
 
 
 _BOUNDS = {
-    "greater_than_equal": ("at least", "ge"),
-    "greater_than": ("above", "gt"),
-    "less_than_equal": ("at most", "le"),
-    "less_than": ("below", "lt"),
+    "greater_than_equal": ("ge", "{} or more"),
+    "greater_than": ("gt", "above {}"),
+    "less_than_equal": ("le", "{} or less"),
+    "less_than": ("lt", "below {}"),
 }
-"""pydantic's bound errors, in words: (how, the bound's name in the error's context)."""
+
+
+def bound_words(kind: str, ctx: Mapping[str, Any]) -> str | None:
+    """A pydantic bound error in words (``0 or more``, ``below 4``); None for other kinds.
+    Strategy parameters and scenario files say bounds alike."""
+    if kind not in _BOUNDS:
+        return None
+    name, words = _BOUNDS[kind]
+    bound = ctx.get(name)
+    return words.format(f"{bound:g}" if isinstance(bound, int | float) else bound)
