@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
@@ -321,11 +321,14 @@ def valid_marks(marks: Marks) -> Marks:
 
 
 def oracle_marks(
-    trace: SimTrace, context: Context, candidates: Sequence[list[Marks | None]] = ()
+    trace: SimTrace,
+    context: Context,
+    candidates: Callable[[], Sequence[list[Marks | None]]] = lambda: (),
 ) -> tuple[list[Marks | None] | None, str]:
     """The cheapest placement found with knowledge of the whole trace, or None when none
     beats the placement as recorded (with why). Besides its own plans it weighs the
-    ``candidates`` (what the client policies place), so it is never worse than they are."""
+    ``candidates`` (what the client policies place, made only where some prefix can be
+    cached), so it is never worse than they are."""
     if context.evaluate is None:
         return None, "the oracle needs the engine's cache simulation"
     requests = _requests(trace, context)
@@ -345,7 +348,7 @@ def oracle_marks(
     cacheable = any(request.ends for request in requests)
     clients = [
         [None if m is None else valid_marks(m) for m in marks]
-        for marks in (candidates if cacheable else ())
+        for marks in (candidates() if cacheable else ())
     ]
     seen: set[tuple[tuple[tuple[int, str], ...] | None, ...]] = set()
     for tried in [*plans_tried, *clients]:

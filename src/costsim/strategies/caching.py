@@ -211,8 +211,9 @@ class Caching:
             marks = auto_marks(result, params.ttl, context)
             return placed(result, marks), events + self._placed(result, marks, "auto")
         if params.policy == "oracle":
-            client = self._client_marks(trace, result, params, context)
-            chosen, why = oracle_marks(result, context, client)
+            chosen, why = oracle_marks(
+                result, context, lambda: self._client_marks(trace, result, params, context)
+            )
             if chosen is None:
                 where = trace.calls[0].call.provenance if trace.calls else None
                 note = [Event(self.name, "note", f"oracle: {why}; left as recorded", where)]
