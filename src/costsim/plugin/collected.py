@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 import pytest
 
-__all__ = ["COLLECTED", "DESELECTED", "whole_files"]
+__all__ = ["COLLECTED", "DESELECTED", "collection_order", "deselected", "test_file", "whole_files"]
 
 COLLECTED: pytest.StashKey[list[str]] = pytest.StashKey()
 """Node ids of the items as collected, before any plugin keeps or drops some, in collection
@@ -29,8 +29,19 @@ _PARTIAL_RUNS = ("lf", "stepwise", "stepwise_skip")
 """Options of pytest's own plugins that leave tests out while collecting."""
 
 
-def _file(test: str) -> str:
+def test_file(test: str) -> str:
+    """The file part of a node id (``tests/test_a.py`` of ``tests/test_a.py::test_x[1]``)."""
     return test.split("::", 1)[0]
+
+
+def collection_order(config: pytest.Config) -> tuple[str, ...]:
+    listed: list[str] = config.stash.get(COLLECTED, [])
+    return tuple(listed)
+
+
+def deselected(config: pytest.Config) -> frozenset[str]:
+    announced: set[str] = config.stash.get(DESELECTED, set())
+    return frozenset(announced)
 
 
 def _named_files(config: pytest.Config) -> set[str] | None:
@@ -62,9 +73,6 @@ def whole_files(config: pytest.Config, selected: Iterable[str]) -> set[str]:
     named = _named_files(config)
     if named is None:
         return set()
-    deselected = config.stash.get(DESELECTED, set())
-    listed: list[str] = config.stash.get(COLLECTED, [])
-    collected = set(listed)
-    found = set(selected) | deselected
-    dropped = collected - found
-    return {_file(test) for test in found} - named - {_file(test) for test in dropped}
+    found = set(selected) | deselected(config)
+    dropped = set(collection_order(config)) - found
+    return {test_file(test) for test in found} - named - {test_file(test) for test in dropped}

@@ -19,6 +19,7 @@ from costsim.api.testing import (
     save_baseline,
 )
 from costsim.errors import CostsimError
+from costsim.plugin.collected import test_file
 from costsim.plugin.run import Run, baseline_path
 from costsim.plugin.session import CostsimSession
 from costsim.render.text import display_path
@@ -44,16 +45,13 @@ def _is_selected(test: str, selected: set[str]) -> bool:
     return match is not None and any(item.startswith(match.group(1)) for item in selected)
 
 
-def _file(test: str) -> str:
-    return test.split("::", 1)[0]
-
-
 def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
     settings = run.settings
     old = load_baseline(baseline_path(run.root, name))
+    tests = state.costs()
     result = compare_baselines(
         old,
-        state.costs(),
+        tests,
         parse_tolerances(run.option("fail")),
         overrides=state.tolerances,
         unpriced_fallback=settings.fallback() if settings is not None else None,
@@ -70,11 +68,10 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
     if skipped:
         state.notes.append(f"{skipped} test(s) of baseline {name} did not run this time")
     new = set(result.new_tests)
-    compared = sum(1 for test in state.costs() if test not in new and not test.startswith("<"))
+    compared = sum(1 for test in tests if test not in new and not test.startswith("<"))
     over = f"{len(result.regressions)} regression(s)" if result.regressions else "no regression"
     state.notes.append(
-        f"compared with baseline {name}: {compared} test(s) against "
-        f"{run.option('fail') or 'the default tolerances'}; {over}"
+        f"compared with baseline {name}: {compared} test(s) against {run.option('fail')}; {over}"
     )
     return result.regressions
 
@@ -96,7 +93,7 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
         gone = [
             t
             for t in kept
-            if _file(t) in state.whole_files and t not in state.deselected and t[0] != "<"
+            if test_file(t) in state.whole_files and t not in state.deselected and t[0] != "<"
         ]
         kept = {t: c for t, c in kept.items() if t not in gone}
     save_baseline(path, {**kept, **tests})

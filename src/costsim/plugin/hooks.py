@@ -274,17 +274,10 @@ def pytest_deselected(items: list[pytest.Item]) -> None:
         deselected.update(item.nodeid for item in items)
 
 
-def _collected(config: pytest.Config) -> tuple[str, ...]:
-    from costsim.plugin.collected import COLLECTED
-
-    listed: list[str] = config.stash.get(COLLECTED, [])
-    return tuple(listed)
-
-
 @_guarded
 def _finish(session: pytest.Session, state: State) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
-    from costsim.plugin.collected import DESELECTED, whole_files
+    from costsim.plugin.collected import collection_order, deselected, whole_files
     from costsim.plugin.run import OPTIONS, Run
 
     config = session.config
@@ -298,8 +291,8 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
         stopped=bool(session.shouldstop or session.shouldfail),
         options={name: config.getoption(f"costsim_{name}") for name in OPTIONS},
         selected=frozenset(state.selected),
-        deselected=frozenset(config.stash.get(DESELECTED, None) or ()),
-        order=_collected(config),
+        deselected=deselected(config),
+        order=collection_order(config),
         whole_files=frozenset(whole_files(config, state.selected)),
         budgets=dict(state.budgets),
         tolerances=dict(state.tolerances),

@@ -92,7 +92,7 @@ class Run:
     order: tuple[str, ...] = ()
     """Node ids of the tests as collected, in collection order."""
     deselected: frozenset[str] = frozenset()
-    """Node ids of the tests -k, -m, --deselect or --lf left out."""
+    """Node ids of the tests left out and announced so (-k, -m, --deselect)."""
     whole_files: frozenset[str] = frozenset()
     """Test files (as in node ids) this run collected whole: a test of a saved baseline
     that is in one of them, neither selected nor deselected, no longer exists."""
