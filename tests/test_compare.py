@@ -261,7 +261,7 @@ def test_a_recording_with_invalid_usage_is_said_to_be_estimated(tmp_path: Path) 
     assert data["scenarios"][0]["baseline"]["estimated_calls"] == 1
     page = tmp_path / "page.html"
     _run("compare", str(scenario), "--no-cache", "--format", "html", "-o", str(page))
-    assert "1 call(s) recorded no usage (or usage that does not add up)" in page.read_text()
+    assert "1 call recorded no usage (or usage that does not add up)" in page.read_text()
     clean = tmp_path / "clean.yaml"
     clean.write_text(scenario.read_text().replace(f"{tmp_path}/agent.yaml", f"{EXAMPLES}/*.yaml"))
     assert "* baseline" not in _run("compare", str(clean), "--no-cache").output

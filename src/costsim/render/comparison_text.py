@@ -18,6 +18,7 @@ from costsim.analysis.bands import Band
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals, UnpricedCall
 from costsim.render.economics_text import economics_lines
+from costsim.render.report import ESTIMATED, UNMETERED
 from costsim.render.text import (
     Column,
     decimals_for,
@@ -128,11 +129,9 @@ def _like_for_like_note(comparison: Comparison) -> str | None:
 def _baseline_notes(baseline: Totals, width: int) -> list[str]:
     """What the recording's own figures rest on: calls whose usage is estimated, or missing."""
     notes = [
-        (baseline.estimated_calls, "recorded no usage (or usage that does not add up): their "
-         "tokens are estimated (calibrated offline count; costsim cassettes check names them)"),
-        (baseline.unmetered_calls, "recorded no usage and could not be estimated: not in the "
-         "token totals; the total cost is unknown"),
-    ]  # fmt: skip
+        (baseline.estimated_calls, f"{ESTIMATED}; costsim cassettes check names them"),
+        (baseline.unmetered_calls, UNMETERED),
+    ]
     lines: list[str] = []
     for count, text in notes:
         if count:

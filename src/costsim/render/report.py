@@ -14,9 +14,25 @@ from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.render.text import display_path
 
-__all__ = ["FORMAT_VERSION", "band_text", "report_json", "totals_json", "unpriced_json"]
+__all__ = [
+    "ESTIMATED",
+    "FORMAT_VERSION",
+    "UNMETERED",
+    "band_text",
+    "report_json",
+    "totals_json",
+    "unpriced_json",
+]
 
 FORMAT_VERSION = 1
+
+ESTIMATED = (
+    "recorded no usage (or usage that does not add up): their tokens are estimated "
+    "(calibrated offline count)"
+)
+"""What N calls whose recorded usage could not be used are (every renderer says it alike)."""
+UNMETERED = "recorded no usage and are not in the token totals; the total cost is unknown"
+"""What N calls without usage that could not be estimated either are."""
 
 
 def totals_json(totals: Totals) -> dict[str, Any]:

@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from costsim.analysis.report import Report, ReportNote
 from costsim.pricing.ledger import Totals
-from costsim.render.report import band_text
+from costsim.render.report import ESTIMATED, UNMETERED, band_text
 from costsim.render.text import (
     Column,
     display_path,
@@ -152,16 +152,11 @@ def report_notes(report: Report) -> list[str]:
     notes: list[str] = []
     if totals.estimated_calls:
         notes.append(
-            f"* {plural(totals.estimated_calls, 'call')} recorded no usage (or usage that does not "
-            "add up): their tokens are "
-            "estimated (calibrated offline count); estimator error: "
+            f"* {plural(totals.estimated_calls, 'call')} {ESTIMATED}; estimator error: "
             + "; ".join(band_text(band) for band in report.estimator)
         )
     if totals.unmetered_calls:
-        notes.append(
-            f"* {plural(totals.unmetered_calls, 'call')} recorded no usage and are not in the "
-            "token totals; the total cost is unknown."
-        )
+        notes.append(f"* {plural(totals.unmetered_calls, 'call')} {UNMETERED}.")
     if totals.gateway_priced_calls:
         notes.append(
             f"{plural(totals.gateway_priced_calls, 'call')} priced from the cost the gateway "

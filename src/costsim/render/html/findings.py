@@ -8,7 +8,8 @@ from costsim.analysis.comparison import Comparison
 from costsim.analysis.report import Report
 from costsim.pricing.ledger import Totals
 from costsim.render.html.figures import Finding
-from costsim.render.text import display_path
+from costsim.render.report import ESTIMATED, UNMETERED
+from costsim.render.text import display_path, plural
 
 __all__ = ["comparison_findings", "report_findings"]
 
@@ -61,8 +62,8 @@ def comparison_findings(comparison: Comparison, labels: Sequence[str]) -> list[F
                 "reading",
                 "",
                 None,
-                f"{base.estimated_calls} call(s) recorded no usage (or usage that does not add "
-                "up): their tokens are estimated (costsim cassettes check names them)",
+                f"{plural(base.estimated_calls, 'call')} {ESTIMATED}; costsim cassettes check "
+                "names them",
             )
         )
     if base.unmetered_calls:
@@ -73,8 +74,7 @@ def comparison_findings(comparison: Comparison, labels: Sequence[str]) -> list[F
                 "reading",
                 "",
                 None,
-                f"{base.unmetered_calls} call(s) recorded no usage and could not be estimated: "
-                "not in the token totals; the total cost is unknown",
+                f"{plural(base.unmetered_calls, 'call')} {UNMETERED}",
             )
         )
     found += _unpriced(labels[0], base, seen)
