@@ -13,11 +13,17 @@ __all__ = ["DEFAULT_WIDTH", "stderr_text", "terminal_width"]
 DEFAULT_WIDTH = 100
 
 
+def _columns() -> int | None:
+    """``COLUMNS`` when it is set to a width."""
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else None
+
+
 def terminal_width() -> int:
     """``COLUMNS`` when set, else the terminal's width, else 100."""
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        return int(columns)
+    columns = _columns()
+    if columns is not None:
+        return columns
     if sys.stdout.isatty():
         return shutil.get_terminal_size((DEFAULT_WIDTH, 24)).columns
     return DEFAULT_WIDTH
@@ -28,10 +34,8 @@ def stderr_text(text: str) -> str:
     grep), wrapped to the width at a terminal (``COLUMNS`` when set, else the terminal's)."""
     if not sys.stderr.isatty():
         return text
-    columns = os.environ.get("COLUMNS", "")
-    if columns.isdigit() and int(columns) > 0:
-        width = int(columns)
-    else:
+    width = _columns()
+    if width is None:
         try:
             width = os.get_terminal_size(sys.stderr.fileno()).columns
         except (OSError, ValueError):

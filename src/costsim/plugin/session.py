@@ -111,7 +111,8 @@ class CostsimSession(Observing):
     order: list[str] = field(default_factory=list)
     """Node ids of the tests in collection order (every process collects them alike)."""
     deselected: set[str] = field(default_factory=set)
-    """Node ids of the tests left out by -k, -m, --deselect or --lf, workers' included."""
+    """Node ids of the tests left out and announced so (-k, -m, --deselect), workers'
+    included."""
     whole_files: set[str] = field(default_factory=set)
     """Test files collected whole (see :attr:`Run.whole_files`), workers' included."""
     meter: TestMeter = field(default_factory=TestMeter)
