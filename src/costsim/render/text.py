@@ -91,10 +91,6 @@ def extra_bytes(text: str) -> int:
     return len(text.encode("utf-8")) - len(text)
 
 
-def _widths(columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int) -> list[int]:
-    return _fit(columns, rows, width)[0]
-
-
 def _fit(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
 ) -> tuple[list[int], int]:
@@ -141,25 +137,26 @@ def _fit(
 
 def _leave_out(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
-) -> tuple[list[Column], list[list[str]], list[str]]:
-    """The columns (and cells) that fit ``width``, leaving out droppable ones, highest
-    ``drop`` first, while cutting is not enough; and the headers left out."""
+) -> tuple[list[Column], list[list[str]], list[int], list[str]]:
+    """The columns (and cells, and widths) that fit ``width``, leaving out droppable ones,
+    highest ``drop`` first, while cutting is not enough; and the headers left out."""
     kept, cells, left_out = list(columns), [list(row) for row in rows], []
-    while _fit(kept, cells, width)[1] > 0:
+    widths, overflow = _fit(kept, cells, width)
+    while overflow > 0:
         droppable = [i for i, column in enumerate(kept) if column.drop]
         if not droppable:
             break
         index = max(droppable, key=lambda i: (kept[i].drop, i))
         left_out.append(kept.pop(index).header)
         cells = [row[:index] + row[index + 1 :] for row in cells]
-    return kept, cells, left_out
+        widths, overflow = _fit(kept, cells, width)
+    return kept, cells, widths, left_out
 
 
 def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int) -> list[str]:
     """The lines of a plain table that fits ``width`` where its cuttable and droppable
     columns allow (a line under it names the columns left out)."""
-    columns, rows, left_out = _leave_out(columns, rows, width)
-    widths = _widths(columns, rows, width)
+    columns, rows, widths, left_out = _leave_out(columns, rows, width)
 
     def line(cells: Sequence[str]) -> str:
         parts = []
