@@ -82,16 +82,17 @@ def _what_if_cell(value: WhatIfCost | None) -> str:
     return "-" if value is None else _partial(value.priced, value.unpriced_calls)
 
 
-def what_if_sum(state: CostsimSession, column: str) -> WhatIfCost | None:
-    """A what-if variant's cost over every test; None unless every test has it."""
+def _what_if_sum(state: CostsimSession, column: str, tests: int) -> WhatIfCost | None:
+    """A what-if variant's cost over every one of the run's ``tests`` (how many); None
+    unless every test has it."""
     values = [item.get(column) for item in state.what_if_costs.values()]
-    if None in values or len(state.what_if_costs) < len(state.costs()):
+    if None in values or len(state.what_if_costs) < tests:
         return None
     return sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
 
 
-def _what_if_total(state: CostsimSession, column: str) -> str:
-    whole = what_if_sum(state, column)
+def _what_if_total(state: CostsimSession, column: str, tests: int) -> str:
+    whole = _what_if_sum(state, column, tests)
     return "-" if whole is None else _partial(whole.priced, whole.unpriced_calls)
 
 
@@ -122,7 +123,7 @@ def _rows(
         extra = [_what_if_cell(state.what_if_costs.get(name, {}).get(c)) for c in what_if]
         rows.append([label(name), *(cells[c] for c in columns), *extra])
     cells = _cells(total(state))
-    extra = [_what_if_total(state, column) for column in what_if]
+    extra = [_what_if_total(state, column, len(costs)) for column in what_if]
     rows.append(["TOTAL", *(cells[c] for c in columns), *extra])
     return rows
 
@@ -248,7 +249,8 @@ def _total_json(state: CostsimSession) -> dict[str, Any]:
     document = total(state).to_json()
     columns = _what_if_columns(state)
     if columns:
-        sums = {name: what_if_sum(state, name) for name in columns}
+        tests = len(state.costs())
+        sums = {name: _what_if_sum(state, name, tests) for name in columns}
         document["what_if"] = {
             name: None if whole is None else whole.to_json() for name, whole in sums.items()
         }
