@@ -330,3 +330,29 @@ def test_leave_one_source_out_acceptance_on_corpus(corpus: Path) -> None:
     media = _single_media_errors(traces, first_folder(corpus))
     assert len(media) >= 50
     assert (median(media) or 0.0) <= 15.0
+
+
+def test_pdf_facts_read_each_document_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import io
+
+    import pypdf
+
+    from costsim.providers import _media
+
+    def pdf(width: float) -> bytes:
+        writer = pypdf.PdfWriter()
+        writer.add_blank_page(width=width, height=792)
+        out = io.BytesIO()
+        writer.write(out)
+        return out.getvalue()
+
+    reads: list[int] = []
+    read = _media._read_pdf
+    monkeypatch.setattr(_media, "_read_pdf", lambda raw: reads.append(len(raw)) or read(raw))
+    monkeypatch.setattr(_media, "_READ", {})
+    narrow, wide = pdf(300), pdf(600)
+    assert pdf_facts(narrow).page_points == ((300.0, 792.0),)
+    assert pdf_facts(bytes(narrow)) == pdf_facts(narrow)  # equal bytes, not the same object
+    assert pdf_facts(wide).page_points == ((600.0, 792.0),)
+    assert len(reads) == 2
+    assert pdf_facts(b"%PDF-1.4 truncated") == _media.PdfFacts()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import io
 import logging
 from dataclasses import dataclass
@@ -51,10 +52,27 @@ class PdfFacts:
     """(width, height) of every page in PDF points (1/72 inch)."""
 
 
+_READ: dict[bytes, PdfFacts] = {}
+_READ_LIMIT = 64
+
+
 def pdf_facts(raw: bytes) -> PdfFacts:
-    """Pages, page sizes and extracted text of a PDF; empty facts when it cannot be read."""
+    """Pages, page sizes and extracted text of a PDF; empty facts when it cannot be read.
+
+    Each distinct document is read once per process (test suites send the same fixture PDF
+    in many calls), remembered by its digest, not its bytes, for the last 64 documents."""
     if not raw.startswith(_PDF_MAGIC):
         return PdfFacts()
+    digest = hashlib.blake2b(raw, digest_size=16).digest()
+    facts = _READ.get(digest)
+    if facts is None:
+        if len(_READ) >= _READ_LIMIT:
+            _READ.clear()
+        facts = _READ[digest] = _read_pdf(raw)
+    return facts
+
+
+def _read_pdf(raw: bytes) -> PdfFacts:
     import pypdf
     from pypdf.errors import PyPdfError
 
