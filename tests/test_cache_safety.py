@@ -124,3 +124,39 @@ def test_a_cache_that_cannot_be_cleared_is_one_sentence(
     assert result.exit_code == 2
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "cannot be cleared (Read-only file system)" in lines[0]
+
+
+def test_a_cache_that_cannot_be_written_is_one_warning_after_the_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Like pytest's "could not create cache path": the run goes through, its output is the
+    same, and one line says that nothing was kept (so the next run is slow), naming the
+    folder, the reason and what to do; -q and --no-cache silence it."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n")
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(blocker / "cache"))
+    runner = CliRunner()
+    plain = runner.invoke(cli, ["report", str(EXAMPLES), "--no-cache", "-j1"])
+    assert plain.exit_code == 0 and plain.stderr == ""
+    result = runner.invoke(cli, ["report", str(EXAMPLES), "-j1"])
+    assert result.exit_code == 0 and result.stdout == plain.stdout
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(f"warning: the cache folder {blocker / 'cache'} cannot be written")
+    assert "(Not a directory)" in lines[0] and "COSTSIM_CACHE_DIR" in lines[0]
+    assert runner.invoke(cli, ["report", str(EXAMPLES), "-j1", "-q"]).stderr == ""
+
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    assert runner.invoke(cli, ["report", str(EXAMPLES), "-j1"]).stderr == ""
+
+    def read_only(**kwargs: object) -> tuple[int, str]:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(store.tempfile, "mkstemp", read_only)
+    gated = runner.invoke(cli, ["compare", str(ROOT / "scenarios"), "--fail-over", "0", "-j1"])
+    assert gated.exit_code == 1  # a broken gate: the run went through, and still says it
+    assert "cannot be written (Read-only file system)" in gated.stderr

@@ -37,7 +37,7 @@ if TYPE_CHECKING:
         report,
         simulate,
     )
-    from costsim.api.execution import cache_info, clear_cache, configured
+    from costsim.api.execution import cache_info, cache_problem, clear_cache, configured
     from costsim.api.recall import Transcript, comparison_key, recall_output, remember_output
     from costsim.api.results import (
         Advice,
@@ -90,6 +90,7 @@ __all__ = [
     "Transcript",
     "advise",
     "cache_info",
+    "cache_problem",
     "calibrate",
     "check_cache",
     "check_cassettes",
@@ -134,6 +135,7 @@ _HOMES = {
     "report": "costsim.api._traffic",
     "simulate": "costsim.api._traffic",
     "cache_info": "costsim.api.execution",
+    "cache_problem": "costsim.api.execution",
     "clear_cache": "costsim.api.execution",
     "configured": "costsim.api.execution",
     "Transcript": "costsim.api.recall",

@@ -357,6 +357,20 @@ def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, i
     return (store.root, *store.size())
 
 
+def cache_problem() -> str | None:
+    """Why the run's cache cannot be written (a sentence naming the folder), None when it can
+    or the run does not use one: each run then reads every cassette again, slowly."""
+    store = current().store()
+    reason = None if store is None else store.unwritable()
+    if store is None or reason is None:
+        return None
+    return (
+        f"the cache folder {store.root} cannot be written ({reason}): nothing is kept for the "
+        "next run, which reads every cassette again; set COSTSIM_CACHE_DIR to a writable "
+        "folder, or pass --no-cache"
+    )
+
+
 def _cache_store(cache_dir: str | os.PathLike[str] | None) -> CacheStore:
     """The cache folder named, else the default one (the project's other settings are not
     read: a bad ``jobs`` must not stop a cache from being cleared)."""

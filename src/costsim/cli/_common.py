@@ -326,6 +326,15 @@ def loading_options(command: Callable[P, R]) -> Callable[P, R]:
     return _execution(command, scheduler=False, estimates=False)
 
 
+def _warn_cache(out: object) -> None:
+    """Say once, after a run, that its cache could not be written (it would be cold again)."""
+    from costsim import api
+
+    problem = api.cache_problem()
+    if problem is not None and isinstance(out, Output):
+        out.warn(problem)
+
+
 def _execution(command: Callable[P, R], *, scheduler: bool, estimates: bool) -> Callable[P, R]:
     @functools.wraps(command)
     def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
@@ -335,13 +344,20 @@ def _execution(command: Callable[P, R], *, scheduler: bool, estimates: bool) -> 
         no_cache = kwargs.pop("no_cache", False)
         address = kwargs.pop("scheduler", None)
         calibration = kwargs.pop("calibration", None)
+        out = kwargs.get("out")
         with api.configured(
             jobs=jobs,
             cache=False if no_cache else None,
             scheduler=address,
             calibration=calibration,
         ):
-            return command(*args, **kwargs)
+            try:
+                result = command(*args, **kwargs)
+            except (Findings, click.exceptions.Exit):  # a gate broke: the run itself went through
+                _warn_cache(out)
+                raise
+            _warn_cache(out)
+            return result
 
     options = [
         click.option(

@@ -5,7 +5,8 @@ hash of everything its content depends on (the input file's bytes, costsim's own
 data, the versions of the libraries that count and price, the format version below), so an
 entry is never stale; deleting the folder is always safe; an entry that cannot be read or
 validated is ignored (and rebuilt), never an error; and a write that fails (a read-only
-folder, a full disk) is skipped.
+folder, a full disk) is skipped, while :meth:`CacheStore.unwritable` says why for the run to
+warn once (as pytest warns when it cannot write its cache).
 
 Entries are JSON validated by pydantic on the way in (a recalled output, ``.out``, is a JSON
 header line and then the text whose length and hash it gives): never pickle, since a cache
@@ -193,6 +194,20 @@ class CacheStore:
         self.root.mkdir(parents=True, exist_ok=True)
         (self.root / ".gitignore").write_text("# created by costsim\n*\n", encoding="utf-8")
         (self.root / "CACHEDIR.TAG").write_text(_TAG, encoding="utf-8")
+
+    def unwritable(self) -> str | None:
+        """Why nothing can be kept in the cache folder (it cannot be made, or a file cannot
+        be created in it); None when it can. Creates the folder, as the first write would."""
+        try:
+            self._prepare()
+            folder = self.root / f"v{FORMAT_VERSION}"
+            folder.mkdir(exist_ok=True)
+            handle, probe = tempfile.mkstemp(prefix=".tmp-", dir=folder)
+        except OSError as exc:
+            return exc.strerror or str(exc)
+        os.close(handle)
+        Path(probe).unlink(missing_ok=True)
+        return None
 
     def is_cache(self) -> bool:
         """The folder is costsim's cache (it holds costsim's CACHEDIR.TAG)."""
