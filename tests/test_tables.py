@@ -111,7 +111,8 @@ def test_a_narrow_terminal_leaves_columns_out_and_says_which(
     for kept in ("cost", "Δ cost", "p90 band"):
         assert kept in header
     assert "calls" not in header.split()
-    assert any(f"left out to fit {width} columns)" in line for line in lines)
+    below = " ".join(" ".join(lines[lines.index(header) :]).split())
+    assert "(left out to fit: calls, prompt" in below and "; --wide shows them)" in below
 
 
 def test_a_table_that_fits_leaves_nothing_out() -> None:
@@ -123,7 +124,7 @@ def test_a_table_that_fits_leaves_nothing_out() -> None:
     # too narrow for all three: "a" (droppable) goes, and the table says so
     assert table(columns, rows, width=8)[:3] == ["name  b", "----  -", "x     2"]
     assert " ".join(" ".join(table(columns, rows, width=8)[3:]).split()) == (
-        "(a: left out to fit 8 columns)"
+        "(left out to fit: a; --wide shows them)"
     )
 
 

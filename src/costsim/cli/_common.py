@@ -326,11 +326,8 @@ def loading_options(command: Callable[P, R]) -> Callable[P, R]:
     return _execution(command, scheduler=False, estimates=False)
 
 
-def _warn_cache(out: object) -> None:
+def _warn_cache(out: object, problem: str | None) -> None:
     """Say once, after a run, that its cache could not be written (it would be cold again)."""
-    from costsim import api
-
-    problem = api.cache_problem()
     if problem is not None and isinstance(out, Output):
         out.warn(problem)
 
@@ -344,7 +341,6 @@ def _execution(command: Callable[P, R], *, scheduler: bool, estimates: bool) -> 
         no_cache = kwargs.pop("no_cache", False)
         address = kwargs.pop("scheduler", None)
         calibration = kwargs.pop("calibration", None)
-        out = kwargs.get("out")
         with api.configured(
             jobs=jobs,
             cache=False if no_cache else None,
@@ -354,9 +350,9 @@ def _execution(command: Callable[P, R], *, scheduler: bool, estimates: bool) -> 
             try:
                 result = command(*args, **kwargs)
             except (Findings, click.exceptions.Exit):  # a gate broke: the run itself went through
-                _warn_cache(out)
+                _warn_cache(kwargs.get("out"), api.cache_problem())
                 raise
-            _warn_cache(out)
+            _warn_cache(kwargs.get("out"), api.cache_problem())
             return result
 
     options = [

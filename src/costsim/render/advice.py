@@ -8,8 +8,8 @@ from typing import Any
 from costsim.analysis.advice import CachingAdvice
 from costsim.analysis.comparison import VariantSummary
 from costsim.pricing.money import amount_text
+from costsim.render.band_text import band_text
 from costsim.render.comparison import band_json
-from costsim.render.comparison_text import band_text
 from costsim.render.economics_text import economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
 from costsim.render.text import (

@@ -11,12 +11,13 @@ every event with ``verbose``, otherwise ``and N more (use -v)``.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 
-from costsim.analysis.bands import Band
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals, UnpricedCall
+from costsim.render.band_text import band_cell, band_detail, band_text, half_text
 from costsim.render.economics_text import economics_lines
 from costsim.render.report import ESTIMATED, UNMETERED
 from costsim.render.text import (
@@ -49,70 +50,6 @@ __all__ = [
 EVENTS_SHOWN = 3
 """Events listed per variant without ``verbose`` (divergences and notes first)."""
 UNPRICED_SHOWN = 3
-
-
-def band_cell(summary: VariantSummary, decimals: int | None = None) -> str:
-    """How far the variant's change in cost may be off (its p90 half-width in dollars), in
-    the band column and the answer line; ``exact`` when nothing behind it was estimated."""
-    return "exact" if summary.delta.exact else half_text(summary.delta, decimals)
-
-
-def half_text(band: Band, decimals: int | None = None) -> str:
-    """``±$0.0123``; ``±<$0.0001`` for a half-width below the precision (it is not zero)."""
-    places = decimals if decimals is not None else decimals_for([band.half])
-    if band.half < Decimal(1).scaleb(-places):
-        return f"±<${Decimal(1).scaleb(-places):.{places}f}"
-    return "±" + money_cells([band.half], decimals=places)[0]
-
-
-def _signed(value: Decimal, decimals: int) -> str:
-    return money_cells([value], signed=True, decimals=decimals)[0]
-
-
-def band_text(band: Band, decimals: int | None = None) -> str:
-    """``-$0.0123 (-$0.0150 to -$0.0096, p90)``, or ``+$0.0000 (exact)``."""
-    if band.value is None or band.low is None or band.high is None:
-        return "unknown"
-    change = money_cells([band.value], signed=True, decimals=decimals)[0]
-    if band.exact:
-        return f"{change} (exact)"
-    low, high = money_cells([band.low, band.high], signed=True, decimals=decimals)
-    return f"{change} ({low} to {high}, p90)"
-
-
-def _band_detail(summary: VariantSummary, decimals: int) -> list[str]:
-    """The change with its p90 range and the baseline it is measured against; the part of
-    the like-for-like baseline that is the simulator's, not the strategy's."""
-    band = summary.delta
-    if band.value is None or band.low is None or band.high is None:
-        return []
-    change = _signed(band.value, decimals)
-    spread = (
-        "exact"
-        if band.exact
-        else f"{_signed(band.low, decimals)} to {_signed(band.high, decimals)}, p90"
-    )
-    basis = "recorded"
-    if summary.resimulated_calls:
-        like = money_cells([summary.baseline.cost_usd], decimals=decimals)[0]
-        basis = (
-            f"{like} like for like (the recording with "
-            f"{plural(summary.resimulated_calls, 'call')} re-simulated the same way)"
-        )
-    lines = [f"Δ cost {change} ({spread}) against {basis}"]
-    simulated, recorded = summary.resimulation_gap
-    if summary.resimulated_calls and simulated is not None and simulated != recorded:
-        cells = money_cells([simulated, recorded], decimals=decimals)
-        billed = (
-            f"where the recording billed {cells[1]}"
-            if recorded is not None
-            else "where the recording's own bill is unknown (some recorded no usable usage)"
-        )
-        lines.append(
-            f"like for like: re-simulated as recorded, those calls cost {cells[0]} {billed}; "
-            "that gap is the simulator's, not the strategy's"
-        )
-    return lines
 
 
 def _like_for_like_note(comparison: Comparison) -> str | None:
@@ -225,13 +162,20 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
     )
 
 
-def _columns(wide: bool) -> list[Column]:
+NAME_ROOM = 24
+"""When every variant name is at most this long, columns are left out before a name is cut (a
+cut name, ``truncate-co…``, no longer says which variant a row is); longer ones are cut."""
+
+
+def _columns(wide: bool, rows: Sequence[Sequence[str]] = ()) -> list[Column]:
+    longest = max((len(row[0]) for row in rows), default=0)
+    name = longest if 12 < longest <= NAME_ROOM else 12
     split = [
         Column("uncached"), Column("cache read"), Column("write 5m"), Column("write 1h"),
         Column("output"), Column("thinking"),
     ] if wide else []  # fmt: skip
     return [
-        Column("variant", align="left", cut="right", min_width=12),
+        Column("variant", align="left", cut="right", min_width=name),
         Column("calls", drop=5),
         Column("prompt", drop=4),
         *split,
@@ -347,7 +291,7 @@ def _variant_details(
         lines += more_line(hidden)
     elif hidden:  # only changes, and none listed: say where they are
         lines.append(f"  {plural(hidden, 'change')} listed with -v")
-    for detail in _band_detail(summary, decimals):
+    for detail in band_detail(summary, decimals):
         lines += wrap(detail, width, indent="  ", subsequent="    ")
     if verbose:
         lines += economics_lines(summary, width)
@@ -362,7 +306,8 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
     if comparison.description:
         lines += wrap(comparison.description, width, subsequent="")
     lines.append("")
-    lines += table(_columns(wide), _rows(comparison, cells, wide), width=width)
+    rows = _rows(comparison, cells, wide)
+    lines += table(_columns(wide, rows), rows, width=width)
     lines.append("")
     note = _like_for_like_note(comparison)
     lines += wrap(note, width, subsequent="") if note else []

@@ -155,7 +155,8 @@ def _leave_out(
 
 def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int) -> list[str]:
     """The lines of a plain table that fits ``width`` where its cuttable and droppable
-    columns allow (a line under it names the columns left out)."""
+    columns allow (a line under it names the columns left out, and how to see them: not the
+    width, which for an indented table is not the terminal's)."""
     columns, rows, widths, left_out = _leave_out(columns, rows, width)
 
     def line(cells: Sequence[str]) -> str:
@@ -166,7 +167,7 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: in
         return GAP.join(parts).rstrip()
 
     head = [line([col.header for col in columns]), GAP.join("-" * size for size in widths)]
-    note = wrap(f"({', '.join(left_out)}: left out to fit {width} columns)", width)
+    note = wrap(f"(left out to fit: {', '.join(left_out)}; --wide shows them)", width)
     return head + [line(row) for row in rows] + (note if left_out else [])
 
 

@@ -1,0 +1,76 @@
+"""How sure a simulated change is, as text: the band cell, its half-width, its p90 range, and
+the like-for-like baseline the change is measured against."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from costsim.analysis.bands import Band
+from costsim.analysis.comparison import VariantSummary
+from costsim.render.text import decimals_for, money_cells, plural
+
+__all__ = ["band_cell", "band_detail", "band_text", "half_text", "signed"]
+
+
+def band_cell(summary: VariantSummary, decimals: int | None = None) -> str:
+    """How far the variant's change in cost may be off (its p90 half-width in dollars), in
+    the band column and the answer line; ``exact`` when nothing behind it was estimated."""
+    return "exact" if summary.delta.exact else half_text(summary.delta, decimals)
+
+
+def half_text(band: Band, decimals: int | None = None) -> str:
+    """``±$0.0123``; ``±<$0.0001`` for a half-width below the precision (it is not zero)."""
+    places = decimals if decimals is not None else decimals_for([band.half])
+    if band.half < Decimal(1).scaleb(-places):
+        return f"±<${Decimal(1).scaleb(-places):.{places}f}"
+    return "±" + money_cells([band.half], decimals=places)[0]
+
+
+def signed(value: Decimal, decimals: int) -> str:
+    return money_cells([value], signed=True, decimals=decimals)[0]
+
+
+def band_text(band: Band, decimals: int | None = None) -> str:
+    """``-$0.0123 (-$0.0150 to -$0.0096, p90)``, or ``+$0.0000 (exact)``."""
+    if band.value is None or band.low is None or band.high is None:
+        return "unknown"
+    change = money_cells([band.value], signed=True, decimals=decimals)[0]
+    if band.exact:
+        return f"{change} (exact)"
+    low, high = money_cells([band.low, band.high], signed=True, decimals=decimals)
+    return f"{change} ({low} to {high}, p90)"
+
+
+def band_detail(summary: VariantSummary, decimals: int) -> list[str]:
+    """The change with its p90 range and the baseline it is measured against; the part of
+    the like-for-like baseline that is the simulator's, not the strategy's."""
+    band = summary.delta
+    if band.value is None or band.low is None or band.high is None:
+        return []
+    change = signed(band.value, decimals)
+    spread = (
+        "exact"
+        if band.exact
+        else f"{signed(band.low, decimals)} to {signed(band.high, decimals)}, p90"
+    )
+    basis = "recorded"
+    if summary.resimulated_calls:
+        like = money_cells([summary.baseline.cost_usd], decimals=decimals)[0]
+        basis = (
+            f"{like} like for like (the recording with "
+            f"{plural(summary.resimulated_calls, 'call')} re-simulated the same way)"
+        )
+    lines = [f"Δ cost {change} ({spread}) against {basis}"]
+    simulated, recorded = summary.resimulation_gap
+    if summary.resimulated_calls and simulated is not None and simulated != recorded:
+        cells = money_cells([simulated, recorded], decimals=decimals)
+        billed = (
+            f"where the recording billed {cells[1]}"
+            if recorded is not None
+            else "where the recording's own bill is unknown (some recorded no usable usage)"
+        )
+        lines.append(
+            f"like for like: re-simulated as recorded, those calls cost {cells[0]} {billed}; "
+            "that gap is the simulator's, not the strategy's"
+        )
+    return lines
