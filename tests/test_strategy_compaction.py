@@ -176,3 +176,20 @@ def test_compaction_that_never_triggers_changes_no_number() -> None:
         base.prompt_tokens,
         base.cost_usd,
     )
+
+
+def test_the_window_trigger_reads_the_recorded_prompt_not_an_estimate() -> None:
+    """gpt-4o's window is 128,000 tokens: a call that recorded 100,000 prompt tokens is over
+    the 0.75 trigger (96,000) whatever its short text estimates to, and one that recorded
+    90,000 is not; the messages alone (at most 9 here) never reach max_messages."""
+    trace = _trace()
+    calls = [
+        dataclasses.replace(call, usage=Usage(uncached_input=prompt, output=20))
+        for call, prompt in zip(trace.calls[:5], [90_000] * 3 + [100_000] * 2, strict=True)
+    ]
+    trace = CassetteTrace(trace.path, tuple(calls), 0, 0)
+    step = make_step("compaction", {"keep_last": 2, "summary_model": "gpt-4.1-mini"})
+    items = Engine([trace]).run(Variant("w", (step,))).traces[0].calls
+    roles = [item.sim.role for item in items]
+    assert roles.index("summary") == 3  # billed before call 4, the first one over the trigger
+    assert all(item.sim.untouched for item in items[:3])

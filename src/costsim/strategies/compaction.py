@@ -158,7 +158,7 @@ class Compaction:
             if conversation.summary is not None:
                 self._check_divergence(item, conversation, events)
             transformed = self._current(call, conversation, params)
-            if self._over(transformed, context, params):
+            if self._over(transformed, item.origin, context, params):
                 if summary_priced or params.fallback == "drop":
                     if self._compact(
                         item, conversation, params, summary_model, summary_priced, events, calls
@@ -187,11 +187,21 @@ class Compaction:
             call, call.messages, params.keep_first, conversation.cut, conversation.summary
         )
 
-    def _over(self, call: Call, context: Context, params: CompactionParams) -> bool:
+    def _over(
+        self, call: Call, origin: Call | None, context: Context, params: CompactionParams
+    ) -> bool:
+        """Over ``max_messages``, or over ``trigger`` of the context window: the prompt as the
+        engine bills it (the recorded total, moved by what earlier steps changed), estimated
+        whole only for a call the recording does not hold."""
         if len(call.messages) > params.max_messages:
             return True
         window = context_window(call.priced_model, call.provider)
-        return window is not None and context.meter.estimate_prompt(call) > params.trigger * window
+        if window is None:
+            return False
+        if origin is not None and origin.usage is not None and not origin.errored:
+            prompt = context.meter.transformed_prompt(origin, call, origin.usage.prompt_total)
+            return prompt > params.trigger * window
+        return context.meter.estimate_prompt(call) > params.trigger * window
 
     def _compact(
         self,
