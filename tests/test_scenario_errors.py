@@ -213,3 +213,22 @@ def test_a_cassette_named_with_brackets_is_that_file(tmp_path: Path) -> None:
     globbed.write_text("name: s\ncassettes: ['test_agent*.yaml']\nvariants: {a: [caching]}\n")
     data = json.loads(CliRunner().invoke(cli, ["compare", str(globbed), "--format", "json"]).stdout)
     assert data["scenarios"][0]["baseline"]["llm_calls"] == 6
+
+
+@pytest.mark.parametrize("day", ["2025-13-45", "2025-02-30"])
+def test_an_impossible_unquoted_date_is_a_problem_at_its_line(tmp_path: Path, day: str) -> None:
+    """YAML reads an unquoted date itself; an impossible one used to be a traceback."""
+    text = f"name: s\ncassettes: [EXAMPLES/*.yaml]\npricing: {{as_of: {day}}}\n"
+    path = _write(tmp_path, text + "variants: {a: [caching]}\n")
+    assert _problems(path) == [
+        f"{path}:3:11: pricing.as_of: expected a date (YYYY-MM-DD), got '{day}'"
+    ]
+    fine = _write(tmp_path, text.replace(day, "2025-02-03") + "variants: {a: [caching]}\n")
+    assert str(load_scenario(fine).scenario.pricing.as_of) == "2025-02-03"
+
+
+def test_a_value_yaml_cannot_build_is_one_sentence(tmp_path: Path) -> None:
+    path = _write(tmp_path, "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants: !!int 12x\n")
+    assert _problems(path) == [
+        f"{path}: a value cannot be read (invalid literal for int() with base 10: '12x')"
+    ]

@@ -105,6 +105,14 @@ def _variant(name: str, spec: list[Any] | str, problems: list[Problem]) -> Varia
     return Variant(name, tuple(steps))
 
 
+class _Loader(yaml.SafeLoader):
+    """YAML's safe loader, with dates left as text: the scenario's model reads them, so an
+    impossible one (``2025-13-45``) is a problem at its line like any other value."""
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_scalar)
+
+
 def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
     """The document and its node tree (which knows lines); YAML errors name line, column and
     what the parser expected."""
@@ -114,7 +122,7 @@ def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start})") from None
-    loader = yaml.SafeLoader(text)
+    loader = _Loader(text)
     try:
         node = loader.get_single_node()
         document = loader.construct_document(node) if node is not None else None
@@ -127,6 +135,8 @@ def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
         raise ConfigError(f"{place}: not valid YAML: {what}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
+    except (ValueError, TypeError, OverflowError) as exc:  # a value YAML itself cannot build
+        raise ConfigError(f"{path}: a value cannot be read ({exc})") from None
     finally:
         loader.dispose()
     return document, node
