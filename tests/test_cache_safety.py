@@ -160,3 +160,23 @@ def test_a_cache_that_cannot_be_written_is_one_warning_after_the_run(
     gated = runner.invoke(cli, ["compare", str(ROOT / "scenarios"), "--fail-over", "0", "-j1"])
     assert gated.exit_code == 1  # a broken gate: the run went through, and still says it
     assert "cannot be written (Read-only file system)" in gated.stderr
+
+
+def test_a_file_on_a_read_only_file_system_is_one_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """-o, a saved baseline or report on a read-only mount: the write and the clean-up of its
+    temporary file both fail; the error is still the one sentence, not a traceback."""
+    from costsim.errors import ConfigError
+    from costsim.io.files import write_atomic
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise OSError(30, "Read-only file system")
+
+    monkeypatch.setattr(Path, "write_text", refuse)
+    monkeypatch.setattr(Path, "unlink", refuse)
+    with pytest.raises(ConfigError) as caught:
+        write_atomic(tmp_path / "out.json", "{}")
+    assert (
+        str(caught.value) == f"{tmp_path / 'out.json'}: cannot be written (Read-only file system)"
+    )

@@ -63,6 +63,24 @@ def test_budget_exceeded_fails_the_run_with_the_message(project: pytest.Pytester
     )
 
 
+def test_a_baseline_that_cannot_be_written_keeps_the_other_failures(
+    project: pytest.Pytester,
+) -> None:
+    """.costsim is a file here (as a read-only project refuses the folder): saving fails with
+    one sentence, the budget failure still stands, and the report is still written."""
+    project.makepyfile(
+        test_agent=REPLAY
+        + "\nimport pytest\n\n@pytest.mark.costsim_budget(prompt_tokens=1000)\ndef test_two():\n    _replay(2)\n"
+    )
+    (project.path / ".costsim").write_text("not a folder\n")
+    result = project.runpytest("--costsim", "--costsim-save", "main", "--costsim-report", "r.json")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    text = " ".join(result.stdout.str().split())
+    assert "prompt_tokens 4,193 over the budget of 1,000" in text
+    assert "main.json: cannot be written (File exists)" in text and "internal error" not in text
+    assert (project.path / "r.json").is_file()
+
+
 def test_pattern_budget_from_pyproject(project: pytest.Pytester) -> None:
     project.makepyprojecttoml(
         "[tool.pytest.ini_options]\ncostsim = true\n"

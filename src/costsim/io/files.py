@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 from pathlib import Path
 
@@ -18,6 +19,6 @@ def write_atomic(path: Path, text: str) -> None:
         tmp.write_text(text, encoding="utf-8")
         os.replace(tmp, path)
     except OSError as exc:
-        if tmp.parent.is_dir():
+        with contextlib.suppress(OSError):  # a read-only file system refuses this too
             tmp.unlink(missing_ok=True)
         raise ConfigError(f"{path}: cannot be written ({exc.strerror or exc})") from None

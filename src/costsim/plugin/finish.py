@@ -6,7 +6,9 @@ hands its figures over.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -148,11 +150,16 @@ def finish(run: Run, state: CostsimSession) -> list[str]:
             f"costsim: {len(drifted)} replayed call(s) drifted from their recording (drift mode "
             "'fail'); re-record the cassettes or fix the requests"
         )
+    save = run.option("save")
+    if save:
+        _attempt(failures, functools.partial(_save, run, state, save))
+    _attempt(failures, functools.partial(_report, run, state, failures))
+    return failures
+
+
+def _attempt(failures: list[str], write: Callable[[], None]) -> None:
+    """A file that cannot be written is one failure; the others still stand."""
     try:
-        save = run.option("save")
-        if save:
-            _save(run, state, save)
-        _report(run, state, failures)
+        write()
     except CostsimError as exc:
         failures.append(f"costsim: {exc}")
-    return failures

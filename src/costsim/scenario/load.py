@@ -110,7 +110,11 @@ class _Loader(yaml.SafeLoader):
     impossible one (``2025-13-45``) is a problem at its line like any other value."""
 
 
-_Loader.add_constructor("tag:yaml.org,2002:timestamp", yaml.SafeLoader.construct_scalar)
+def _text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
+    return loader.construct_scalar(node)  # type: ignore[arg-type]
+
+
+_Loader.add_constructor("tag:yaml.org,2002:timestamp", _text)
 
 
 def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
