@@ -92,8 +92,12 @@ def test_compare_breakdowns(by: str) -> None:
 def test_fail_over_gates_with_a_sentence() -> None:
     result = _run("compare", str(SCENARIO), "--fail-over", "1")
     assert result.exit_code == 1
-    assert "variant 'cache-1h': cost is +" in result.stderr
+    assert "variant 'cache-1h': Δ cost is +" in result.stderr
     assert "over the limit of +1%" in result.stderr
+    # the percentage the gate reads is the one the table shows (like for like)
+    said = result.stderr.split("variant 'cache-1h': Δ cost is ", 1)[1].split("%", 1)[0]
+    row = next(line for line in result.stdout.splitlines() if line.startswith("cache-1h "))
+    assert f"{said}%" in row.split()
 
 
 def test_budget_gate(tmp_path: Path) -> None:

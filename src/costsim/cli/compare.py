@@ -28,7 +28,8 @@ from costsim.cli._common import (
     "--fail-over",
     type=Percent(),
     metavar="PCT",
-    help="Exit 1 when a variant costs more than PCT (5 or 5%) above the recorded baseline.",
+    help="Exit 1 when a variant's Δ % (its cost change against the recording billed like "
+    "for like, as in the table) is above PCT (5 or 5%).",
 )
 @lenient_option
 @output_options

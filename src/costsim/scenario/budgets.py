@@ -49,8 +49,8 @@ def _regression(summary: VariantSummary, limit: float, baseline_cost: Decimal | 
     if change is None or change <= limit:
         return []
     return [
-        f"variant {summary.variant.name!r}: cost is {change:+.1f}% vs the recorded baseline, "
-        f"over the limit of +{limit:g}%"
+        f"variant {summary.variant.name!r}: Δ cost is {change:+.1f}% (the table's Δ %, against "
+        f"the recording billed like for like), over the limit of +{limit:g}%"
     ]
 
 
