@@ -303,3 +303,16 @@ def test_the_report_page_says_what_the_table_notes() -> None:
     page = report.render("html")
     for note in notes:
         assert html.escape(note.lstrip("* "), quote=False) in page
+
+
+def test_the_page_and_the_text_name_the_same_answer() -> None:
+    """Both answers pick the variant that saves most like for like (the page used to pick
+    the lowest cost, which differs when a variant re-simulates calls)."""
+    import re
+
+    runner = CliRunner()
+    text = runner.invoke(cli, ["compare", str(ROOT / "scenarios"), "--no-cache"]).stdout
+    page = runner.invoke(cli, ["compare", str(ROOT / "scenarios"), "--format", "html"]).stdout
+    said = re.findall(r"^Saves most: ([\w.-]+),", text, flags=re.M)
+    shown = re.findall(r"Saves most: ([\w.-]+) at ", html.unescape(page))
+    assert len(said) == 5 and shown == said + said  # the index of the page, then each section

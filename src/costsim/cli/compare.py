@@ -45,7 +45,7 @@ def compare(
 ) -> None:
     """Compare the variants of SCENARIOS (files, or folders of scenario files).
 
-    Each scenario opens with its answer: the cheapest variant, what it saves and how sure
+    Each scenario opens with its answer: the variant that saves most, what and how sure
     that is. Exit 1 when a scenario budget or --fail-over is broken."""
     from costsim import api
 

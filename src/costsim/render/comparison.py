@@ -10,7 +10,7 @@ from costsim.analysis.bands import Band
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
-from costsim.render.comparison_text import cheapest
+from costsim.render.comparison_text import best_saving
 from costsim.render.report import FORMAT_VERSION, totals_json, unpriced_json
 from costsim.render.text import display_path
 
@@ -109,7 +109,7 @@ def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, 
 
 
 def _cheapest_json(comparison: Comparison) -> dict[str, Any] | None:
-    best = cheapest(comparison)
+    best = best_saving(comparison)
     if best is None:
         return None
     return {

@@ -1,11 +1,12 @@
 """A comparison (``compare``, ``simulate``) as text: the answer line, the table, the details.
 
-The answer comes first: which variant is cheapest, what it saves in dollars and percent, and
-how sure that is (its band). The table keeps to the columns that answer "what does it cost,
-what does it save, how sure" and fits the width; ``wide`` adds the full token split. Below it,
-per variant: its strategies (in the syntax ``-s`` and ``--costsim-strategies`` read back), the
-attribution of a stack, unpriced calls and why, and its events: divergences and notes first,
-every event with ``verbose``, otherwise ``and N more (use -v)``.
+The answer comes first: which variant saves most (like for like), what it saves in dollars
+and percent, and how sure that is (its band). The table keeps to the columns that answer "what
+does it cost, what does it save, how sure" and fits the width; ``wide`` adds the full token
+split. Below it, per variant: its strategies (in the syntax ``-s`` and
+``--costsim-strategies`` read back), the attribution of a stack, unpriced calls and why, and
+its events: divergences and notes first, every event with ``verbose``, otherwise ``and N more
+(use -v)``.
 """
 
 from __future__ import annotations
@@ -38,11 +39,11 @@ from costsim.strategies.trace import Event
 
 __all__ = [
     "EVENTS_SHOWN",
-    "Cheapest",
+    "BestSaving",
     "answer_line",
     "band_cell",
     "band_text",
-    "cheapest",
+    "best_saving",
     "render_markdown",
     "render_table",
 ]
@@ -105,8 +106,10 @@ def _money(comparison: Comparison) -> _Money:
 
 
 @dataclass(frozen=True, slots=True)
-class Cheapest:
-    """The variant that costs least, and what it saves against the recording."""
+class BestSaving:
+    """The variant that saves most against the recording billed like for like (not always
+    the lowest cost: a variant that re-simulates calls is measured against their re-simulated
+    baseline), and what it saves."""
 
     index: int
     summary: VariantSummary
@@ -115,9 +118,9 @@ class Cheapest:
     saving_pct: float
 
 
-def cheapest(comparison: Comparison) -> Cheapest | None:
-    """The cheapest fully priced variant (the first listed on a tie); None when the recording
-    or every variant has unpriced calls."""
+def best_saving(comparison: Comparison) -> BestSaving | None:
+    """The fully priced variant that saves most, like for like (the first listed on a tie);
+    None when the recording or every variant has unpriced calls."""
     priced = [
         (saving, index, summary)
         for index, summary in enumerate(comparison.variants)
@@ -127,15 +130,15 @@ def cheapest(comparison: Comparison) -> Cheapest | None:
         return None
     saving, index, summary = max(priced, key=lambda item: (item[0], -item[1]))
     base = summary.baseline.cost_usd or Decimal(1)
-    return Cheapest(index, summary, saving, float(saving / base * 100))
+    return BestSaving(index, summary, saving, float(saving / base * 100))
 
 
 def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
-    """One sentence: the cheapest variant, its saving in $ and %, its band, its risks."""
+    """One sentence: the variant that saves most, its saving in $ and %, its band, its risks."""
     cells = cells or _money(comparison)
     if comparison.baseline.cost_usd is None:
         return "No answer: the recording itself has unpriced calls (see below)."
-    best = cheapest(comparison)
+    best = best_saving(comparison)
     if best is None:
         return "No answer: no variant could be priced (see the unpriced calls below)."
     change = cells.delta[best.index].lstrip("+-")
@@ -150,12 +153,12 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
         )
         if len(comparison.variants) == 1:
             return f"{name} saves nothing: it {verb}{risks}."
-        return f"No variant saves: the least dear is {name}, which {verb}{risks}."
+        return f"No variant saves: the one that adds least is {name}, which {verb}{risks}."
     like = summary.baseline.cost_usd
     basis = cells.cost[0]
     if like is not None and like != comparison.baseline.cost_usd:
         basis = f"{money_cells([like], decimals=cells.decimals)[0]} like for like"
-    lead = f"{name} saves" if len(comparison.variants) == 1 else f"Cheapest: {name}, saves"
+    lead = f"{name} saves" if len(comparison.variants) == 1 else f"Saves most: {name},"
     return (
         f"{lead} {change} ({best.saving_pct:.1f}%) of {basis}, "
         f"p90 band {band_cell(summary, cells.decimals)}{risks}."

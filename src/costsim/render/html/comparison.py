@@ -1,7 +1,8 @@
 """HTML pages of comparisons: ``costsim simulate`` (one variant), a scenario, and several
 scenarios on one page (``costsim compare DIR``).
 
-Each comparison leads with its answer (the cheapest variant, its saving and range), then:
+Each comparison leads with its answer (the variant that saves most, like for like, as the
+text answer picks it; its saving and range), then:
 cost per variant stacked by class with its error band; running tokens per turn of the
 largest trace; a waterfall per stacked variant; the costliest cassettes, agents, models and
 tools; divergence flags and notes with their call.
@@ -19,6 +20,7 @@ from costsim.analysis.breakdown import AgentMatcher, by_tool, comparison_tables
 from costsim.analysis.comparison import Comparison, VariantSummary
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import money
+from costsim.render.comparison_text import best_saving
 from costsim.render.html import findings
 from costsim.render.html.costs import (
     BAND_NOTE,
@@ -68,7 +70,7 @@ def _columns(comparison: Comparison, *, describe: bool = False) -> list[Column]:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """The answer a comparison gives: its line, and the cheapest variant's saving."""
+    """The answer a comparison gives: its line, and the best variant's saving."""
 
     line: str
     best: str | None = None
@@ -76,8 +78,8 @@ class Outcome:
 
 
 def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
-    """The one line a reader wants: the cheapest variant, what it saves against the recording
-    (like for like), and its p90 range."""
+    """The one line a reader wants: the variant that saves most against the recording (like
+    for like; the one the text's answer names), what it saves, and its p90 range."""
     if comparison.baseline.cost_usd is None:
         return Outcome("The recorded cost is unknown (some calls are unpriced); see the tables.")
     priced = [
@@ -89,8 +91,12 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
         return Outcome(
             f"Recorded cost {money(comparison.baseline.cost_usd)}; no variant has a known cost."
         )
-    cost, best, summary = min(priced, key=lambda found: found[0])
-    lead = best.label if len(priced) == 1 else f"Cheapest: {best.label}"
+    chosen = best_saving(comparison)
+    cost, best, summary = next(
+        (found for found in priced if chosen is not None and found[2] is chosen.summary),
+        min(priced, key=lambda found: found[0]),  # no saving known: the lowest cost
+    )
+    lead = best.label if len(priced) == 1 else f"Saves most: {best.label}"
     delta, base = summary.delta, summary.baseline.cost_usd
     if delta.value is None or delta.low is None or delta.high is None or base is None:
         return Outcome(f"{lead} at {money(cost)}; its saving is unknown.", best.label)
