@@ -241,6 +241,23 @@ def test_a_folder_without_cassettes_is_a_warning_not_a_zero_total(tmp_path: Path
     ]
 
 
+@pytest.mark.parametrize(
+    ("command", "says"),
+    [
+        (("advise", "caching"), "No LLM calls: nothing to advise on.\n"),
+        (("check-cache",), "No calls to compare: nothing to check.\n"),
+        (("calibrate",), "No usable calls: nothing to calibrate on.\n"),
+    ],
+)
+def test_nothing_to_work_on_is_said_not_drawn_as_zeros(
+    tmp_path: Path, command: tuple[str, ...], says: str
+) -> None:
+    """Not "Recommended: keep the caching as recorded" nor "0 of 0 calls matched (0.0%)"."""
+    result = _run(*command, str(tmp_path), "--no-cache")
+    assert result.exit_code == 0
+    assert result.stdout == says and "no cassette files" in result.stderr
+
+
 # --- what the table says ----------------------------------------------------------------------
 
 

@@ -145,6 +145,8 @@ def _rows(advice: CachingAdvice) -> list[list[str]]:
 
 
 def advice_table(advice: CachingAdvice, *, width: int = 100, verbose: bool = False) -> str:
+    if not advice.baseline.llm_calls:  # not a recommendation drawn from nothing
+        return "No LLM calls: nothing to advise on.\n"
     answer, leaks = _lines(advice, width, verbose)
     lines = [out for line in answer for out in wrap(line, width, subsequent="    ")]
     lines += ["", *table(_COLUMNS, _rows(advice), width=width)]

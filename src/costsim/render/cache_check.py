@@ -114,6 +114,8 @@ def _mismatches(report: FidelityReport) -> tuple[list[Column], list[list[str]], 
 
 def cache_check_table(report: FidelityReport, *, width: int) -> str:
     """The answer (how many calls the simulator reproduces), then every mismatch."""
+    if not report.calls_compared:  # not "0 of 0 matched (0.0%)"
+        return "No calls to compare: nothing to check.\n"
     lines = [
         wrapped for line in _summary(report) for wrapped in wrap(line, width, subsequent="    ")
     ]

@@ -223,6 +223,8 @@ def _legend(report: CalibrationReport) -> list[str]:
 
 
 def calibration_table(report: CalibrationReport, *, width: int, wide: bool = False) -> str:
+    if not any(cell.calls for cell in report.cells):  # not tables of zeros
+        return "No usable calls: nothing to calibrate on.\n"
     cells = _cell_table(report, wide)
     families = _family_table(report, wide)
     lines = [*wrap(_headline(report), width, subsequent="  "), ""]
