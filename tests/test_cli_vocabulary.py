@@ -340,3 +340,13 @@ def test_python_dash_m_costsim_is_the_costsim_command() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["kind"] == "costsim.strategies"
+
+
+@pytest.mark.parametrize("text", ["truncation & & caching", "caching &", "& caching"])
+def test_an_empty_step_in_a_stack_is_refused(text: str) -> None:
+    from costsim.errors import ConfigError
+    from costsim.strategies.syntax import parse_variant
+
+    with pytest.raises(ConfigError, match="an empty step in"):
+        parse_variant(text)
+    assert _run("simulate", "cassettes", "-s", text).exit_code == 2

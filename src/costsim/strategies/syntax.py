@@ -115,9 +115,12 @@ def parse_step(text: str) -> Step:
 
 def parse_variant(text: str, name: str | None = None) -> Variant:
     """A stack of strategies, ``a & b``, applied in order; named ``name`` or its text."""
-    steps = [part for part in _split(text, STACK) if part.strip()]
+    parts = list(_split(text, STACK))
+    steps = [part for part in parts if part.strip()]
     if not steps:
         raise ConfigError(f"no strategy in {text!r}")
+    if len(steps) < len(parts):  # "a & & b", "a &": a step left out, most likely by mistake
+        raise ConfigError(f"an empty step in {text!r}: write strategies as 'a & b'")
     return Variant(name or text.strip(), tuple(parse_step(step) for step in steps))
 
 
