@@ -350,3 +350,21 @@ def test_an_empty_step_in_a_stack_is_refused(text: str) -> None:
     with pytest.raises(ConfigError, match="an empty step in"):
         parse_variant(text)
     assert _run("simulate", "cassettes", "-s", text).exit_code == 2
+
+
+def test_a_saved_calibration_beside_the_baselines_is_not_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README suggests .costsim/calibration.json; baseline list and the names offered
+    leave it out, while a damaged baseline there is still an error that names it."""
+    (tmp_path / "pyproject.toml").write_text("")
+    _save(tmp_path / ".costsim")
+    monkeypatch.chdir(tmp_path)
+    saved = _run("calibrate", str(ROOT / "cassettes"), "--save", ".costsim/calibration.json")
+    assert saved.exit_code == 0
+    listing = _run("baseline", "list")
+    assert listing.exit_code == 0 and listing.stdout.startswith("2 baselines in .costsim.")
+    missing = _run("baseline", "compare", "main", "nonexistent")
+    assert "(saved: main, pr)" in missing.stderr
+    (tmp_path / ".costsim" / "broken.json").write_text("{")
+    assert "broken.json: not valid JSON" in _run("baseline", "list").stderr

@@ -4,6 +4,7 @@ wrote. A baseline is named by its file's stem, or given as a path."""
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -68,7 +69,7 @@ def resolve_baseline(name: str | Path, folder: Path | None = None) -> Path:
     found = home / f"{text}.json"
     if found.is_file():
         return found
-    saved = sorted(p.stem for p in home.glob("*.json")) if home.is_dir() else []
+    saved = [p.stem for p in _files(home)]
     listed = f"saved: {', '.join(saved)}" if saved else f"none saved in {home}"
     raise InputError(
         f"no baseline named {text!r} ({listed}); save one with pytest --costsim-save {text}"
@@ -86,8 +87,24 @@ def _read(path: Path) -> SavedBaseline:
 def list_baselines(folder: Path | None = None) -> tuple[Path, list[SavedBaseline]]:
     """The baseline folder and every baseline saved in it, by name."""
     home = folder or baseline_folder()
+    return home, [_read(path) for path in _files(home)]
+
+
+def _files(home: Path) -> list[Path]:
+    """The JSON files of the folder, less those costsim wrote as something else (the README
+    suggests ``.costsim/calibration.json`` for a saved calibration); any other file is read
+    as a baseline, so a damaged one is an error that names it."""
     files = sorted(home.glob("*.json")) if home.is_dir() else []
-    return home, [_read(path) for path in files]
+    return [path for path in files if not _other_kind(path)]
+
+
+def _other_kind(path: Path) -> bool:
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return False
+    kind = document.get("kind") if isinstance(document, dict) else None
+    return isinstance(kind, str) and kind.startswith("costsim.") and kind != "costsim.baseline"
 
 
 @dataclass(frozen=True, slots=True)
