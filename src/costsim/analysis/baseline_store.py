@@ -4,7 +4,7 @@ wrote. A baseline is named by its file's stem, or given as a path."""
 
 from __future__ import annotations
 
-import json
+import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -98,13 +98,19 @@ def _files(home: Path) -> list[Path]:
     return [path for path in files if not _other_kind(path)]
 
 
+_KIND = re.compile(rb'"kind"\s*:\s*"(costsim\.[\w.-]+)"')
+
+
 def _other_kind(path: Path) -> bool:
+    """The file opens as a document costsim writes (its ``kind`` among the first bytes) of
+    another kind; read no further than that, since baselines can be large."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError):
+        with path.open("rb") as file:
+            head = file.read(1024)
+    except OSError:
         return False
-    kind = document.get("kind") if isinstance(document, dict) else None
-    return isinstance(kind, str) and kind.startswith("costsim.") and kind != "costsim.baseline"
+    found = _KIND.search(head)
+    return found is not None and found.group(1) != b"costsim.baseline"
 
 
 @dataclass(frozen=True, slots=True)
