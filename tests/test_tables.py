@@ -92,6 +92,19 @@ def test_corpus_output_fits_100_columns(name: str, corpus: Path, text: SnapshotA
         assert out == text
 
 
+@pytest.mark.parametrize("name", list(CORPUS_COMMANDS))
+def test_corpus_output_fits_80_columns(
+    name: str, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At 80 columns, tables leave out or cut their least needed columns (calibrate: LOCO
+    and pair counts; check-cache: the call's path from the left) rather than overflow."""
+    monkeypatch.setenv("COLUMNS", "80")
+    args, code = CORPUS_COMMANDS[name]
+    result = CliRunner().invoke(cli, [*args, "../shared/corpus"])
+    assert result.exit_code == code, result.output
+    assert max(len(line) for line in result.stdout.splitlines()) <= 80
+
+
 def test_compare_bundled_scenarios_fits_100_columns(tmp_path: Any) -> None:
     _run("compare", "scenarios", "-v")
 

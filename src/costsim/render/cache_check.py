@@ -93,8 +93,8 @@ def _mismatches(report: FidelityReport) -> tuple[list[Column], list[list[str]], 
     """The mismatch table, its reasons numbered once below it (they repeat)."""
     reasons = list(dict.fromkeys(m.reason for m in report.mismatches))
     columns = [
-        Column("call", align="left", cut="left", min_width=24),
-        Column("model", align="left", cut="right", min_width=16, give=2),
+        Column("call", align="left", cut="left", min_width=20),
+        Column("model", align="left", cut="right", min_width=12),
         Column("recorded r/5m/1h"),
         Column("predicted r/5m/1h"),
         Column("reason"),

@@ -146,13 +146,13 @@ def _cell_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], li
         (Column("calls"), lambda c: f"{c.calls:,}", False),
         (Column(f"{held} med"), lambda c: _pct(c.median_ape), False),
         (Column(f"{held} p90"), lambda c: _pct(c.p90_ape), False),
-        (Column("LOCO med"), lambda c: _pct(c.loco_median_ape), False),
+        (Column("LOCO med", drop=3), lambda c: _pct(c.loco_median_ape), False),
         (Column("LOCO p90"), lambda c: _pct(c.loco_p90_ape), True),
-        (Column("Δ pairs"), lambda c: f"{c.increment_pairs:,}", False),
+        (Column("Δ pairs", drop=2), lambda c: f"{c.increment_pairs:,}", False),
         (Column(f"Δ {held} med"), lambda c: _pct(c.increment_median_error_pct), False),
         (Column(f"Δ {held} p90"), lambda c: _pct(c.increment_p90_error_pct), True),
         (Column("Δ LOCO med"), lambda c: _pct(c.loco_increment_median_error_pct), True),
-        (Column("exact"), lambda c: _rate(c.exact_match_rate), False),
+        (Column("exact", drop=1), lambda c: _rate(c.exact_match_rate), False),
     ]
     picked = [(col, cell) for col, cell, detail in _shown(spec, held) if wide or not detail]
     rows = [[cell(c) for _, cell in picked] for c in report.cells]
@@ -164,14 +164,14 @@ def _family_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], 
     spec: list[tuple[Column, Callable[[FamilyReport], str], bool]] = [
         (Column("family", align="left", cut="right", min_width=16), lambda r: r.family, False),
         (Column("calls"), lambda r: f"{r.calls:,}", False),
-        (Column("excluded"), lambda r: f"{sum(r.excluded.values()):,}", False),
+        (Column("excluded", drop=3), lambda r: f"{sum(r.excluded.values()):,}", False),
         (Column("sources"), lambda r: str(r.sources), True),
         (Column("coef.", align="left"), _coefficients, False),
-        (Column("rules med"), lambda r: _pct(r.raw_median_ape), False),
+        (Column("rules med", drop=1), lambda r: _pct(r.raw_median_ape), False),
         (Column(f"{held} med"), lambda r: _pct(r.calibrated_median_ape), False),
         (Column(f"{held} p90"), lambda r: _pct(r.calibrated_p90_ape), False),
-        (Column("LOCO med"), lambda r: _pct(r.loco_median_ape), False),
-        (Column("slope"), lambda r: f"{r.coefficients.values[0]:.3f}", False),
+        (Column("LOCO med", drop=4), lambda r: _pct(r.loco_median_ape), False),
+        (Column("slope", drop=2), lambda r: f"{r.coefficients.values[0]:.3f}", False),
     ]
     picked = [(col, cell) for col, cell, detail in _shown(spec, held) if wide or not detail]
     rows = [[cell(r) for _, cell in picked] for r in report.families]

@@ -130,7 +130,7 @@ def _check_answer(check: CassetteCheck) -> str:
 def check_table(check: CassetteCheck, *, width: int) -> str:
     """The answer first (how many findings), then each finding: its file (shortened from the
     left), interaction, severity, rule and message, wrapped to the width."""
-    lines = [_check_answer(check)]
+    lines = wrap(_check_answer(check), width, subsequent="  ")
     for f in check.findings:
         where = f"interaction {f.interaction}: " if f.interaction is not None else ""
         head = f"{where}[{f.severity}] {f.rule}"
