@@ -180,3 +180,18 @@ def test_a_file_on_a_read_only_file_system_is_one_sentence(
     assert (
         str(caught.value) == f"{tmp_path / 'out.json'}: cannot be written (Read-only file system)"
     )
+
+
+def test_a_cache_folder_that_exists_keeps_its_own_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """COSTSIM_CACHE_DIR naming a project folder: its .gitignore was overwritten with '*'."""
+    (tmp_path / ".gitignore").write_text("mine\n")
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path))
+    api.load(EXAMPLES, jobs=1)
+    assert (tmp_path / ".gitignore").read_text() == "mine\n"
+    assert store.CacheStore(tmp_path).is_cache()  # the tag is still written
+    fresh = tmp_path / "fresh"
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(fresh))
+    api.load(EXAMPLES, jobs=1)
+    assert (fresh / ".gitignore").read_text() == "# created by costsim\n*\n"

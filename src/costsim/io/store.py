@@ -192,8 +192,13 @@ class CacheStore:
         if (self.root / "CACHEDIR.TAG").is_file():
             return
         self.root.mkdir(parents=True, exist_ok=True)
-        (self.root / ".gitignore").write_text("# created by costsim\n*\n", encoding="utf-8")
-        (self.root / "CACHEDIR.TAG").write_text(_TAG, encoding="utf-8")
+        for name, text in ((".gitignore", "# created by costsim\n*\n"), ("CACHEDIR.TAG", _TAG)):
+            # only where absent: COSTSIM_CACHE_DIR may name a folder that has its own
+            with (
+                contextlib.suppress(FileExistsError),
+                (self.root / name).open("x", encoding="utf-8") as file,
+            ):
+                file.write(text)
 
     def unwritable(self) -> str | None:
         """Why nothing can be kept in the cache folder (it cannot be made, or a file cannot
