@@ -92,11 +92,13 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
             f"Recorded cost {money(comparison.baseline.cost_usd)}; no variant has a known cost."
         )
     chosen = best_saving(comparison)
-    cost, best, summary = next(
-        (found for found in priced if chosen is not None and found[2] is chosen.summary),
-        min(priced, key=lambda found: found[0]),  # no saving known: the lowest cost
-    )
-    lead = best.label if len(priced) == 1 else f"Saves most: {best.label}"
+    if chosen is not None:
+        cost, best, summary = next(found for found in priced if found[2] is chosen.summary)
+        lead = f"Saves most: {best.label}"
+    else:  # no saving is known: the lowest cost, said as such
+        cost, best, summary = min(priced, key=lambda found: found[0])
+        lead = f"Lowest cost: {best.label}"
+    lead = best.label if len(priced) == 1 else lead
     delta, base = summary.delta, summary.baseline.cost_usd
     if delta.value is None or delta.low is None or delta.high is None or base is None:
         return Outcome(f"{lead} at {money(cost)}; its saving is unknown.", best.label)
