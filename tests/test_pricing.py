@@ -90,24 +90,24 @@ def test_undated_call_priced_today_and_counted() -> None:
 def test_unit_prices_are_shared_within_a_tier_and_change_across_it() -> None:
     """Per-token prices depend on the prompt's size only through whole-request tiers, so one
     probe serves every prompt of a tier; they equal probes at the prompt itself."""
-    from costsim.pricing import prices
+    from costsim.pricing import prices, units
 
     at = datetime(2025, 11, 15, tzinfo=UTC)
     cases = [("claude-sonnet-4-5", "anthropic"), ("gpt-4o-mini", "openai"), ("sonar", "perplexity")]
     for model, provider in cases:
         for prompt in (1, 5_000, 199_999, 200_000, 200_001, 350_000):
-            shared = prices.unit_prices(model, provider, at, prompt=prompt)
-            probed = prices._unit_prices(model, provider, at, prompt)
+            shared = units.unit_prices(model, provider, at, prompt=prompt)
+            probed = units._unit_prices(model, provider, at, prompt)
             assert shared == probed, (model, prompt)
-    short = prices.unit_prices("claude-sonnet-4-5", "anthropic", at, prompt=200_000)
-    long = prices.unit_prices("claude-sonnet-4-5", "anthropic", at, prompt=200_001)
+    short = units.unit_prices("claude-sonnet-4-5", "anthropic", at, prompt=200_000)
+    long = units.unit_prices("claude-sonnet-4-5", "anthropic", at, prompt=200_001)
     assert short is not None and long is not None
     # $3 / $6 per million input tokens, $15 / $22.50 per million output tokens (Anthropic)
     assert (short.input, long.input) == (Decimal("0.000003"), Decimal("0.000006"))
     assert (short.output, long.output) == (Decimal("0.000015"), Decimal("0.0000225"))
     # a per-request fee makes every prompt size its own (no tier is read for it)
-    assert prices._tier_starts("sonar", "perplexity", at) is None
-    assert prices._tier_starts("claude-sonnet-4-5", "anthropic", at) == (200_000,)
+    assert prices.tier_starts("sonar", "perplexity", at) is None
+    assert prices.tier_starts("claude-sonnet-4-5", "anthropic", at) == (200_000,)
 
 
 def test_amounts_in_json_are_plain_decimals() -> None:
@@ -124,18 +124,18 @@ def test_amounts_in_json_are_plain_decimals() -> None:
 def test_unit_prices_are_shared_within_a_day_unless_priced_by_the_hour() -> None:
     """Dated prices change from one day to the next, so one probe serves a whole day; a
     model priced by the time of day (DeepSeek's off-peak hours) is probed at the call's time."""
-    from costsim.pricing import prices
+    from costsim.pricing import prices, units
 
-    assert prices._priced_by_day("claude-sonnet-4-5", "anthropic")
-    assert not prices._priced_by_day("deepseek-chat", "deepseek")
+    assert prices.priced_by_day("claude-sonnet-4-5", "anthropic")
+    assert not prices.priced_by_day("deepseek-chat", "deepseek")
     for model, provider in [("claude-sonnet-4-6", "anthropic"), ("deepseek-chat", "deepseek")]:
         for day in (datetime(2026, 3, 12, tzinfo=UTC), datetime(2026, 3, 13, tzinfo=UTC)):
             for hour in (0, 1, 12, 17, 23):
                 at = day.replace(hour=hour, minute=7)
-                shared = prices.unit_prices(model, provider, at, prompt=5_000)
-                assert shared == prices._unit_prices(model, provider, at, 5_000), (model, at)
-    peak = prices.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 12, tzinfo=UTC))
-    off = prices.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 20, tzinfo=UTC))
+                shared = units.unit_prices(model, provider, at, prompt=5_000)
+                assert shared == units._unit_prices(model, provider, at, 5_000), (model, at)
+    peak = units.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 12, tzinfo=UTC))
+    off = units.unit_prices("deepseek-chat", "deepseek", datetime(2026, 3, 12, 20, tzinfo=UTC))
     assert peak is not None and off is not None and peak != off
 
 

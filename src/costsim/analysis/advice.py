@@ -22,7 +22,7 @@ from costsim.cache.prefix import PrefixBlock
 from costsim.engine.simulate import Engine
 from costsim.model import Block, Call, TextBlock, ToolDef
 from costsim.pricing.ledger import Totals
-from costsim.pricing.prices import unit_prices
+from costsim.pricing.units import unit_prices
 from costsim.strategies.registry import Variant, make_step
 from costsim.strategies.trace import SimCall
 
@@ -120,7 +120,13 @@ class _Leaks:
         self.table: dict[str, Leak] = {}
 
     def add(self, reason: str, call: Call, tokens: int, total: int, example: str) -> None:
-        prices = unit_prices(call.priced_model, call.price_provider, call.recorded_at, prompt=total)
+        prices = unit_prices(
+            call.priced_model,
+            call.price_provider,
+            call.recorded_at,
+            prompt=total,
+            base_tier=call.usage is not None and call.usage.base_tier,
+        )
         leak = self.table.setdefault(reason, Leak(reason))
         leak.calls += 1
         leak.tokens += tokens

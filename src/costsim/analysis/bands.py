@@ -38,7 +38,7 @@ from pathlib import Path
 from costsim.engine.simulate import SimulatedCall, TraceResult, VariantResult
 from costsim.metering.meter import Meter
 from costsim.model import Call, Usage
-from costsim.pricing.prices import UnitPrices, unit_prices
+from costsim.pricing.units import UnitPrices, unit_prices
 
 __all__ = [
     "CONFIDENCE",
@@ -119,7 +119,11 @@ def _segments(usage: Usage) -> list[tuple[str, int]]:
 def _prices(item: SimulatedCall, usage: Usage, as_of: datetime | None) -> UnitPrices | None:
     call = item.call
     return unit_prices(
-        call.priced_model, call.price_provider, as_of or call.recorded_at, prompt=usage.prompt_total
+        call.priced_model,
+        call.price_provider,
+        as_of or call.recorded_at,
+        prompt=usage.prompt_total,
+        base_tier=usage.base_tier,
     )
 
 

@@ -30,6 +30,7 @@ RECORDING_RULES: tuple[Rule, ...] = (
     Rule(NoteKind.UNRECOGNISED_CALL.value, Severity.WARNING, "an LLM call costsim cannot meter"),
     Rule(NoteKind.USAGE_ONLY.value, Severity.INFO, "a call metered from its usage alone"),
     Rule(NoteKind.UNPRICED_FEE.value, Severity.WARNING, "a per-use fee without a price"),
+    Rule(NoteKind.BASE_TIER.value, Severity.INFO, "a server-tool sum over 200K at the base tier"),
 )
 ALL_RULES: dict[str, Rule] = {**{r.id: r for r in RECORDING_RULES}, **RULES}
 _NOTE_RULES = {NoteKind.NO_USAGE.value: "no-usage"}

@@ -15,7 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from costsim.engine.simulate import SimulatedCall, TraceResult
-from costsim.pricing.prices import unit_prices
+from costsim.pricing.units import unit_prices
 
 __all__ = ["BreakpointEconomics", "breakpoint_economics"]
 
@@ -55,7 +55,11 @@ def _account(
     if cache is None or usage is None:
         return
     prices = unit_prices(
-        call.priced_model, call.price_provider, as_of or call.recorded_at, prompt=usage.prompt_total
+        call.priced_model,
+        call.price_provider,
+        as_of or call.recorded_at,
+        prompt=usage.prompt_total,
+        base_tier=usage.base_tier,
     )
     if cache.read and cache.read_label:
         row = table.setdefault(cache.read_label, BreakpointEconomics(cache.read_label))

@@ -304,6 +304,7 @@ class Engine:
             reasoning=reasoning,
             source=UsageSource.ESTIMATED if estimated else UsageSource.RECORDED,
             web_searches=origin_usage.web_searches if origin_usage is not None else 0,
+            base_tier=origin_usage is not None and origin_usage.base_tier,
         )
 
     # --- warm starts and fidelity ------------------------------------------------------------

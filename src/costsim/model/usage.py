@@ -31,6 +31,10 @@ class Usage:
     source: UsageSource = UsageSource.RECORDED
     web_searches: int = 0
     """Server-side web search requests, billed per use on top of tokens."""
+    base_tier: bool = False
+    """The prompt sums several samplings (server-tool iterations), none of which could pass the
+    standard context window: the whole request is billed at the base tier of a model with
+    long-context tiers, however large the sum (DESIGN.md section 9)."""
 
     @property
     def cache_write(self) -> int:
@@ -60,6 +64,9 @@ class NoteKind(StrEnum):
     """Looks like an LLM call but costsim cannot meter it: not in the totals."""
     UNPRICED_FEE = "unpriced-fee"
     """A per-use fee (a server tool) was recorded that has no known price."""
+    BASE_TIER = "base-tier"
+    """A prompt over 200K tokens summed over server-tool iterations of a request without the
+    1M-token window: priced at the base tier, not the long-context one."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,16 @@ from costsim.pricing.linear import KINDS, LinearPrices
 if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
 
-__all__ = ["Price", "UnitPrices", "context_window", "host_provider", "price", "unit_prices"]
+__all__ = [
+    "Price",
+    "base_parts",
+    "context_window",
+    "host_provider",
+    "price",
+    "priced_by_day",
+    "tier_starts",
+    "today",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +81,7 @@ def host_provider(host: str) -> str | None:
 
 def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:
     """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so)."""
-    result = _price_on(usage, model, provider, at or _today())
+    result = _price_on(usage, model, provider, at or today())
     return dataclasses.replace(result, undated=True) if at is None else result
 
 
@@ -85,7 +94,51 @@ def _price_on(usage: Usage, model: str, provider: str, when: datetime) -> Price:
     linear = _linear_at(model, provider, when)
     if linear is not None and linear.covers(usage):
         return _linear_price(linear, usage, model, provider, when)
+    if usage.base_tier:
+        return _base_tier_price(usage, model, provider, when)
     return _genai_price(usage, model, provider, when)
+
+
+def _base_tier_price(usage: Usage, model: str, provider: str, when: datetime) -> Price:
+    """The price of a usage billed at the base tier whatever its prompt (it sums samplings
+    each within the standard window): the sum of genai-prices' amounts for parts of it each
+    below the first tier. Tokens below a tier are priced linearly, so the parts add up to the
+    whole at base rates exactly; per-use fees go with the first part."""
+    day = when.replace(hour=0, minute=0, second=0, microsecond=0)
+    starts = tier_starts(model, provider, day if priced_by_day(model, provider) else when)
+    if not starts or usage.prompt_total <= starts[0]:
+        return _genai_price(usage, model, provider, when)
+    amount = Decimal(0)
+    first: Price | None = None
+    for part in base_parts(usage, starts[0]):
+        result = _genai_price(part, model, provider, when)
+        if result.amount is None:
+            return result
+        first = first or result
+        amount += result.amount
+    assert first is not None  # a prompt above a tier start has at least one part
+    return dataclasses.replace(first, amount=amount)
+
+
+def base_parts(usage: Usage, limit: int) -> list[Usage]:
+    """``usage`` cut into the fewest even parts whose prompts are each at most ``limit``
+    tokens; every class is shared out whole, so the parts add up to ``usage``."""
+    whole = [getattr(usage, kind) for kind in KINDS]
+    count = max(1, -(-usage.prompt_total // limit))
+    while True:
+        parts = [
+            Usage(
+                **{
+                    kind: total * (i + 1) // count - total * i // count
+                    for kind, total in zip(KINDS, whole, strict=True)
+                },
+                web_searches=usage.web_searches if i == 0 else 0,
+            )
+            for i in range(count)
+        ]
+        if all(part.prompt_total <= limit for part in parts):
+            return parts
+        count += 1
 
 
 def _genai_price(usage: Usage, model: str, provider: str, when: datetime) -> Price:
@@ -104,7 +157,7 @@ def _genai_price(usage: Usage, model: str, provider: str, when: datetime) -> Pri
 
 def _linear_at(model: str, provider: str, when: datetime) -> LinearPrices | None:
     """The model's linear prices on ``when``'s day, for models priced by the day only."""
-    if not _priced_by_day(model, provider):
+    if not priced_by_day(model, provider):
         return None
     return _linear(model, provider, when.replace(hour=0, minute=0, second=0, microsecond=0))
 
@@ -150,7 +203,7 @@ def _read_linear(model: str, provider: str, day: datetime) -> LinearPrices | Non
     """Per-token rates below the first tier, read from genai-prices with one token of each
     class; None for a model with a per-request fee, without a price, or whose price units
     cannot be told apart."""
-    starts = _tier_starts(model, provider, day)
+    starts = tier_starts(model, provider, day)
     flat = _flat(model, provider, day)
     if starts is None or flat is None:
         return None
@@ -263,51 +316,12 @@ def context_window(model: str, provider: str) -> int | None:
     return int(window) if window else None
 
 
-@dataclass(frozen=True, slots=True)
-class UnitPrices:
-    """USD per token of each kind, for one model at one date and prompt size (whole-request
-    tiers apply: a prompt above 200K tokens may be billed at a higher rate)."""
-
-    input: Decimal
-    cache_read: Decimal
-    write_5m: Decimal
-    write_1h: Decimal
-    output: Decimal
-
-    def of(self, kind: str) -> Decimal:
-        """The price of ``uncached``, ``read``, ``5m``, ``1h`` or ``output`` tokens."""
-        return {
-            "uncached": self.input,
-            "read": self.cache_read,
-            "5m": self.write_5m,
-            "1h": self.write_1h,
-            "output": self.output,
-        }[kind]
-
-
-_PROBE = 100_000
-
-
-def unit_prices(
-    model: str, provider: str, at: datetime | None, *, prompt: int = _PROBE
-) -> UnitPrices | None:
-    """Per-token prices of ``model`` for a prompt of ``prompt`` tokens (None when unpriced)."""
-    when = at or _today()
-    if _priced_by_day(model, provider):  # every call of a day has that day's prices
-        when = when.replace(hour=0, minute=0, second=0, microsecond=0)
-    size = max(prompt, 1)
-    starts = _tier_starts(model, provider, when)
-    if starts is not None:  # every prompt of one tier has the same per-token prices
-        size = next((start + 1 for start in reversed(starts) if size > start), 1)
-    return _unit_prices(model, provider, when, size)
-
-
-def _today() -> datetime:
+def today() -> datetime:
     return datetime.now(UTC).replace(hour=0, minute=0, second=0, microsecond=0)
 
 
 @cache
-def _priced_by_day(model: str, provider: str) -> bool:
+def priced_by_day(model: str, provider: str) -> bool:
     """The model's prices change only from one day to the next (genai-prices gives dated
     prices, and for a few models prices by the time of day: those are not)."""
     found = _flat(model, provider, datetime(2026, 1, 1, tzinfo=UTC))
@@ -326,7 +340,7 @@ def _priced_by_day(model: str, provider: str) -> bool:
 
 
 @cache
-def _tier_starts(model: str, provider: str, when: datetime) -> tuple[int, ...] | None:
+def tier_starts(model: str, provider: str, when: datetime) -> tuple[int, ...] | None:
     """The prompt sizes above which the model's per-token prices change (genai-prices'
     whole-request tiers); None when they cannot be told, or when the price has a part that
     does not grow with tokens (a per-request fee: its share of a token depends on the
@@ -362,27 +376,3 @@ def _flat(model: str, provider: str, when: datetime) -> PriceCalculation | None:
         )
     except (LookupError, ValueError, ArithmeticError):
         return None
-
-
-@cache
-def _unit_prices(model: str, provider: str, when: datetime, size: int) -> UnitPrices | None:
-    probes = {
-        "input": Usage(uncached_input=size),
-        "cache_read": Usage(cache_read=size),
-        "write_5m": Usage(cache_write_5m=size),
-        "write_1h": Usage(cache_write_1h=size),
-        "output": Usage(uncached_input=size, output=_PROBE),
-    }
-    amounts: dict[str, Decimal] = {}
-    for name, usage in probes.items():
-        result = price(usage, model=model, provider=provider, at=when)
-        if result.amount is None:
-            return None
-        amounts[name] = result.amount
-    return UnitPrices(
-        input=amounts["input"] / size,
-        cache_read=amounts["cache_read"] / size,
-        write_5m=amounts["write_5m"] / size,
-        write_1h=amounts["write_1h"] / size,
-        output=(amounts["output"] - amounts["input"]) / _PROBE,
-    )

@@ -20,6 +20,7 @@ from costsim.io.eventstream import looks_like_eventstream, parse_eventstream
 from costsim.model import Call, CassetteTrace, Flavour, InteractionNote, Note, NoteKind, Provenance
 from costsim.pricing.prices import host_provider
 from costsim.providers import Adapter, ParsedResponse, adapter_for
+from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
 from costsim.providers.routes import Route, route_of
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
@@ -134,7 +135,16 @@ def _build(
     notes: tuple[Note, ...] = (),
     **request: Any,
 ) -> Call:
-    usage, hint, extra_notes = response.usage, None, list(notes)
+    extra_notes = list(notes)
+    if response.usage is not None and sums_standard_samplings(
+        flavour, interaction.request_headers, request.get("extra") or {}, response
+    ):
+        response = dataclasses.replace(
+            response, usage=dataclasses.replace(response.usage, base_tier=True)
+        )
+        if response.usage is not None and response.usage.prompt_total > LONG_CONTEXT_FROM:
+            extra_notes.append(Note(NoteKind.BASE_TIER, BASE_TIER_NOTE))
+    usage, hint = response.usage, None
     if response.usage_problems:
         usage = None
         extra_notes.append(

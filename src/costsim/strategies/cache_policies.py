@@ -34,7 +34,7 @@ from costsim.model import (
     TextBlock,
     ThinkingBlock,
 )
-from costsim.pricing.prices import UnitPrices, unit_prices
+from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.base import Context
 from costsim.strategies.trace import SimCall, SimTrace
 
@@ -248,7 +248,13 @@ def _requests(trace: SimTrace, context: Context) -> list[_Request]:
         minimum = context.rules.minimum(call.model, call.recorded_at)
         ends = [i for i in candidates(call) if prefix.blocks[i].tokens >= minimum]
         when: datetime | None = call.recorded_at
-        prices = unit_prices(call.priced_model, call.price_provider, when, prompt=prefix.total)
+        prices = unit_prices(
+            call.priced_model,
+            call.price_provider,
+            when,
+            prompt=prefix.total,
+            base_tier=call.usage is not None and call.usage.base_tier,
+        )
         requests.append(_Request(index, call, prefix, at, ends, prices))
     return requests
 

@@ -1,0 +1,65 @@
+"""Whether an Anthropic call's recorded prompt could be billed at a long-context tier.
+
+Anthropic bills a prompt above 200K tokens at its long-context rates only when the request
+enables the 1M-token context window (the ``context-1m-…`` beta: the ``anthropic-beta`` header,
+or ``anthropic_beta`` in the body on Bedrock and Vertex); without it no single request may pass
+the standard window. A response that ran server tools (web search, web fetch, code execution)
+records usage summed over its sampling iterations, so that sum can pass 200K while no
+iteration did: such a call is billed at the base tier (:attr:`costsim.model.Usage.base_tier`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from costsim.model import Flavour, OtherBlock
+from costsim.model.call import SERVER_SIDE_BLOCKS
+from costsim.providers.base import ParsedResponse
+
+__all__ = [
+    "BASE_TIER_NOTE",
+    "LONG_CONTEXT_FROM",
+    "LONG_WINDOW_BETA",
+    "long_window",
+    "sums_standard_samplings",
+]
+
+LONG_WINDOW_BETA = "context-1m"
+"""The prefix of the beta that enables the 1M-token window (``context-1m-2025-08-07``)."""
+LONG_CONTEXT_FROM = 200_000
+"""The prompt above which Anthropic's long-context rates apply (with the 1M window)."""
+BASE_TIER_NOTE = (
+    "a prompt over 200K tokens summed over server-tool iterations, without the 1M-context "
+    "beta: priced at the base tier (no iteration could pass 200K)"
+)
+
+
+def _betas(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [part.strip() for part in value.split(",")]
+    if isinstance(value, list | tuple):
+        return [part for item in value for part in _betas(item)]
+    return []
+
+
+def long_window(headers: Mapping[str, str], body: Mapping[str, Any]) -> bool:
+    """Whether the request enables the 1M-token context window."""
+    betas = _betas(headers.get("anthropic-beta")) + _betas(body.get("anthropic_beta"))
+    betas += _betas(body.get("betas"))
+    return any(beta.startswith(LONG_WINDOW_BETA) for beta in betas)
+
+
+def sums_standard_samplings(
+    flavour: Flavour, headers: Mapping[str, str], body: Mapping[str, Any], response: ParsedResponse
+) -> bool:
+    """Whether the response's usage sums server-tool iterations of a request that does not
+    enable the long window, so each iteration stayed within the standard one."""
+    if flavour is not Flavour.ANTHROPIC_MESSAGES or long_window(headers, body):
+        return False
+    iterated = any(
+        isinstance(block, OtherBlock) and block.type in SERVER_SIDE_BLOCKS
+        for block in response.blocks
+    )
+    searched = response.usage is not None and response.usage.web_searches > 0
+    return iterated or searched or bool(response.unpriced_fees)

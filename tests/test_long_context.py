@@ -1,0 +1,215 @@
+"""Long-context tiers apply to requests that enable the 1M window, not to server-tool sums.
+
+Anthropic bills a prompt above 200K tokens at its long-context rates (Sonnet 4.5: $6 in,
+$22.50 out, against $3 / $15) only with the ``context-1m`` beta. A response that ran server
+tools records usage summed over its iterations, each within the standard 200K window.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+import costsim
+from costsim.model import NoteKind, Usage
+from costsim.pricing.ledger import Totals, meter
+from costsim.pricing.prices import base_parts, price
+from costsim.pricing.units import unit_prices
+from costsim.providers._window import long_window
+from costsim.providers.normalise import load_trace
+
+WHEN = datetime(2025, 11, 4, 12, tzinfo=UTC)
+SEARCH = {"type": "web_search_20250305", "name": "web_search", "max_uses": 10}
+
+
+def _cassette(
+    tmp_path: Path,
+    *,
+    prompt: int,
+    searches: int = 10,
+    headers: dict[str, list[str]] | None = None,
+    name: str = "c.yaml",
+) -> Path:
+    request = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 1024,
+        "messages": [{"role": "user", "content": "Search the news, ten times."}],
+        "tools": [SEARCH] if searches else [],
+    }
+    content: list[dict[str, Any]] = []
+    if searches:
+        content.append(
+            {"type": "server_tool_use", "id": "srvtoolu_1", "name": "web_search", "input": {}}
+        )
+    content.append({"type": "text", "text": "Done."})
+    usage: dict[str, Any] = {"input_tokens": prompt, "output_tokens": 1000}
+    if searches:
+        usage["server_tool_use"] = {"web_search_requests": searches}
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": content,
+        "stop_reason": "end_turn",
+        "usage": usage,
+    }
+    document = {
+        "version": 1,
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages?beta=true",
+                    "body": json.dumps(request),
+                    "headers": {"content-type": ["application/json"], **(headers or {})},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"date": ["Tue, 04 Nov 2025 12:00:00 GMT"]},
+                    "body": {"string": json.dumps(response)},
+                },
+            }
+        ],
+    }
+    path = tmp_path / name
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+def _cost(path: Path) -> Decimal | None:
+    return Totals.of([meter(call) for call in load_trace(path).calls]).cost_usd
+
+
+def test_a_server_tool_sum_over_200k_is_billed_at_the_base_tier(tmp_path: Path) -> None:
+    # 401,468 tokens summed over ten web-search iterations, no 1M window: $3 / $15 per million
+    # and $10 per thousand searches, 1.204404 + 0.015 + 0.1 (the long tier: 2.531308).
+    path = _cassette(tmp_path, prompt=401_468)
+    (call,) = load_trace(path).calls
+    assert call.usage is not None and call.usage.base_tier
+    assert [note.kind for note in call.notes] == [NoteKind.BASE_TIER]  # said, with -v and check
+    assert _cost(path) == Decimal("1.319404")
+
+
+def test_the_1m_window_beta_keeps_the_long_context_tier(tmp_path: Path) -> None:
+    # 401,468 x $6 + 1,000 x $22.50 per million + 10 searches at $10 per thousand
+    beta = {"anthropic-beta": ["web-search-2025-03-05,context-1m-2025-08-07"]}
+    path = _cassette(tmp_path, prompt=401_468, headers=beta)
+    (call,) = load_trace(path).calls
+    assert call.usage is not None and not call.usage.base_tier
+    assert _cost(path) == Decimal("2.531308")
+
+
+def test_one_request_over_200k_without_server_tools_is_long_context(tmp_path: Path) -> None:
+    # no server tools: the recorded prompt is one request's, so the window must have been on
+    path = _cassette(tmp_path, prompt=250_000, searches=0)
+    assert _cost(path) == Decimal("1.5") + Decimal("0.0225")
+
+
+def test_under_200k_the_flag_changes_nothing(tmp_path: Path) -> None:
+    path = _cassette(tmp_path, prompt=150_000)
+    assert not load_trace(path).calls[0].notes  # nothing to say below the tier
+    assert _cost(path) == Decimal("0.45") + Decimal("0.015") + Decimal("0.1")
+
+
+def test_the_window_is_read_from_the_header_or_a_platform_body() -> None:
+    assert long_window({"anthropic-beta": "context-1m-2025-08-07"}, {})
+    assert long_window({"anthropic-beta": "files-api-2025-04-14, context-1m-2025-08-07"}, {})
+    assert long_window({}, {"anthropic_beta": ["context-1m-2025-08-07"]})  # Bedrock, Vertex
+    assert not long_window({"anthropic-beta": "web-search-2025-03-05"}, {})
+    assert not long_window({}, {"anthropic_beta": "interleaved-thinking-2025-05-14"})
+
+
+def test_unit_prices_at_the_base_tier_whatever_the_prompt() -> None:
+    base = unit_prices("claude-sonnet-4-5", "anthropic", WHEN, prompt=400_000, base_tier=True)
+    long = unit_prices("claude-sonnet-4-5", "anthropic", WHEN, prompt=400_000)
+    assert base is not None and long is not None
+    assert (base.input, base.output) == (Decimal("0.000003"), Decimal("0.000015"))
+    assert (long.input, long.output) == (Decimal("0.000006"), Decimal("0.0000225"))
+
+
+def test_every_token_class_is_billed_at_base_rates() -> None:
+    # $3 input, $0.30 read, $3.75 5m write, $6 1h write, $15 output per million; 5 searches
+    usage = Usage(
+        uncached_input=300_001,
+        cache_read=100_000,
+        cache_write_5m=50_000,
+        cache_write_1h=20_000,
+        output=3_000,
+        web_searches=5,
+        base_tier=True,
+    )
+    found = price(usage, model="claude-sonnet-4-5", provider="anthropic", at=WHEN)
+    expected = (
+        (Decimal("0.900003") + Decimal("0.03") + Decimal("0.1875") + Decimal("0.12"))
+        + Decimal("0.045")
+        + Decimal("0.05")
+    )
+    assert found.amount == expected
+
+
+@given(
+    st.tuples(*[st.integers(0, 700_000)] * 5),
+    st.integers(0, 20),
+    st.integers(100_000, 250_000),  # tier starts are of this order
+)
+def test_base_parts_add_up_and_each_fits(
+    tokens: tuple[int, int, int, int, int], searches: int, limit: int
+) -> None:
+    usage = Usage(*tokens, web_searches=searches, base_tier=True)
+    parts = base_parts(usage, limit)
+    for kind in ("uncached_input", "cache_read", "cache_write_5m", "cache_write_1h", "output"):
+        assert sum(getattr(part, kind) for part in parts) == getattr(usage, kind)
+    assert sum(part.web_searches for part in parts) == searches
+    assert all(part.prompt_total <= limit for part in parts)
+    assert len(parts) <= max(1, -(-usage.prompt_total // limit)) + 1
+
+
+def test_a_what_if_keeps_the_base_tier(tmp_path: Path) -> None:
+    # caching re-simulates the call: its prompt is still a server-tool sum
+    path = _cassette(tmp_path, prompt=401_468)
+    simulated = costsim.simulate(path, "caching", cache=False).to_json()
+    variant = simulated["variant"]
+    tokens = (
+        Decimal(variant["uncached_input_tokens"]) * Decimal("0.000003")
+        + Decimal(variant["cache_write_5m_tokens"]) * Decimal("0.00000375")
+        + Decimal(variant["cache_read_tokens"]) * Decimal("0.0000003")
+    )
+    assert Decimal(variant["cost_usd"]) == tokens + Decimal("0.015") + Decimal("0.1")
+
+
+def test_the_corpus_web_search_recordings_cost_the_base_rates(corpus: Path) -> None:
+    # pydantic-ai's pause_turn recordings: two calls each, summed over up to ten searches,
+    # no context-1m beta among the recorded headers
+    folder = corpus / "pydantic__pydantic-ai"
+    names = [
+        "tests__models__cassettes__test_anthropic__test_pause_turn_web_search_vcr.yaml",
+        "tests__models__cassettes__test_anthropic__test_pause_turn_web_search_streaming_vcr.yaml",
+    ]
+    for name in names:
+        path = folder / name
+        if not path.exists():
+            pytest.skip(f"{path} is not in the corpus")
+        calls = load_trace(path).calls
+        usages = [call.usage for call in calls if call.usage is not None]
+        assert len(usages) == 2 and max(u.prompt_total for u in usages) > 400_000
+        expected = sum(
+            (
+                u.uncached_input * Decimal("0.000003")
+                + u.output * Decimal("0.000015")
+                + u.web_searches * Decimal("0.01")
+                for u in usages
+            ),
+            start=Decimal(0),
+        )
+        assert _cost(path) == expected, name
+    first = Totals.of([meter(call) for call in load_trace(folder / names[0]).calls])
+    assert first.cost_usd == Decimal("2.868606")  # 896,017 in, 2,037 out, 15 searches
