@@ -760,3 +760,39 @@ def test_what_if_costs_from_workers_add_up() -> None:
     assert merged["caching"] == WhatIfCost(Decimal("0.15"))
     assert merged["routing"] == WhatIfCost(Decimal("0.21"), 1)  # the priced part, kept
     assert merged["routing"].cost_usd is None  # ... and the whole is unknown, never $0
+
+
+def _summary_section(lines: list[str]) -> list[str]:
+    """The lines of costsim's terminal summary, up to pytest's next section."""
+    start = next(i for i, line in enumerate(lines) if "costsim: LLM calls replayed" in line)
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("=")), len(lines))
+    return lines[start + 1 : end]
+
+
+@pytest.mark.parametrize(
+    ("columns", "options", "kept"),
+    [
+        (100, ["-vv"], ["cache read", "cache write", "uncached", "cost"]),
+        (80, ["-vv"], ["cache read", "cache write", "uncached", "cost"]),
+        (60, ["--costsim-strategies", "caching:ttl=1h,routing:default=claude-haiku-4-5"], []),
+    ],
+)
+def test_the_summary_fits_the_terminal_and_names_what_it_left_out(
+    project: pytest.Pytester,
+    monkeypatch: pytest.MonkeyPatch,
+    columns: int,
+    options: list[str],
+    kept: list[str],
+) -> None:
+    """-vv's token split used to print 156 columns, and two what-if columns 70 at 60."""
+    monkeypatch.setenv("COLUMNS", str(columns))
+    project.makepyfile(
+        test_agent_with_a_rather_long_module_name=REPLAY
+        + "\ndef test_all_three_calls_of_the_support_agent():\n    _replay(3)\n"
+    )
+    result = project.runpytest("--costsim", *options)
+    section = _summary_section(result.stdout.lines)
+    assert section and max(map(len, section)) <= columns, "\n".join(section)
+    header = next(line for line in section if line.startswith("test"))
+    assert all(name in header for name in [*kept, "cost"]), header
+    assert any(line.startswith("(left out to fit: ") for line in section), "\n".join(section)

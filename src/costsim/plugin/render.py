@@ -1,8 +1,9 @@
 """The plugin's terminal summary and report files (JSON or Markdown, by extension).
 
 The terminal table leads with what each test cost and fits the terminal (long test ids are
-shortened from the left; the hit-rate column goes first when it is too narrow); ``-vv`` adds
-the token split, ``-v`` lists every drifted call; the report files carry every figure.
+shortened from the left; hit rate, output, calls and prompt are left out in that order when
+it is too narrow, and a note says so); ``-vv`` adds the token split, ``-v`` lists every
+drifted call; the report files carry every figure.
 """
 
 from __future__ import annotations
@@ -128,6 +129,11 @@ def _rows(
     return rows
 
 
+_DROP_ORDER = ("hit rate", "output", "calls", "prompt")
+"""Columns left out, in this order, when the table does not fit the terminal: the cost and
+what ``-vv`` asked for (the token split) stay; the report files keep them all."""
+
+
 def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
     wide = options.verbose >= 2 or options.markdown
     columns = [name for name, detail in _COLUMNS if wide or not detail]
@@ -136,19 +142,24 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
         headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
         rows = _rows(state, options, columns, what_if)
         return fit_table(headers, rows, width=10**6, tablefmt="github")
-    narrow = [c for c in columns if c != "hit rate"]
-    narrowest = [c for c in narrow if c != "output"]
-    attempts = (
-        (columns, TEST_COLUMN_MIN), (narrow, TEST_COLUMN_MIN), (narrow, 12), (narrowest, 12),
-    )  # fmt: skip
+    attempts = [(columns, TEST_COLUMN_MIN)]
+    kept = list(columns)
+    for name in _DROP_ORDER:
+        kept = [c for c in kept if c != name]
+        attempts += [(kept, TEST_COLUMN_MIN), (kept, 12)]
     lines: list[str] = []
-    for attempt, keep in attempts:
-        headers = ["test", *attempt, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
-        rows = _rows(state, options, attempt, what_if)
+    shown = columns
+    for shown, keep in attempts:
+        headers = ["test", *shown, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
+        rows = _rows(state, options, shown, what_if)
         lines = fit_table(headers, rows, width=options.width, min_first=keep)
-        if wide or max(map(len, lines)) <= options.width:
+        if max(map(len, lines)) <= options.width:
             break
-    lines += [f"what-if {i}: cost with {name}" for i, name in enumerate(what_if, start=1)]
+    left_out = [c for c in columns if c not in shown]
+    notes = [f"(left out to fit: {', '.join(left_out)}; the report file has them)"]
+    notes = notes if left_out else []
+    notes += [f"what-if {i}: cost with {name}" for i, name in enumerate(what_if, start=1)]
+    lines += [part for note in notes for part in wrap(note, options.width)]
     ranked = len(state.costs())
     if options.top is not None and ranked > options.top:
         lines.append(f"({ranked - options.top} cheaper tests not shown; --costsim-top)")
