@@ -31,7 +31,7 @@ def main(argv: list[str]) -> None:
     loaded = time.perf_counter()
     report = calibrate(traces, group=first_folder(folder), shipped=shipped, defaults=False)
     measured = time.perf_counter()
-    print(calibration_table(report), end="")
+    print(calibration_table(report, width=100), end="")
     print(
         f"\n{len(traces)} cassettes ({len(skipped)} unreadable) from {folder}: "
         f"load {loaded - started:.1f} s, validation {measured - loaded:.1f} s"

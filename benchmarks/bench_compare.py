@@ -148,10 +148,13 @@ def compare_runs(folder: Path, scenario: Path, runs: int, fmt: str, jobs: list[s
     for name, values in rows.items():
         wall = _median([v[0] for v in values])
         cpu = _median([v[1] for v in values])
-        rss = _median([v[2] for v in values]) / 1e6
+        megabytes = _median([v[2] for v in values]) / 1e6
         walls = ", ".join(f"{v[0]:.2f}" for v in values)
         ratio = f"  = {wall / floor:.2f} x floor" if name != "floor" else ""
-        print(f"  {name:<6} {wall:6.2f} s wall ({walls}), {cpu:6.2f} s CPU, {rss:6.0f} MB{ratio}")
+        print(
+            f"  {name:<6} {wall:6.2f} s wall ({walls}), {cpu:6.2f} s CPU, "
+            f"{megabytes:6.0f} MB{ratio}"
+        )
     print(f"  outputs byte-identical to the serial run; {_load()}")
 
 

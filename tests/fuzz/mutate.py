@@ -165,9 +165,9 @@ def bad_usage(rng: random.Random, seed: Seed) -> bytes | None:
     candidates += _sse_usage_candidates(document)
     if not candidates:
         return None
-    store, parent, name = rng.choice(candidates)
+    write, parent, name = rng.choice(candidates)
     parent[name] = rng.choice(BAD_VALUES)
-    store()
+    write()
     return seed.dump(document)
 
 

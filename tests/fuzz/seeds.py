@@ -137,7 +137,7 @@ def _responses_stream() -> str:
                   "input_tokens_details": {"cached_tokens": 0},
                   "output_tokens_details": {"reasoning_tokens": 0}},
     }  # fmt: skip
-    events = [
+    events: list[dict[str, Any]] = [
         {"type": "response.created", "response": {"model": "gpt-4.1"}},
         {"type": "response.output_text.delta", "delta": "Hi"},
         {"type": "response.completed", "response": final},
