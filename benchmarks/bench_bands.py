@@ -32,6 +32,7 @@ from pathlib import Path
 
 from costsim.analysis.bands import call_terms, changed_prompt_error
 from costsim.analysis.report import load_traces
+from costsim.analysis.spread import Spread
 from costsim.engine import Engine, Variant
 from costsim.metering.error_table import ErrorTable, RelativeError
 from costsim.metering.evaluate import _is_continuation, calibrate, first_folder
@@ -78,18 +79,19 @@ class Tally:
         self.total = 0
         self.widths: list[float] = []
 
-    def add(self, recorded: Decimal, estimate: Decimal, half: Decimal) -> None:
+    def add(self, recorded: Decimal, estimate: Decimal, spread: Spread) -> None:
+        """A recorded amount against the estimate and its range (below, above)."""
         self.total += 1
-        self.inside += abs(recorded - estimate) <= half
+        self.inside += -spread.below <= recorded - estimate <= spread.above
         if recorded:
-            self.widths.append(float(half / recorded) * 100)
+            self.widths.append(float((spread.below + spread.above) / 2 / recorded) * 100)
 
     def line(self, name: str) -> str:
         rate = self.inside / self.total if self.total else 0.0
         width = statistics.median(self.widths) if self.widths else 0.0
         return (
             f"  {name:<34} {self.inside:>5} of {self.total:<5} inside ({rate:6.1%}); "
-            f"median half-width {width:.0f}% of the recorded {self.unit}"
+            f"median half-width (mean of both sides) {width:.0f}% of the recorded {self.unit}"
         )
 
 
@@ -110,7 +112,8 @@ def whole_calls(test: list[CassetteTrace], fitted: Meter, calls: Tally, cassette
     for trace in test:
         engine = Engine([_hidden(trace)], meter=fitted)
         result = engine.run(Variant("as recorded"))
-        recorded_sum = estimate_sum = half_sum = Decimal(0)
+        recorded_sum = estimate_sum = Decimal(0)
+        spread_sum = Spread()
         usable = True
         for original, item in zip(trace.calls, result.traces[0].calls, strict=True):
             if original.usage is None or original.usage.estimated or original.errored:
@@ -124,13 +127,13 @@ def whole_calls(test: list[CassetteTrace], fitted: Meter, calls: Tally, cassette
             if recorded.amount is None or estimated.amount is None:
                 usable = False
                 continue
-            half = sum(call_terms(item, fitted).values(), start=Decimal(0))
-            calls.add(recorded.amount, estimated.amount, half)
+            spread = Spread.total(call_terms(item, fitted).values())
+            calls.add(recorded.amount, estimated.amount, spread)
             recorded_sum += recorded.amount
             estimate_sum += estimated.amount
-            half_sum += half
+            spread_sum += spread
         if usable and trace.calls:
-            cassettes.add(recorded_sum, estimate_sum, half_sum)
+            cassettes.add(recorded_sum, estimate_sum, spread_sum)
 
 
 def increments(test: list[CassetteTrace], fitted: Meter, tally: Tally) -> None:
@@ -150,7 +153,7 @@ def increments(test: list[CassetteTrace], fitted: Meter, tally: Tally) -> None:
             tally.add(
                 Decimal(after.usage.prompt_total),
                 Decimal(str(round(estimate, 3))),
-                Decimal(str(round(error, 3))),
+                Spread.even(Decimal(str(round(error, 3)))),
             )
 
 
@@ -177,10 +180,10 @@ def cache_splits(test: list[CassetteTrace], fitted: Meter, tally: Tally, client:
                 continue
             if recorded.amount is None or simulated.amount is None:
                 continue
-            half = sum(call_terms(item, fitted).values(), start=Decimal(0))
-            tally.add(recorded.amount, simulated.amount, half)
+            spread = Spread.total(call_terms(item, fitted).values())
+            tally.add(recorded.amount, simulated.amount, spread)
             if not origin.server_tools:
-                client.add(recorded.amount, simulated.amount, half)
+                client.add(recorded.amount, simulated.amount, spread)
 
 
 def main(argv: list[str]) -> None:

@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from costsim.analysis.bands import marginal_band
 from costsim.analysis.comparison import compare_variants
 from costsim.analysis.report import load_traces
+from costsim.analysis.spread import Spread, difference
 from costsim.cli import cli
 from costsim.engine import Engine, Event, SimTrace, Variant, make_step
 from costsim.errors import ConfigError
@@ -275,14 +276,35 @@ def test_a_marginal_is_banded_by_what_the_two_runs_bill_differently() -> None:
     """Hand-computed: only the terms that differ between the run with everything and the
     run without the step count, each by how much it moves."""
     one, two = ("prompt", 1), ("prompt", 2)
-    full = [({one: Decimal("0.010"), two: Decimal("0.004")}, {one: Decimal("0.002")})]
-    rest = [({one: Decimal("0.011"), two: Decimal("0.001")}, {one: Decimal("0.003")})]
+
+    def even(text: str) -> Spread:
+        return Spread.even(Decimal(text))
+
+    full = [({one: even("0.010"), two: even("0.004")}, {one: even("0.002")})]
+    rest = [({one: even("0.011"), two: even("0.001")}, {one: even("0.003")})]
     band = marginal_band(Decimal("0.5"), full, rest)
     # term one moves each delta alike: (0.011 - 0.003) - (0.010 - 0.002) = 0;
     # term two: (0.001 - 0) - (0.004 - 0) = -0.003
-    assert (band.half, band.estimated) == (Decimal("0.003"), True)
+    assert (band.spread, band.estimated) == (even("0.003"), True)
     same = marginal_band(Decimal(0), full, full)
     assert (same.half, same.exact) == (Decimal(0), True)
+
+
+def test_a_lopsided_term_keeps_its_sides_through_deltas_and_marginals() -> None:
+    """Server-tool tokens billed uncached that the provider may have read from the cache
+    (0.9 of the input price below) or written (0.25 above), in the run with caching only."""
+    hidden = ("hidden", 1)
+    lopsided = Spread(Decimal("0.009"), Decimal("0.0025"))
+    full = [({hidden: lopsided}, {})]  # caching on: the term; its baseline has no marks
+    rest = [({}, {})]  # the run without caching: no breakpoints, nothing to read
+    # the delta (variant - baseline) may be 0.009 lower or 0.0025 higher
+    assert difference(*full[0]) == lopsided
+    # the marginal saving (rest's delta - full's) swaps the sides: 0.0025 lower, 0.009 higher
+    band = marginal_band(Decimal("0.1"), full, rest)
+    assert band.spread == Spread(Decimal("0.0025"), Decimal("0.009"))
+    assert (band.low, band.high) == (Decimal("0.0975"), Decimal("0.109"))
+    # a term both runs share alike cancels on both sides
+    assert difference({hidden: lopsided}, {hidden: lopsided}) == Spread()
 
 
 def test_a_step_that_changes_nothing_is_attributed_exactly_nothing() -> None:

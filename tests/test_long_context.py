@@ -19,6 +19,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import costsim
+from costsim.analysis.bands import call_terms
+from costsim.analysis.report import load_traces
+from costsim.analysis.spread import Spread
+from costsim.engine import Engine, Variant, make_step
+from costsim.engine.simulate import SimulatedCall
 from costsim.model import NoteKind, Usage
 from costsim.pricing.ledger import Totals, meter
 from costsim.pricing.prices import base_parts, price
@@ -213,3 +218,48 @@ def test_the_corpus_web_search_recordings_cost_the_base_rates(corpus: Path) -> N
         assert _cost(path) == expected, name
     first = Totals.of([meter(call) for call in load_trace(folder / names[0]).calls])
     assert first.cost_usd == Decimal("2.868606")  # 896,017 in, 2,037 out, 15 searches
+
+
+def _band_terms(
+    tmp_path: Path, system: str, variant: Variant, *, baseline: bool = False
+) -> tuple[SimulatedCall, dict[Any, Spread]]:
+    """(the simulated call, its band terms) of the one call of a web-search recording under
+    ``variant`` (or of its like-for-like baseline, re-simulated as recorded): 60,000 prompt
+    tokens recorded, the client sending only its system prompt."""
+    path = _cassette(tmp_path, prompt=60_000, searches=3)
+    document = yaml.safe_load(path.read_text())
+    body = json.loads(document["interactions"][0]["request"]["body"])
+    body["system"] = system
+    document["interactions"][0]["request"]["body"] = json.dumps(body)
+    path.write_text(yaml.safe_dump(document))
+    engine = Engine(load_traces([path])[0])
+    result = engine.run(variant)
+    (item,) = (result.baselines if baseline else result.traces)[0].calls
+    assert item.resimulated
+    return item, call_terms(item, engine.meter)
+
+
+def test_server_tool_tokens_are_banded_lopsided_only_where_they_could_cache(
+    tmp_path: Path,
+) -> None:
+    """Tokens the provider's own iterations added are billed uncached. With a breakpoint that
+    caches, they may have been read ($0.30 against $3 per million: $2.70 below), and so may
+    the prefix the simulation writes ($3.75 against $0.30: $3.45 below), or they may have been
+    written at 5m ($3.75: $0.75 above); with none, nothing of the request can cache."""
+    long_system = "You are a careful research assistant who cites every source. " * 300
+    item, terms = _band_terms(tmp_path, long_system, Variant("c", (make_step("caching"),)))
+    hidden = item.hidden
+    assert 50_000 < hidden < 60_000 and item.cache is not None
+    assert {write.ttl for write in item.cache.writes} == {"5m"}
+    written = sum(write.tokens for write in item.cache.writes)
+    assert 3_000 < written < 5_000  # the system prompt, and the user message after it
+    (lopsided,) = (spread for key, spread in terms.items() if key[0] == "hidden")
+    below = hidden * Decimal("0.0000027") + written * Decimal("0.00000345")
+    assert lopsided == Spread(below, hidden * Decimal("0.00000075"))
+    # the same request without breakpoints: its like-for-like baseline, re-simulated as sent
+    caching = Variant("c", (make_step("caching"),))
+    _, unmarked = _band_terms(tmp_path, long_system, caching, baseline=True)
+    assert not any(key[0] == "hidden" for key in unmarked)
+    # a breakpoint below the 1,024-token minimum caches nothing, so neither could they
+    _, short = _band_terms(tmp_path, "Be brief.", Variant("c", (make_step("caching"),)))
+    assert not any(key[0] == "hidden" for key in short)

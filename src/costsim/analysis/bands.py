@@ -12,8 +12,15 @@ it moves tokens across.
 - the output, when estimated (from the response text, or from thinking counted from its
   visible text).
 
-- the tokens server-side tool iterations added (their cache reads and writes happen inside
-  the provider and are not simulated): they may have been read, or written, at any price.
+- the tokens server-side tool iterations added to a request that can cache (their cache
+  reads and writes happen inside the provider and are not simulated): billed uncached, they
+  may have been read (cheaper), and so may what the simulation writes, or written (dearer,
+  at Anthropic), so the term is lopsided;
+- a prefix OpenAI's automatic caching is simulated to read: best effort, it may be missed,
+  which can only cost more.
+
+A term says how far the true amount may lie below the estimate and how far above: most are
+even, and those two are not, so a band is a range around the estimate, not a ``±``.
 
 Terms add up: errors of one estimator on one trace move together, so they are not assumed to
 cancel. A delta's band counts what differs between the variant and its like-for-like
@@ -31,18 +38,30 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from decimal import ROUND_UP, Decimal
+from decimal import Decimal
 from itertools import pairwise
 from pathlib import Path
 
+from costsim.analysis.spread import (
+    NONE,
+    ZERO,
+    Band,
+    Spread,
+    Terms,
+    difference,
+    difference_terms,
+)
+from costsim.cache.results import CacheResult
 from costsim.engine.simulate import SimulatedCall, TraceResult, VariantResult
 from costsim.metering.meter import Meter
 from costsim.model import Call, Usage
 from costsim.pricing.units import UnitPrices, unit_prices
+from costsim.strategies.cache_policies import marks_of
 
 __all__ = [
     "CONFIDENCE",
     "Band",
+    "Spread",
     "VariantBands",
     "call_terms",
     "changed_prompt_error",
@@ -64,46 +83,6 @@ OUTPUT_FACTOR = 8.0
 BOUNDARY_FACTOR = 2.0
 """An estimated prefix position: this many times the whole-prompt p90 on its distance to the
 nearest recorded number."""
-
-Key = tuple[object, ...]
-Terms = dict[Key, Decimal]
-
-
-@dataclass(frozen=True, slots=True)
-class Band:
-    """A dollar amount and its p90 half-width; ``estimated`` is False only when nothing
-    behind the amount was estimated (the band is then exact)."""
-
-    value: Decimal | None
-    half: Decimal = Decimal(0)
-    estimated: bool = False
-    floor: Decimal | None = None
-    """The least the amount can be (a cost: $0; a change of cost: minus the whole baseline):
-    ``low`` never goes below it, however wide the band."""
-
-    @property
-    def low(self) -> Decimal | None:
-        if self.value is None:
-            return None
-        low = self.value - self.half
-        return low if self.floor is None else max(low, min(self.floor, self.value))
-
-    @property
-    def high(self) -> Decimal | None:
-        return None if self.value is None else self.value + self.half
-
-    @property
-    def exact(self) -> bool:
-        return not self.estimated
-
-
-_CENT_FRACTION = Decimal("0.00000001")
-ZERO = Decimal(0)
-
-
-def _up(amount: Decimal) -> Decimal:
-    """A half-width rounded up to 1e-8 USD (never narrower than computed)."""
-    return amount.quantize(_CENT_FRACTION, rounding=ROUND_UP)
 
 
 def _segments(usage: Usage) -> list[tuple[str, int]]:
@@ -187,15 +166,44 @@ def _boundaries(
         step = abs(prices.of(kind) - prices.of(following))
         if error and step:
             key = ("boundary", ident, kind, following, position)
-            terms[key] = Decimal(str(round(error, 3))) * step
+            terms[key] = Spread.even(Decimal(str(round(error, 3))) * step)
     if cache.read and item.call.provider == "openai":
         # automatic caching is best-effort: a prefix the simulation reads may be missed
-        terms[("best-effort", ident)] = cache.read * (prices.input - prices.cache_read)
+        terms[("best-effort", ident)] = Spread(
+            ZERO, cache.read * (prices.input - prices.cache_read)
+        )
     if item.hidden:
-        # the provider's own iterations may have read these tokens, or written them
-        step = max(prices.write_1h, prices.write_5m, prices.input) - prices.cache_read
-        terms[("hidden", ident)] = item.hidden * step
+        hidden = _hidden_term(item, cache, prices)
+        if hidden:
+            terms[("hidden", ident)] = hidden
     return terms
+
+
+def _hidden_term(item: SimulatedCall, cache: CacheResult, prices: UnitPrices) -> Spread:
+    """Tokens server-side tool iterations added, billed uncached: the provider's loop re-sends
+    the request, so where the request can cache (OpenAI's automatic caching always; elsewhere
+    where this call's breakpoints cache something) they may have been read instead, and so
+    may what the simulation writes; or written, at the dearest TTL written (where writing
+    costs more)."""
+    read_step = max(prices.input - prices.cache_read, ZERO)
+    automatic = item.call.provider == "openai"  # caches every long prefix, unasked
+    if not (automatic or cache.read or cache.writes):
+        return Spread()  # no breakpoint caches anything: neither could the iterations
+    ttls = {write.ttl for write in cache.writes} | set(_ttls(item.call))
+    write = prices.write_1h if "1h" in ttls else prices.write_5m
+    written = sum(
+        (w.tokens * max(prices.of(w.ttl) - prices.cache_read, ZERO) for w in cache.writes),
+        start=ZERO,
+    )
+    return Spread(item.hidden * read_step + written, item.hidden * max(write - prices.input, ZERO))
+
+
+def _ttls(call: Call) -> set[str]:
+    """The TTLs of the cache breakpoints a request carries."""
+    ttls = set(marks_of(call).values())
+    if call.cache_control is not None:
+        ttls.add("1h" if call.cache_control.ttl == "1h" else "5m")
+    return ttls
 
 
 def call_terms(
@@ -217,12 +225,12 @@ def call_terms(
     tail = segments[-1][0] if segments else "uncached"
     prompt = _prompt_error(item, usage, meter)
     if prompt:
-        terms[("prompt", ident)] = Decimal(str(round(prompt, 3))) * prices.of(tail)
+        terms[("prompt", ident)] = Spread.even(Decimal(str(round(prompt, 3))) * prices.of(tail))
     if item.resimulated:
         terms.update(_boundaries(item, usage, meter, prices, ident))
     output = _output_error(item, usage, meter)
     if output:
-        terms[("output", ident)] = Decimal(str(round(output, 3))) * prices.output
+        terms[("output", ident)] = Spread.even(Decimal(str(round(output, 3))) * prices.output)
     return terms
 
 
@@ -262,29 +270,21 @@ def _terms(trace: TraceResult, meter: Meter, as_of: datetime | None) -> Terms:
     return terms
 
 
-def _difference(variant: Terms, baseline: Terms) -> Decimal:
-    keys = set(variant) | set(baseline)
-    return sum(
-        (abs(variant.get(k, Decimal(0)) - baseline.get(k, Decimal(0))) for k in keys),
-        start=Decimal(0),
-    )
-
-
 @dataclass(slots=True)
 class VariantBands:
     """Half-widths (p90, USD) of a variant's cost, its like-for-like baseline and the delta,
     in all and per cassette; and whether anything behind each was estimated."""
 
-    cost: Decimal = Decimal(0)
-    baseline: Decimal = Decimal(0)
-    delta: Decimal = Decimal(0)
+    cost: Spread = NONE
+    baseline: Spread = NONE
+    delta: Spread = NONE
     estimated: bool = False
     baseline_estimated: bool = False
     delta_estimated: bool = False
     """Some call is billed differently from its baseline on an estimate (a delta the variant
     leaves at exactly zero is exact, whatever the calls it did not touch rest on)."""
-    per_cassette: dict[Path, tuple[Decimal, Decimal, bool]] = field(default_factory=dict)
-    """Per cassette: (cost half-width, delta half-width, delta estimated)."""
+    per_cassette: dict[Path, tuple[Spread, Spread, bool]] = field(default_factory=dict)
+    """Per cassette: (cost spread, delta spread, delta estimated)."""
 
     def band(self, value: Decimal | None) -> Band:
         return Band(value, self.cost, self.estimated, ZERO)
@@ -316,25 +316,15 @@ def marginal_band(value: Decimal | None, full: RunTerms, rest: RunTerms) -> Band
     its baseline, this counts, per term, how differently the two deltas move with it; so a
     step that changes nothing is exactly 0, and a step that makes the whole change carries
     the whole delta's band."""
-    half = Decimal(0)
+    spread = NONE
     for (full_variant, full_baseline), (rest_variant, rest_baseline) in zip(
         full, rest, strict=True
     ):
-        keys = set(full_variant) | set(full_baseline) | set(rest_variant) | set(rest_baseline)
-        moved = sum(
-            (
-                abs(
-                    rest_variant.get(k, ZERO)
-                    - rest_baseline.get(k, ZERO)
-                    - full_variant.get(k, ZERO)
-                    + full_baseline.get(k, ZERO)
-                )
-                for k in keys
-            ),
-            start=ZERO,
+        spread += difference(
+            difference_terms(rest_variant, rest_baseline),
+            difference_terms(full_variant, full_baseline),
         )
-        half += _up(moved)
-    return Band(value, half, half > 0)
+    return Band(value, spread, bool(spread))
 
 
 def variant_bands(
@@ -346,14 +336,14 @@ def variant_bands(
     for trace, baseline, (variant_terms, baseline_terms) in zip(
         result.traces, result.baselines, terms, strict=True
     ):
-        cost = _up(sum(variant_terms.values(), start=Decimal(0)))
-        delta = _up(_difference(variant_terms, baseline_terms))
-        changed = delta > 0 or any(
+        cost = Spread.total(variant_terms.values())
+        delta = difference(variant_terms, baseline_terms)
+        changed = bool(delta) or any(
             item.resimulated or item.sim.output is not None or item.sim.origin is None
             for item in [*trace.calls, *baseline.calls]
         )
         bands.cost += cost
-        bands.baseline += _up(sum(baseline_terms.values(), start=Decimal(0)))
+        bands.baseline += Spread.total(baseline_terms.values())
         bands.delta += delta
         bands.estimated |= _estimated(trace.calls)
         bands.baseline_estimated |= _estimated(baseline.calls)

@@ -19,7 +19,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.bands import Band, VariantBands
+from costsim.analysis.bands import Band, Spread, VariantBands
 from costsim.analysis.economics import BreakpointEconomics
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.outcomes import Share, VariantPart, outcome, part
@@ -90,14 +90,14 @@ class VariantSummary:
     def cassette_delta(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())
         base = self.baseline_per_cassette.get(path, Totals())
-        _, half, estimated = self.bands.per_cassette.get(path, (Decimal(0), Decimal(0), False))
+        _, spread, estimated = self.bands.per_cassette.get(path, (Spread(), Spread(), False))
         floor = -base.cost_usd if base.cost_usd is not None else None
-        return Band(_difference(variant.cost_usd, base.cost_usd), half, estimated, floor)
+        return Band(_difference(variant.cost_usd, base.cost_usd), spread, estimated, floor)
 
     def cassette_cost(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())
-        half, _, _ = self.bands.per_cassette.get(path, (Decimal(0), Decimal(0), False))
-        return Band(variant.cost_usd, half, half > 0, Decimal(0))
+        spread, _, _ = self.bands.per_cassette.get(path, (Spread(), Spread(), False))
+        return Band(variant.cost_usd, spread, bool(spread), Decimal(0))
 
 
 @dataclass(slots=True)
@@ -160,7 +160,7 @@ def attribute_steps(summary: VariantSummary, reduced: Sequence[Band]) -> None:
     for step, rest in zip(variant.steps, reduced, strict=True):
         saving = _difference(rest.value, full.value)
         summary.attribution[step.describe()] = saving
-        summary.attribution_bands[step.describe()] = Band(saving, rest.half, rest.estimated)
+        summary.attribution_bands[step.describe()] = Band(saving, rest.spread, rest.estimated)
     if summary.attribution and None not in summary.attribution.values():
         marginals = [v for v in summary.attribution.values() if v is not None]
         total_saving = full.value

@@ -69,7 +69,7 @@ def _merge_breakpoints(
 
 
 def _merge_band(a: Band, b: Band) -> Band:
-    return Band(_sum(a.value, b.value), a.half + b.half, a.estimated or b.estimated)
+    return Band(_sum(a.value, b.value), a.spread + b.spread, a.estimated or b.estimated)
 
 
 def _merge_part(into: VariantPart, other: VariantPart) -> None:

@@ -5,25 +5,48 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from costsim.analysis.bands import Band
+from costsim.analysis.bands import Band, Spread
 from costsim.analysis.comparison import VariantSummary
 from costsim.render.text import decimals_for, money_cells, plural
 
-__all__ = ["band_cell", "band_detail", "band_text", "half_text", "signed"]
+__all__ = ["band_cell", "band_detail", "band_text", "half_text", "signed", "spread_text"]
 
 
-def band_cell(summary: VariantSummary, decimals: int | None = None) -> str:
-    """How far the variant's change in cost may be off (its p90 half-width in dollars), in
-    the band column and the answer line; ``exact`` when nothing behind it was estimated."""
-    return "exact" if summary.delta.exact else half_text(summary.delta, decimals)
+def band_cell(summary: VariantSummary, decimals: int | None = None, *, saving: bool = False) -> str:
+    """How far the variant's change in cost may be off (p90, in dollars), in the band column
+    and, as a saving (``saving``: below and above swap), in the answer line; ``exact`` when
+    nothing behind it was estimated."""
+    band = summary.delta
+    if band.exact:
+        return "exact"
+    reach = band.reach
+    if not saving or reach.even_sided or band.low is None or band.high is None:
+        return spread_text(reach, decimals)
+    low, high = money_cells([-band.high, -band.low], decimals=decimals)  # the saving's range
+    return f"{low} to {high}"
 
 
 def half_text(band: Band, decimals: int | None = None) -> str:
-    """``±$0.0123``; ``±<$0.0001`` for a half-width below the precision (it is not zero)."""
-    places = decimals if decimals is not None else decimals_for([band.half])
-    if band.half < Decimal(1).scaleb(-places):
-        return f"±<${Decimal(1).scaleb(-places):.{places}f}"
-    return "±" + money_cells([band.half], decimals=places)[0]
+    """The band's range around its amount (floor applied) as :func:`spread_text` writes it."""
+    return spread_text(band.reach, decimals)
+
+
+def spread_text(spread: Spread, decimals: int | None = None) -> str:
+    """``±$0.0123`` for an even range; ``-$0.0123/+$0.0040`` for one reaching further below
+    than above; ``<$0.0001`` for a side below the precision (it is not zero)."""
+    places = decimals if decimals is not None else decimals_for([spread.below, spread.above])
+    if spread.even_sided:
+        if spread.below < Decimal(1).scaleb(-places):
+            return f"±<${Decimal(1).scaleb(-places):.{places}f}"
+        return "±" + money_cells([spread.below], decimals=places)[0]
+    return f"-{_side(spread.below, places)}/+{_side(spread.above, places)}"
+
+
+def _side(amount: Decimal, places: int) -> str:
+    smallest = Decimal(1).scaleb(-places)
+    if amount and amount < smallest:
+        return f"<${smallest:.{places}f}"
+    return money_cells([amount], decimals=places)[0]
 
 
 def signed(value: Decimal, decimals: int) -> str:

@@ -161,7 +161,7 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
     lead = f"{name} saves" if len(comparison.variants) == 1 else f"Saves most: {name},"
     return (
         f"{lead} {change} ({best.saving_pct:.1f}%) of {basis}, "
-        f"p90 band {band_cell(summary, cells.decimals)}{risks}."
+        f"p90 band {band_cell(summary, cells.decimals, saving=True)}{risks}."
     )
 
 

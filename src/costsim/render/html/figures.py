@@ -86,7 +86,13 @@ def _band_cells(band: Band | None) -> tuple[Cell, Cell]:
     if band.exact:
         return money_cell(band.value), cell("exact")
     span = f"{money(max(band.low, Decimal(0)))} to {money(band.high)}"
-    return num(span, float(band.high)), num(f"±{money(band.half)}", float(band.half))
+    spread = band.reach
+    reach = (
+        f"±{money(spread.below)}"
+        if spread.even_sided
+        else f"-{money(spread.below)}/+{money(spread.above)}"
+    )
+    return num(span, float(band.high)), num(reach, float(band.half))
 
 
 def _whisker(band: Band | None) -> tuple[float, float] | None:
