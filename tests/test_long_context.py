@@ -263,3 +263,12 @@ def test_server_tool_tokens_are_banded_lopsided_only_where_they_could_cache(
     # a breakpoint below the 1,024-token minimum caches nothing, so neither could they
     _, short = _band_terms(tmp_path, "Be brief.", Variant("c", (make_step("caching"),)))
     assert not any(key[0] == "hidden" for key in short)
+
+
+def test_an_unpriced_fee_keeps_every_part_s_tokens_as_the_priced_part() -> None:
+    # Vertex prices Sonnet 4.5 in tiers but has no web search fee in genai-prices: the priced
+    # part is all 300,001 tokens at $3 per million, not only the first part's 150,001
+    usage = Usage(uncached_input=300_001, web_searches=2, base_tier=True)
+    found = price(usage, model="claude-sonnet-4-5", provider="google", at=WHEN)
+    assert found.amount is None and "web search" in (found.unpriced_reason or "")
+    assert found.lower_bound == Decimal("0.900003")

@@ -109,15 +109,13 @@ def _base_tier_price(usage: Usage, model: str, provider: str, when: datetime) ->
     if not starts or usage.prompt_total <= starts[0]:
         return _genai_price(usage, model, provider, when)
     amount = Decimal(0)
-    first: Price | None = None
-    for part in base_parts(usage, starts[0]):
-        result = _genai_price(part, model, provider, when)
-        if result.amount is None:
-            return result
-        first = first or result
-        amount += result.amount
-    assert first is not None  # a prompt above a tier start has at least one part
-    return dataclasses.replace(first, amount=amount)
+    results = [_genai_price(part, model, provider, when) for part in base_parts(usage, starts[0])]
+    for result in results:
+        amount += result.lower_bound if result.amount is None else result.amount
+    unpriced = next((result for result in results if result.amount is None), None)
+    if unpriced is not None:  # a fee without a price: every part's tokens are the priced part
+        return dataclasses.replace(unpriced, lower_bound=amount)
+    return dataclasses.replace(results[0], amount=amount)
 
 
 def base_parts(usage: Usage, limit: int) -> list[Usage]:
