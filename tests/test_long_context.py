@@ -272,3 +272,36 @@ def test_an_unpriced_fee_keeps_every_part_s_tokens_as_the_priced_part() -> None:
     found = price(usage, model="claude-sonnet-4-5", provider="google", at=WHEN)
     assert found.amount is None and "web search" in (found.unpriced_reason or "")
     assert found.lower_bound == Decimal("0.900003")
+
+
+def test_a_cut_stream_keeps_the_flag_on_what_it_recorded(tmp_path: Path) -> None:
+    """A stream cut before its final usage is estimated from its opening usage: that usage is
+    a server-tool sum too, so it is billed at the base tier like a whole one."""
+    path = _cassette(tmp_path, prompt=250_000)
+    document = yaml.safe_load(path.read_text())
+    events = [
+        {
+            "type": "message_start",
+            "message": {
+                "model": "claude-sonnet-4-5-20250929",
+                "usage": {"input_tokens": 250_000, "output_tokens": 1},
+            },
+        },
+        {
+            "type": "content_block_start",
+            "index": 0,
+            "content_block": {"type": "server_tool_use", "id": "s1", "name": "web_search"},
+        },
+    ]
+    body = "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    response = document["interactions"][0]["response"]
+    response["body"]["string"] = body
+    response["headers"]["content-type"] = ["text/event-stream"]
+    path.write_text(yaml.safe_dump(document))
+    (call,) = load_trace(path).calls
+    assert call.usage is None and call.usage_hint is not None
+    assert call.usage_hint.base_tier
+    assert NoteKind.BASE_TIER in [note.kind for note in call.notes]
+    engine = Engine([load_trace(path)])
+    (item,) = engine.run(Variant("as recorded")).traces[0].calls
+    assert item.usage is not None and item.usage.base_tier and item.usage.estimated

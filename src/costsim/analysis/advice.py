@@ -125,7 +125,7 @@ class _Leaks:
             call.price_provider,
             call.recorded_at,
             prompt=total,
-            base_tier=call.usage is not None and call.usage.base_tier,
+            base_tier=call.base_tier,
         )
         leak = self.table.setdefault(reason, Leak(reason))
         leak.calls += 1

@@ -150,6 +150,11 @@ class Call:
         return self.platform.price_provider if self.platform else self.provider
 
     @property
+    def base_tier(self) -> bool:
+        """Billed at the base tier whatever its prompt (see :attr:`Usage.base_tier`)."""
+        return self.usage is not None and self.usage.base_tier
+
+    @property
     def errored(self) -> bool:
         return self.error is not None
 

@@ -156,8 +156,8 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
         if max(map(len, lines)) <= options.width:
             break
     left_out = [c for c in columns if c not in shown]
-    notes = [f"(left out to fit: {', '.join(left_out)}; the report file has them)"]
-    notes = notes if left_out else []
+    leaves = f"(left out to fit: {', '.join(left_out)}; the report file has them)"
+    notes = [leaves] if left_out else []
     notes += [f"what-if {i}: cost with {name}" for i, name in enumerate(what_if, start=1)]
     lines += [part for note in notes for part in wrap(note, options.width)]
     ranked = len(state.costs())

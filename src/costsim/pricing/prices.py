@@ -29,6 +29,7 @@ __all__ = [
     "context_window",
     "host_provider",
     "price",
+    "price_moment",
     "priced_by_day",
     "tier_starts",
     "today",
@@ -104,8 +105,7 @@ def _base_tier_price(usage: Usage, model: str, provider: str, when: datetime) ->
     each within the standard window): the sum of genai-prices' amounts for parts of it each
     below the first tier. Tokens below a tier are priced linearly, so the parts add up to the
     whole at base rates exactly; per-use fees go with the first part."""
-    day = when.replace(hour=0, minute=0, second=0, microsecond=0)
-    starts = tier_starts(model, provider, day if priced_by_day(model, provider) else when)
+    starts = tier_starts(model, provider, price_moment(model, provider, when))
     if not starts or usage.prompt_total <= starts[0]:
         return _genai_price(usage, model, provider, when)
     amount = Decimal(0)
@@ -312,6 +312,14 @@ def context_window(model: str, provider: str) -> int | None:
         return None
     window = result.model.context_window
     return int(window) if window else None
+
+
+def price_moment(model: str, provider: str, when: datetime) -> datetime:
+    """The moment whose prices ``when`` has: its day for a model priced by the day (every
+    call of a day has that day's prices), else ``when`` itself."""
+    if priced_by_day(model, provider):
+        return when.replace(hour=0, minute=0, second=0, microsecond=0)
+    return when
 
 
 def today() -> datetime:

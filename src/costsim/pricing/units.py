@@ -12,7 +12,7 @@ from decimal import Decimal
 from functools import cache
 
 from costsim.model import Usage
-from costsim.pricing.prices import price, priced_by_day, tier_starts, today
+from costsim.pricing.prices import price, price_moment, tier_starts, today
 
 __all__ = ["UnitPrices", "unit_prices"]
 
@@ -47,9 +47,7 @@ def unit_prices(
 ) -> UnitPrices | None:
     """Per-token prices of ``model`` for a prompt of ``prompt`` tokens (None when unpriced);
     at the base tier whatever the prompt when ``base_tier`` (see :attr:`Usage.base_tier`)."""
-    when = at or today()
-    if priced_by_day(model, provider):  # every call of a day has that day's prices
-        when = when.replace(hour=0, minute=0, second=0, microsecond=0)
+    when = price_moment(model, provider, at or today())
     size = 1 if base_tier else max(prompt, 1)
     starts = tier_starts(model, provider, when)
     if starts is not None:  # every prompt of one tier has the same per-token prices

@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from costsim.model import Flavour, OtherBlock
-from costsim.model.call import SERVER_SIDE_BLOCKS
-from costsim.providers.base import ParsedResponse
+from costsim.model import Call, Flavour
 
 __all__ = [
     "BASE_TIER_NOTE",
@@ -50,16 +48,11 @@ def long_window(headers: Mapping[str, str], body: Mapping[str, Any]) -> bool:
     return any(beta.startswith(LONG_WINDOW_BETA) for beta in betas)
 
 
-def sums_standard_samplings(
-    flavour: Flavour, headers: Mapping[str, str], body: Mapping[str, Any], response: ParsedResponse
-) -> bool:
-    """Whether the response's usage sums server-tool iterations of a request that does not
+def sums_standard_samplings(call: Call, headers: Mapping[str, str]) -> bool:
+    """Whether the call's usage sums server-tool iterations of a request that does not
     enable the long window, so each iteration stayed within the standard one."""
-    if flavour is not Flavour.ANTHROPIC_MESSAGES or long_window(headers, body):
-        return False
-    iterated = any(
-        isinstance(block, OtherBlock) and block.type in SERVER_SIDE_BLOCKS
-        for block in response.blocks
+    return (
+        call.flavour is Flavour.ANTHROPIC_MESSAGES
+        and bool(call.server_tools)
+        and not long_window(headers, call.extra)
     )
-    searched = response.usage is not None and response.usage.web_searches > 0
-    return iterated or searched or bool(response.unpriced_fees)

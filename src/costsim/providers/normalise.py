@@ -17,7 +17,16 @@ from typing import Any
 from costsim.io.bodies import SseEvent, looks_like_sse, parse_json, parse_sse
 from costsim.io.cassette import Cassette, Interaction, cassette_from_bytes, load_cassette
 from costsim.io.eventstream import looks_like_eventstream, parse_eventstream
-from costsim.model import Call, CassetteTrace, Flavour, InteractionNote, Note, NoteKind, Provenance
+from costsim.model import (
+    Call,
+    CassetteTrace,
+    Flavour,
+    InteractionNote,
+    Note,
+    NoteKind,
+    Provenance,
+    Usage,
+)
 from costsim.pricing.prices import host_provider
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
@@ -135,16 +144,7 @@ def _build(
     notes: tuple[Note, ...] = (),
     **request: Any,
 ) -> Call:
-    extra_notes = list(notes)
-    if response.usage is not None and sums_standard_samplings(
-        flavour, interaction.request_headers, request.get("extra") or {}, response
-    ):
-        response = dataclasses.replace(
-            response, usage=dataclasses.replace(response.usage, base_tier=True)
-        )
-        if response.usage is not None and response.usage.prompt_total > LONG_CONTEXT_FROM:
-            extra_notes.append(Note(NoteKind.BASE_TIER, BASE_TIER_NOTE))
-    usage, hint = response.usage, None
+    usage, hint, extra_notes = response.usage, None, list(notes)
     if response.usage_problems:
         usage = None
         extra_notes.append(
@@ -177,7 +177,7 @@ def _build(
                 "for them, so the cost leaves them out",
             )
         )
-    return Call(
+    call = Call(
         flavour=flavour,
         provenance=Provenance(interaction.path, interaction.index),
         host=interaction.host,
@@ -194,6 +194,24 @@ def _build(
         recorded_cost=response.recorded_cost if usage is not None else None,
         **request,
     )
+    if sums_standard_samplings(call, interaction.request_headers):
+        return _at_base_tier(call)
+    return call
+
+
+def _at_base_tier(call: Call) -> Call:
+    """``call`` with its usage (and a cut stream's partial usage) flagged as billed at the
+    base tier, and a note when that moves its price (a prompt over 200K tokens)."""
+
+    def flagged(usage: Usage | None) -> Usage | None:
+        return None if usage is None else dataclasses.replace(usage, base_tier=True)
+
+    usage, hint = flagged(call.usage), flagged(call.usage_hint)
+    known = usage if usage is not None else hint
+    notes = call.notes
+    if known is not None and known.prompt_total > LONG_CONTEXT_FROM:
+        notes = (*notes, Note(NoteKind.BASE_TIER, BASE_TIER_NOTE))
+    return dataclasses.replace(call, usage=usage, usage_hint=hint, notes=notes)
 
 
 def _unrecognised(

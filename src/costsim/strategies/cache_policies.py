@@ -253,7 +253,7 @@ def _requests(trace: SimTrace, context: Context) -> list[_Request]:
             call.price_provider,
             when,
             prompt=prefix.total,
-            base_tier=call.usage is not None and call.usage.base_tier,
+            base_tier=call.base_tier,
         )
         requests.append(_Request(index, call, prefix, at, ends, prices))
     return requests
