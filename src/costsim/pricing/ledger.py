@@ -8,6 +8,7 @@ cost of its totals unknown.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -15,6 +16,7 @@ from decimal import Decimal
 
 from costsim.model import Call, Provenance, Usage
 from costsim.pricing.prices import Price, price
+from costsim.pricing.reads import ReadPricing
 from costsim.pricing.split import ClassCost, split_cost
 
 __all__ = ["MeteredCall", "Totals", "UnpricedCall", "meter"]
@@ -93,6 +95,9 @@ class Totals:
     gateway_priced_calls: int = 0
     """Calls priced from the cost a gateway recorded (no genai-prices price for the model)."""
     web_searches: int = 0
+    read_pricing: Counter[tuple[ReadPricing, str]] = field(default_factory=Counter)
+    """Calls whose cache reads the model has no cached-input price for, by how they were
+    priced and the model (see :mod:`costsim.pricing.reads`)."""
     priced_cost: Decimal = Decimal(0)
     unpriced: list[UnpricedCall] = field(default_factory=list)
     split: ClassCost = field(default_factory=ClassCost)
@@ -132,6 +137,8 @@ class Totals:
             return
         if cost.undated:
             self.undated_calls += 1
+        if cost.reads is not ReadPricing.OWN:
+            self.read_pricing[cost.reads, cost.model_id or call.priced_model] += 1
         if cost.amount is not None:
             self.priced_cost += cost.amount
             if metered.split is not None:
@@ -159,6 +166,7 @@ class Totals:
         self.undated_calls += other.undated_calls
         self.gateway_priced_calls += other.gateway_priced_calls
         self.web_searches += other.web_searches
+        self.read_pricing.update(other.read_pricing)
         self.priced_cost += other.priced_cost
         self.unpriced.extend(other.unpriced)
         self.split = self.split + other.split

@@ -19,6 +19,7 @@ from genai_prices import calc_price, data_snapshot
 
 from costsim.model import Usage
 from costsim.pricing.linear import KINDS, LinearPrices
+from costsim.pricing.reads import ReadPricing, read_rule
 
 if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
@@ -26,7 +27,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Price",
     "base_parts",
-    "context_window",
     "host_provider",
     "price",
     "price_moment",
@@ -52,6 +52,9 @@ class Price:
     lower_bound: Decimal = Decimal(0)
     """For an unpriced call, the part that could be priced (its tokens, when only a per-use
     fee has no price)."""
+    reads: ReadPricing = ReadPricing.OWN
+    """How its cache reads were priced, when the model has no cached-input price of its own
+    (see :mod:`costsim.pricing.reads`)."""
 
     @property
     def priced(self) -> bool:
@@ -94,10 +97,26 @@ def _price_on(usage: Usage, model: str, provider: str, when: datetime) -> Price:
     run (genai-prices' own reads below are made once per price period, by memoised callers)."""
     linear = _linear_at(model, provider, when)
     if linear is not None and linear.covers(usage):
-        return _linear_price(linear, usage, model, provider, when)
-    if usage.base_tier:
-        return _base_tier_price(usage, model, provider, when)
-    return _genai_price(usage, model, provider, when)
+        result = _linear_price(linear, usage, model, provider, when)
+    elif usage.base_tier:
+        result = _base_tier_price(usage, model, provider, when)
+    else:
+        result = _genai_price(usage, model, provider, when)
+    return _with_reads(result, usage, model, provider, when) if usage.cache_read else result
+
+
+def _with_reads(result: Price, usage: Usage, model: str, provider: str, when: datetime) -> Price:
+    """``result`` with its cache reads priced by the model's read rule (genai-prices gives
+    reads without a price of their own the input rate), and the rule it used."""
+    rule = read_rule(model, provider, price_moment(model, provider, when))
+    if rule.pricing is ReadPricing.OWN:
+        return result
+    less = usage.cache_read * rule.less_per_read
+    if result.amount is None:
+        return dataclasses.replace(
+            result, lower_bound=result.lower_bound - less, reads=rule.pricing
+        )
+    return dataclasses.replace(result, amount=result.amount - less, reads=rule.pricing)
 
 
 def _base_tier_price(usage: Usage, model: str, provider: str, when: datetime) -> Price:
@@ -296,22 +315,6 @@ def _price(
             lower_bound=result.total_price,
         )
     return Price(result.total_price, model_id=result.model.id, priced_at=when)
-
-
-@cache
-def context_window(model: str, provider: str) -> int | None:
-    """The model's context window in tokens, per genai-prices (None when unknown)."""
-    try:
-        result = calc_price(
-            PriceUsage(input_tokens=1, output_tokens=0),
-            model,
-            provider_id=provider,
-            genai_request_timestamp=datetime(2026, 1, 1, tzinfo=UTC),
-        )
-    except (LookupError, ValueError):
-        return None
-    window = result.model.context_window
-    return int(window) if window else None
 
 
 def price_moment(model: str, provider: str, when: datetime) -> datetime:

@@ -20,7 +20,7 @@ from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals, UnpricedCall
 from costsim.render.band_text import band_cell, band_detail, band_text, half_text
 from costsim.render.economics_text import economics_lines
-from costsim.render.report import ESTIMATED, UNMETERED
+from costsim.render.report import ESTIMATED, UNMETERED, read_pricing_notes
 from costsim.render.text import (
     Column,
     decimals_for,
@@ -64,8 +64,10 @@ def _like_for_like_note(comparison: Comparison) -> str | None:
     )
 
 
-def _baseline_notes(baseline: Totals, width: int) -> list[str]:
-    """What the recording's own figures rest on: calls whose usage is estimated, or missing."""
+def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
+    """What the figures rest on: calls of the recording whose usage is estimated, or missing;
+    cache reads, recorded or simulated, of models without a cached-input price."""
+    baseline = comparison.baseline
     notes = [
         (baseline.estimated_calls, f"{ESTIMATED}; costsim cassettes check names them"),
         (baseline.unmetered_calls, UNMETERED),
@@ -74,6 +76,11 @@ def _baseline_notes(baseline: Totals, width: int) -> list[str]:
     for count, text in notes:
         if count:
             lines += wrap(f"* baseline: {plural(count, 'call')} {text}", width, subsequent="  ")
+    reads = baseline.read_pricing.copy()
+    for summary in comparison.variants:
+        reads |= summary.totals.read_pricing
+    for note in read_pricing_notes(reads, counted=False):
+        lines += wrap(f"* {note}", width, subsequent="  ")
     return lines
 
 
@@ -315,7 +322,7 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
     note = _like_for_like_note(comparison)
     lines += wrap(note, width, subsequent="") if note else []
     lines += _unpriced_lines("baseline", comparison.baseline.unpriced, width)
-    lines += _baseline_notes(comparison.baseline, width)
+    lines += _baseline_notes(comparison, width)
     for summary in comparison.variants:
         lines += _variant_details(summary, width, verbose, cells.decimals)
     if comparison.as_of:
@@ -330,7 +337,7 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
     rows = markdown_table(_columns(True), _rows(comparison, cells, True))
     note = _like_for_like_note(comparison)
     details = [note] if note else []
-    details += [line.removeprefix("* ") for line in _baseline_notes(comparison.baseline, 10**6)]
+    details += [line.removeprefix("* ") for line in _baseline_notes(comparison, 10**6)]
     for summary in comparison.variants:
         details += _variant_details(summary, 10**6, verbose, cells.decimals)
     if comparison.as_of:

@@ -6,19 +6,22 @@ when it changes incompatibly.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 from costsim.analysis.report import CassetteReport, Report
 from costsim.metering.meter import ErrorBand
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
-from costsim.render.text import display_path
+from costsim.pricing.reads import ReadPricing
+from costsim.render.text import display_path, plural
 
 __all__ = [
     "ESTIMATED",
     "FORMAT_VERSION",
     "UNMETERED",
     "band_text",
+    "read_pricing_notes",
     "report_json",
     "totals_json",
     "unpriced_json",
@@ -33,6 +36,40 @@ ESTIMATED = (
 """What N calls whose recorded usage could not be used are (every renderer says it alike)."""
 UNMETERED = "recorded no usage and are not in the token totals; the total cost is unknown"
 """What N calls without usage that could not be estimated either are."""
+
+
+_READ_PRICING = {
+    ReadPricing.BASE_MODEL: (
+        "of fine-tuned models ({models}) read from the cache: genai-prices has no cached-input "
+        "price for them, so their reads are priced at the base model's discount, as OpenAI "
+        "prices fine-tuned models."
+    ),
+    ReadPricing.INPUT: (
+        "on models genai-prices has no cached-input price for ({models}) read from the cache: "
+        "their reads are priced at the input rate, the most they can cost."
+    ),
+}
+
+
+def read_pricing_notes(
+    read_pricing: Counter[tuple[ReadPricing, str]], *, counted: bool = True
+) -> list[str]:
+    """How cache reads without a price of their own were priced (:attr:`Totals.read_pricing`
+    of one run), one sentence per way; ``counted=False`` for several runs: without counts."""
+    notes = []
+    for how, text in _READ_PRICING.items():
+        counts = {model: n for (way, model), n in read_pricing.items() if way is how}
+        if counts:
+            subject = plural(sum(counts.values()), "call") if counted else "Calls"
+            notes.append(f"{subject} {text.format(models=', '.join(sorted(counts)))}")
+    return notes
+
+
+def _read_pricing_json(totals: Totals) -> list[dict[str, Any]]:
+    return [
+        {"model": model, "priced_as": how.value, "calls": count}
+        for (how, model), count in sorted(totals.read_pricing.items())
+    ]
 
 
 def totals_json(totals: Totals) -> dict[str, Any]:
@@ -60,6 +97,7 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "undated_calls": totals.undated_calls,
         "gateway_priced_calls": totals.gateway_priced_calls,
         "web_searches": totals.web_searches,
+        "cache_reads_without_price": _read_pricing_json(totals),
     }
 
 

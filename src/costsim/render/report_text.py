@@ -8,7 +8,7 @@ from decimal import Decimal
 
 from costsim.analysis.report import Report, ReportNote
 from costsim.pricing.ledger import Totals
-from costsim.render.report import ESTIMATED, UNMETERED, band_text
+from costsim.render.report import ESTIMATED, UNMETERED, band_text, read_pricing_notes
 from costsim.render.text import (
     Column,
     display_path,
@@ -162,6 +162,7 @@ def report_notes(report: Report) -> list[str]:
             f"{plural(totals.gateway_priced_calls, 'call')} priced from the cost the gateway "
             "recorded (genai-prices has no price for their model)."
         )
+    notes += read_pricing_notes(totals.read_pricing)
     if totals.errored_calls:
         notes.append(
             f"{plural(totals.errored_calls, 'errored call')}: unbilled, no tokens counted."

@@ -22,7 +22,8 @@ from typing import Literal
 from pydantic import Field
 
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
-from costsim.pricing.prices import context_window, price
+from costsim.pricing.prices import price
+from costsim.pricing.window import context_window
 from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 

@@ -8,7 +8,7 @@ from costsim.analysis.comparison import Comparison
 from costsim.analysis.report import Report
 from costsim.pricing.ledger import Totals
 from costsim.render.html.figures import Finding
-from costsim.render.report import ESTIMATED, UNMETERED
+from costsim.render.report import ESTIMATED, UNMETERED, read_pricing_notes
 from costsim.render.text import display_path, plural
 
 __all__ = ["comparison_findings", "report_findings"]
@@ -77,10 +77,18 @@ def comparison_findings(comparison: Comparison, labels: Sequence[str]) -> list[F
                 f"{plural(base.unmetered_calls, 'call')} {UNMETERED}",
             )
         )
-    found += _unpriced(labels[0], base, seen)
+    found += _unpriced(labels[0], base, seen) + _read_pricing(labels[0], base)
     for label, summary in zip(labels[1:], comparison.variants, strict=True):
-        found += _unpriced(label, summary.totals, seen)
+        found += _unpriced(label, summary.totals, seen) + _read_pricing(label, summary.totals)
     return found
+
+
+def _read_pricing(label: str, totals: Totals) -> list[Finding]:
+    """How the run's cache reads without a price of their own were priced."""
+    return [
+        Finding(label, "read-pricing", "pricing", "", None, note)
+        for note in read_pricing_notes(totals.read_pricing)
+    ]
 
 
 def report_findings(report: Report) -> list[Finding]:
