@@ -31,11 +31,25 @@ from costsim.engine.results import (
     trace_cost,
 )
 from costsim.metering.meter import Meter
-from costsim.model import Call, CassetteTrace, Usage, UsageSource
+from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource
 from costsim.strategies.registry import AgentSpec, Context, Variant, get_strategy
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Engine", "SimulatedCall", "TraceResult", "VariantResult", "WarmStart"]
+
+
+def _cache_events(notes: dict[str, list[Provenance]]) -> list[Event]:
+    """The cache simulator's notes on a trace, each once: where it first applied, and on how
+    many calls when more than one."""
+    return [
+        Event(
+            "cache",
+            "note",
+            note if len(where) == 1 else f"{note} ({len(where)} calls)",
+            where[0],
+        )
+        for note, where in notes.items()
+    ]
 
 
 def _timeline(calls: Sequence[Call], gap: float) -> list[float]:
@@ -243,7 +257,7 @@ class Engine:
             warm.setdefault(index, []).append((key, tokens, seeded_at, ttl))
         caches: dict[str, CacheSimulator] = {}
         calls: list[SimulatedCall] = []
-        events: list[Event] = []
+        notes: dict[str, list[Provenance]] = {}
         previous: float | None = None
         for item, at in zip(sim.calls, times, strict=True):
             if previous is not None and at - previous > self.rules.session_gap_seconds:
@@ -261,12 +275,11 @@ class Engine:
                 for key, tokens, seeded_at, ttl in warm.pop(item.origin.provenance.index, []):
                     cache.seed(key, tokens, at=seeded_at, ttl=ttl)
             result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
-            events.extend(
-                Event("cache", "note", note, item.call.provenance) for note in result.notes
-            )
+            for note in result.notes:
+                notes.setdefault(note, []).append(item.call.provenance)
             usage = self._usage(item, total, estimated, result)
             calls.append(SimulatedCall(item, usage, result, True, prefix.hidden))
-        return TraceResult(trace.path, calls, events)
+        return TraceResult(trace.path, calls, _cache_events(notes))
 
     def _sim_times(self, trace: CassetteTrace, sim: SimTrace) -> list[float]:
         recorded = dict(

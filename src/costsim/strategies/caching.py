@@ -6,7 +6,10 @@ Policies (Anthropic explicit caching):
 - ``static`` (default): fixed ``placement`` positions on every request: ``tools`` marks the
   last tool definition, ``system`` the end of the static system prompt, ``messages`` a rolling
   breakpoint on the latest message(s). Breakpoints the request already carries are kept and
-  count toward the limit of 4.
+  count toward the limit of 4; with ``ttl=1h`` their 5m ones are raised to 1h (a client that
+  chooses the hour sets it on its breakpoints, and the API takes 1h breakpoints only before
+  5m ones). Placed breakpoints whose prefix is below the model's minimum cache nothing, as
+  online: a note per trace says how many.
 - ``auto``: what a sensible client does online (see :mod:`costsim.strategies.cache_policies`).
 - ``oracle``: knows the trace's future; writes only what is read again, 5m or 1h per prefix;
   never dearer than the placement as recorded.
@@ -22,12 +25,23 @@ the cached prefix. OpenAI caches automatically; there only the split applies.
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
-from typing import Annotated, Literal
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import Field
 
-from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
+from costsim.cache.prefix import Prefix
+from costsim.model import (
+    Block,
+    CacheControl,
+    Call,
+    Flavour,
+    Message,
+    Provenance,
+    TextBlock,
+    ToolDef,
+)
 from costsim.strategies.base import Context, Params
 from costsim.strategies.cache_policies import (
     Marks,
@@ -121,13 +135,56 @@ def _count_breakpoints(call: Call) -> int:
     return sum(1 for mark in marks if mark is not None) + (call.cache_control is not None)
 
 
+def _marks(call: Call) -> list[CacheControl | None]:
+    """The breakpoint of every block of ``call`` in prefix order (tools, system, messages)."""
+    marks = [t.cache_control for t in call.tools] + [b.cache_control for b in call.system]
+    return marks + [b.cache_control for m in call.messages for b in m.content]
+
+
+_Marked = TypeVar("_Marked", Block, ToolDef)
+_HOUR = CacheControl("1h")
+
+
+def _raise_all(blocks: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
+    return tuple(
+        dataclasses.replace(b, cache_control=_HOUR)
+        if b.cache_control is not None and b.cache_control.ttl == "5m"
+        else b
+        for b in blocks
+    )
+
+
+def _raised(call: Call) -> tuple[Call, int]:
+    """``call`` with its 5m breakpoints raised to 1h, and how many were."""
+    count = sum(1 for mark in _marks(call) if mark is not None and mark.ttl == "5m")
+    automatic = call.cache_control is not None and call.cache_control.ttl == "5m"
+    if not count and not automatic:
+        return call, 0
+    raised = dataclasses.replace(
+        call,
+        tools=_raise_all(call.tools),
+        system=_raise_all(call.system),
+        messages=tuple(
+            dataclasses.replace(m, content=_raise_all(m.content)) for m in call.messages
+        ),
+        cache_control=_HOUR if automatic else call.cache_control,
+    )
+    return raised, count + automatic
+
+
 def _mark_last(blocks: tuple[Block, ...], mark: CacheControl) -> tuple[Block, ...]:
     if not blocks or blocks[-1].cache_control is not None:
         return blocks
     return (*blocks[:-1], dataclasses.replace(blocks[-1], cache_control=mark))
 
 
-def _place(call: Call, params: CachingParams) -> Call:
+def _place(call: Call, params: CachingParams) -> tuple[Call, int]:
+    """``call`` with the static breakpoints placed, and how many recorded ones were raised."""
+    call, raised = _raised(call) if params.ttl == "1h" else (call, 0)
+    return _place_new(call, params), raised
+
+
+def _place_new(call: Call, params: CachingParams) -> Call:
     mark = CacheControl(params.ttl)
     budget = params.max_breakpoints - _count_breakpoints(call)
     if budget <= 0:
@@ -160,6 +217,56 @@ def _place(call: Call, params: CachingParams) -> Call:
     return call
 
 
+def _placement_events(before: Call, after: Call, raised: int, ttl: str) -> list[Event]:
+    added = _count_breakpoints(after) - _count_breakpoints(before)
+    done = [f"added {added} {ttl} breakpoint(s)"] if added else []
+    done += [f"raised {raised} recorded 5m breakpoint(s) to 1h"] if raised else []
+    return [Event("caching", "change", "; ".join(done), before.provenance)] if done else []
+
+
+@dataclass(slots=True)
+class _ShortMarks:
+    """Placed breakpoints whose prefix is below the model's minimum (they cache nothing),
+    counted per model over a trace: one note says how many, and where."""
+
+    placed: Counter[str] = field(default_factory=Counter)
+    short: Counter[str] = field(default_factory=Counter)
+    labels: dict[str, set[str]] = field(default_factory=dict)
+    minimum: dict[str, int] = field(default_factory=dict)
+    first: dict[str, Provenance] = field(default_factory=dict)
+
+    def add(self, before: Call, after: Call, layout: Prefix, context: Context) -> None:
+        marks = zip(_marks(before), _marks(after), layout.blocks, strict=False)
+        added = [block for old, new, block in marks if old is None and new is not None]
+        if not added:
+            return
+        model = after.model
+        minimum = context.rules.minimum(model, after.recorded_at)
+        below = [block for block in added if block.tokens < minimum]
+        self.placed[model] += len(added)
+        if below:
+            self.short[model] += len(below)
+            self.labels.setdefault(model, set()).update(block.label for block in below)
+            self.minimum[model] = minimum
+            self.first.setdefault(model, after.provenance)
+
+    def events(self, strategy: str) -> list[Event]:
+        events = []
+        for model, count in sorted(self.short.items()):
+            where = ", ".join(sorted(self.labels[model]))
+            events.append(
+                Event(
+                    strategy,
+                    "note",
+                    f"{count} of the {self.placed[model]} breakpoints placed ({where}) "
+                    f"{'sits' if count == 1 else 'sit'} below the {self.minimum[model]:,}-token "
+                    f"minimum for {model}: {'it caches' if count == 1 else 'they cache'} nothing",
+                    self.first[model],
+                )
+            )
+        return events
+
+
 class Caching:
     name = "caching"
     summary = "place prompt-cache breakpoints; move changing system text after them"
@@ -174,6 +281,7 @@ class Caching:
         events: list[Event] = []
         mark = CacheControl(params.ttl)
         calls: list[SimCall] = []
+        short = _ShortMarks()
         for item in trace.calls:
             call = item.call
             text = _system_text(call)
@@ -193,20 +301,19 @@ class Caching:
                     )
                 )
             if call.flavour is Flavour.ANTHROPIC_MESSAGES and params.policy == "static":
-                placed_call = _place(call, params)
-                if _count_breakpoints(placed_call) > _count_breakpoints(call):
-                    added = _count_breakpoints(placed_call) - _count_breakpoints(call)
-                    events.append(
-                        Event(
-                            self.name,
-                            "change",
-                            f"added {added} {params.ttl} breakpoint(s)",
-                            call.provenance,
-                        )
+                placed_call, raised = _place(call, params)
+                events += _placement_events(call, placed_call, raised, params.ttl)
+                if context.layout is not None:
+                    short.add(
+                        call,
+                        placed_call,
+                        context.layout(dataclasses.replace(item, call=placed_call)),
+                        context,
                     )
                 call = placed_call
             calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)
         result = SimTrace(trace.path, tuple(calls))
+        events += short.events(self.name)
         if params.policy == "auto":
             marks = auto_marks(result, params.ttl, context)
             return placed(result, marks), events + self._placed(result, marks, "auto")

@@ -1,0 +1,149 @@
+"""``caching:ttl=1h`` over a recording that already marks 5m breakpoints, and placed
+breakpoints below the model's minimum.
+
+Anthropic takes 1h breakpoints only before 5m ones, so a client that chooses the hour sets it
+on its recorded breakpoints too: they are raised, never followed by a 1h one. A placed
+breakpoint whose prefix is below the model's minimum caches nothing, as online; a note per
+trace says how many.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from costsim.engine import Engine, Variant, make_step
+from costsim.model import CacheControl
+from costsim.providers.normalise import load_trace
+
+SYSTEM = "You are a careful support agent for a hardware shop. " * 160  # well over 1,024 tokens
+
+
+def _cassette(
+    tmp_path: Path,
+    *,
+    system: str,
+    usages: list[dict[str, int]],
+    system_ttl: str | None = "5m",
+) -> Path:
+    """Calls of one conversation 30 s apart, the system prompt marked with ``system_ttl``."""
+    interactions = []
+    mark: dict[str, Any] | None = None
+    if system_ttl is not None:
+        mark = {"type": "ephemeral"} if system_ttl == "5m" else {"type": "ephemeral", "ttl": "1h"}
+    for i, usage in enumerate(usages):
+        block: dict[str, Any] = {"type": "text", "text": system}
+        if mark is not None:
+            block["cache_control"] = mark
+        request = {
+            "model": "claude-sonnet-4-5",
+            "max_tokens": 512,
+            "system": [block],
+            "messages": [{"role": "user", "content": f"Where is my order number {i}?"}],
+        }
+        response = {
+            "id": f"msg_{i}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": "It ships tomorrow."}],
+            "stop_reason": "end_turn",
+            "usage": {"output_tokens": 20, **usage},
+        }
+        interactions.append(
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages",
+                    "body": json.dumps(request),
+                    "headers": {"content-type": ["application/json"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"date": [f"Tue, 04 Nov 2025 12:00:{30 * i:02d} GMT"]},
+                    "body": {"string": json.dumps(response)},
+                },
+            }
+        )
+    path = tmp_path / "support.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
+    return path
+
+
+RECORDED_5M = [
+    {"input_tokens": 14, "cache_creation_input_tokens": 1800, "cache_read_input_tokens": 0},
+    {"input_tokens": 14, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1800},
+]
+
+
+def test_ttl_1h_raises_the_recorded_5m_breakpoint_and_bills_the_hour(tmp_path: Path) -> None:
+    trace = load_trace(_cassette(tmp_path, system=SYSTEM, usages=RECORDED_5M))
+    engine = Engine([trace])
+    variant = Variant("hour", (make_step("caching", {"ttl": "1h", "placement": ["system"]}),))
+    result = engine.run(variant)
+    (simulated,) = result.traces
+    for item in simulated.calls:
+        assert item.sim.call.system[0].cache_control == CacheControl("1h")
+    first, second = (item.usage for item in simulated.calls)
+    assert first is not None and second is not None
+    # the recorded boundary pins the breakpoint: 1,800 written for the hour, then read
+    assert (first.cache_write_1h, first.cache_write_5m, first.uncached_input) == (1800, 0, 14)
+    assert (second.cache_read, second.cache_write, second.uncached_input) == (1800, 0, 14)
+    # Sonnet 4.5: $3 input, $6 1h write, $0.30 read, $15 output per million
+    expected = (
+        Decimal(1800) * 6 + Decimal(28) * 3 + Decimal(1800) * Decimal("0.30") + Decimal(40) * 15
+    ) / 1_000_000
+    assert result.totals().cost_usd == expected
+    messages = [event.message for event in result.events]
+    assert "raised 1 recorded 5m breakpoint(s) to 1h" in messages
+    assert not any("1h entries first" in message for message in messages)  # a valid request
+
+
+def test_ttl_1h_never_follows_a_5m_breakpoint(tmp_path: Path) -> None:
+    # the default placement adds a rolling 1h breakpoint after the recorded system one
+    trace = load_trace(_cassette(tmp_path, system=SYSTEM, usages=RECORDED_5M))
+    result = Engine([trace]).run(Variant("hour", (make_step("caching", {"ttl": "1h"}),)))
+    for item in result.traces[0].calls:
+        marks = [b.cache_control for b in item.sim.call.system]
+        marks += [b.cache_control for m in item.sim.call.messages for b in m.content]
+        assert {mark.ttl for mark in marks if mark is not None} == {"1h"}
+    assert not any("1h entries first" in event.message for event in result.events)
+
+
+def test_ttl_5m_keeps_recorded_1h_breakpoints_before_its_own(tmp_path: Path) -> None:
+    usages = [
+        {"input_tokens": 14, "cache_creation_input_tokens": 1800, "cache_read_input_tokens": 0},
+        {"input_tokens": 14, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1800},
+    ]
+    trace = load_trace(_cassette(tmp_path, system=SYSTEM, usages=usages, system_ttl="1h"))
+    result = Engine([trace]).run(Variant("five", (make_step("caching", {}),)))
+    for item in result.traces[0].calls:
+        assert item.sim.call.system[0].cache_control == CacheControl("1h")
+    assert not any("raised" in event.message for event in result.events)
+    assert not any("1h entries first" in event.message for event in result.events)
+
+
+def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> None:
+    # a 40-token system prompt: every breakpoint the placement adds is below 1,024 tokens
+    usages = [{"input_tokens": 60, "cache_creation_input_tokens": 0}] * 3
+    path = _cassette(tmp_path, system="Answer briefly.", usages=usages, system_ttl=None)
+    result = Engine([load_trace(path)]).run(Variant("cache", (make_step("caching", {}),)))
+    notes = [event for event in result.events if event.kind == "note"]
+    assert [(event.strategy, event.message) for event in notes] == [
+        (
+            "caching",
+            "6 of the 6 breakpoints placed (last message, system) sit below the 1,024-token "
+            "minimum for claude-sonnet-4-5: they cache nothing",
+        ),
+        # the simulator's own note, once per trace with the calls it applies to
+        (
+            "cache",
+            "prefix shorter than the 1,024-token minimum for claude-sonnet-4-5: not cached (3 calls)",
+        ),
+    ]
+    assert [event.provenance.index for event in notes if event.provenance] == [0, 0]
+    assert result.totals().cache_write_tokens == 0  # nothing cached, as online
