@@ -89,14 +89,17 @@ def _summary(report: FidelityReport) -> list[str]:
     return lines
 
 
+_LEGEND = "Mismatches, recorded and predicted as tokens read / written for 5m / for 1h:"
+
+
 def _mismatches(report: FidelityReport) -> tuple[list[Column], list[list[str]], list[str]]:
     """The mismatch table, its reasons numbered once below it (they repeat)."""
     reasons = list(dict.fromkeys(m.reason for m in report.mismatches))
     columns = [
-        Column("call", align="left", cut="left", min_width=20),
-        Column("model", align="left", cut="right", min_width=12),
-        Column("recorded r/5m/1h"),
-        Column("predicted r/5m/1h"),
+        Column("call", align="left", cut="left", min_width=16),
+        Column("model", align="left", cut="right", min_width=12, drop=1),
+        Column("recorded"),
+        Column("predicted"),
         Column("reason"),
     ]
     rows = [
@@ -121,7 +124,8 @@ def cache_check_table(report: FidelityReport, *, width: int) -> str:
     ]
     if report.mismatches:
         columns, rows, reasons = _mismatches(report)
-        lines += ["", *table(columns, rows, width=width), "Likely reasons:"]
+        lines += ["", *wrap(_LEGEND, width, subsequent="  ")]
+        lines += [*table(columns, rows, width=width), "Likely reasons:"]
         lines += [wrapped for r in reasons for wrapped in wrap(r, width, indent="  ")]
     return "\n".join(lines) + "\n"
 
@@ -131,6 +135,6 @@ def cache_check_markdown(report: FidelityReport) -> str:
     lines += [f"- {line.strip()}" for line in _summary(report)]
     if report.mismatches:
         columns, rows, reasons = _mismatches(report)
-        lines += ["", *markdown_table(columns, rows), ""]
+        lines += ["", _LEGEND, "", *markdown_table(columns, rows), ""]
         lines += [f"- {reason}" for reason in reasons]
     return "\n".join(lines) + "\n"

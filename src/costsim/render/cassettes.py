@@ -41,11 +41,11 @@ def _date_range(item: CassetteListing, wide: bool = True) -> str:
 def _listing_columns(wide: bool) -> list[Column]:
     return [
         Column("cassette", align="left", cut="left", min_width=24),
-        Column("recorded", align="left"),
+        Column("recorded", align="left", drop=1),
         Column("calls"),
         *([Column("providers", align="left")] if wide else []),
         Column("models", align="left", cut="right", min_width=16, give=2),
-        Column("bytes"),
+        Column("bytes", drop=2),
     ]
 
 
@@ -127,6 +127,10 @@ def _check_answer(check: CassetteCheck) -> str:
     )
 
 
+_PATH_ROOM = 24
+"""The fewest characters of a file's path worth a finding's line: below, it has its own."""
+
+
 def check_table(check: CassetteCheck, *, width: int) -> str:
     """The answer first (how many findings), then each finding: its file (shortened from the
     left), interaction, severity, rule and message, wrapped to the width."""
@@ -134,7 +138,14 @@ def check_table(check: CassetteCheck, *, width: int) -> str:
     for f in check.findings:
         where = f"interaction {f.interaction}: " if f.interaction is not None else ""
         head = f"{where}[{f.severity}] {f.rule}"
-        path = shorten_left(display_path(f.path), max(width - len(head) - 5, 24))
+        room = width - len(head) - 5
+        if room < _PATH_ROOM:  # a narrow terminal: the file on a line of its own
+            path = shorten_left(display_path(f.path), width - 3)  # "…" is 3 bytes
+            lines.append(f"{path}:")
+            lines += wrap(f"{head}:", width, indent="  ", subsequent="  ")
+            lines += wrap(f.message, width, indent="    ", subsequent="    ")
+            continue
+        path = shorten_left(display_path(f.path), room)
         line = f"{path}: {head}: {f.message}"
         if len(line) + extra_bytes(line) <= width:
             lines.append(line)

@@ -39,9 +39,9 @@ def _columns(first: str, wide: bool) -> list[Column]:
         *split[:1],
         Column("prompt"),
         *split[1:],
-        Column("output"),
+        Column("output", drop=1),
         *([Column("thinking")] if wide else []),
-        Column("hit rate"),
+        Column("hit rate", drop=2),
         Column("cost"),
     ]
 
