@@ -505,7 +505,7 @@ def test_an_unreadable_call_fails_the_run_unless_lenient(
         ["unreadable: test_agent.py::test_two: agent.yaml: interaction 0: response body is*"]
     )
     total = next(line for line in result.stdout.lines if line.startswith("TOTAL"))
-    assert total.endswith(">=$0.002517*")  # the unreadable call's cost is unknown, never $0
+    assert total.endswith("≥$0.002517*")  # the unreadable call's cost is unknown, never $0
     assert (result.ret == pytest.ExitCode.OK) is lenient
 
 
@@ -553,7 +553,7 @@ def test_top_n_and_unpriced_models(project: pytest.Pytester) -> None:
     # (interaction 2 is an errored, unbilled call: test_2 and test_3 tie, by name)
     assert [name.rsplit("::", 1)[1] for name in table] == ["test_2", "test_3"]
     total = next(line for line in lines if line.startswith("TOTAL"))
-    assert total.endswith(">=$0.024656*")  # the priced part, starred: never $0, never hidden
+    assert total.endswith("≥$0.024656*")  # the priced part, starred: never $0, never hidden
     result.stdout.fnmatch_lines(["* partial cost: 2 call(s) have no known cost*"])
     result.stdout.fnmatch_lines(
         [

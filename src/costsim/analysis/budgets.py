@@ -53,7 +53,7 @@ def _cost_failure(test: str, cost: TestCost, limit: float) -> str | None:
         if cost.cost_usd > bound:
             return f"{test}: cost_usd {money(cost.cost_usd)} over the budget of {money(bound)}"
         return None
-    floor = f">= {money(cost.priced_cost_usd)} (+{cost.unpriced_calls} unpriced)"
+    floor = f"≥{money(cost.priced_cost_usd)} (+{cost.unpriced_calls} unpriced)"
     if cost.priced_cost_usd > bound:
         return f"{test}: cost_usd {floor} over the budget of {money(bound)}"
     return (

@@ -178,13 +178,6 @@ def tool_tokens(
     return {name: ToolUse(*values) for name, values in table.items()}
 
 
-def model_of(item: MeteredCall) -> str:
-    """The priced model: its price-list id, so a variant's request and the recorded response
-    (which may name a dated version) fall in one group."""
-    price = item.price
-    return (price.model_id if price else None) or item.call.priced_model or "(no model)"
-
-
 @dataclass(slots=True)
 class Grouper:
     """The breakdown tables of one cassette's columns (the baseline, then each variant)."""
@@ -196,7 +189,7 @@ class Grouper:
     def tables(self, calls: list[MeteredCall]) -> dict[str, dict[str, Any]]:
         return {
             "cassette": group_cost(calls, lambda m: str(m.call.provenance.path)),
-            "model": group_cost(calls, model_of),
+            "model": group_cost(calls, lambda item: item.billed_model),
             "provider": group_cost(calls, lambda m: m.call.provider),
             "flavour": group_cost(calls, lambda m: m.call.flavour.value),
             "agent": group_cost(calls, lambda m: self.agents.role(m.call)),

@@ -128,7 +128,7 @@ class Report:
 
 
 def _by_model(metered: MeteredCall) -> str:
-    return metered.call.priced_model or "(no model)"
+    return metered.billed_model  # as a comparison groups it
 
 
 def _by_provider(metered: MeteredCall) -> str:

@@ -49,7 +49,7 @@ def _partial(priced: Decimal, unknown: int, calls: int | None = None) -> str:
         return money(priced)
     if not priced and (calls is None or unknown >= calls):
         return "unpriced"
-    return f">={money(priced)}*"
+    return f"≥{money(priced)}*"
 
 
 def cost_text(cost: TestCost) -> str:

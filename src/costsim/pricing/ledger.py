@@ -43,6 +43,13 @@ class MeteredCall:
     def unpriced(self) -> bool:
         return self.usage is not None and self.price is not None and not self.price.priced
 
+    @property
+    def billed_model(self) -> str:
+        """The model as billed: its price-list id, so a variant's request and the recorded
+        response (which may name a dated version) are one model; else the name priced."""
+        price = self.price
+        return (price.model_id if price else None) or self.call.priced_model or "(no model)"
+
 
 def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = None) -> MeteredCall:
     """Price a call's usage (its recorded usage unless ``usage`` is given) at its date.

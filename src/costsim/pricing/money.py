@@ -14,10 +14,10 @@ def money(amount: Decimal | None) -> str:
 
 
 def partial_money(priced: Decimal, unpriced_calls: int) -> str:
-    """A cost that may be partial: ``$0.0312``, or ``>= $0.0312 (+2 unpriced)``."""
+    """A cost that may be partial: ``$0.0312``, or ``≥$0.0312 (+2 unpriced)``."""
     if not unpriced_calls:
         return money(priced)
-    return f">= {money(priced)} (+{unpriced_calls} unpriced)"
+    return f"≥{money(priced)} (+{unpriced_calls} unpriced)"
 
 
 def amount_text(amount: Decimal | None) -> str | None:
