@@ -232,3 +232,16 @@ def test_a_value_yaml_cannot_build_is_one_sentence(tmp_path: Path) -> None:
     assert _problems(path) == [
         f"{path}: a value cannot be read (invalid literal for int() with base 10: '12x')"
     ]
+
+
+def test_a_budget_of_no_variant_is_said_with_the_files_other_problems(tmp_path: Path) -> None:
+    # was: said only once the other problems were mended
+    path = _write(
+        tmp_path,
+        "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants: {a: [caching]}\nbudgets: {b: {}}\n"
+        "colour: blue\n",
+    )
+    lines = [line.strip() for line in _problems(path)]
+    assert lines[0] == f"{path}: 2 problems"
+    assert lines[1] == f"{path}:4:11: budgets.b: no variant named 'b'; variants: a ('*' for all)"
+    assert lines[2].startswith(f"{path}:5:1: colour: unknown key 'colour'")

@@ -164,20 +164,36 @@ def load_scenario(path: Path) -> LoadedScenario:
         scenario = Scenario.model_validate(document)
     except ValidationError as exc:
         problems = translate(exc.errors(), Scenario)
-        problems += _strategy_problems(document)
+        problems += _other_problems(document)
         raise ScenarioError(path, problems, locator) from None
     return prepare_scenario(scenario, path, locator)
 
 
-def _strategy_problems(document: dict[str, Any]) -> list[Problem]:
-    """The strategy problems of a file that has others too (so all come out at once)."""
+def _other_problems(document: dict[str, Any]) -> list[Problem]:
+    """The strategy and budget problems of a file that has others too (so all come out at
+    once)."""
     problems: list[Problem] = []
     variants = document.get("variants")
+    budgets = document.get("budgets")
     if isinstance(variants, dict):
         for name, spec in variants.items():
             if isinstance(spec, list | str):
                 _variant(str(name), spec, problems)
+        if isinstance(budgets, dict):
+            problems += _budget_problems([str(name) for name in budgets], list(map(str, variants)))
     return problems
+
+
+def _budget_problems(budgets: list[str], variants: list[str]) -> list[Problem]:
+    """A budget for a variant the scenario does not have."""
+    return [
+        Problem(
+            ("budgets", name),
+            f"no variant named {name!r}; variants: {', '.join(variants)} ('*' for all)",
+        )
+        for name in budgets
+        if name != "*" and name not in variants
+    ]
 
 
 def prepare_scenario(
@@ -188,15 +204,7 @@ def prepare_scenario(
     problems: list[Problem] = []
     cassettes = tuple(dict.fromkeys(_expand(path, scenario.cassettes, ("cassettes",), problems)))
     variants = tuple(_variant(name, spec, problems) for name, spec in scenario.variants.items())
-    for name in scenario.budgets:
-        if name != "*" and name not in scenario.variants:
-            problems.append(
-                Problem(
-                    ("budgets", name),
-                    f"no variant named {name!r}; variants: {', '.join(scenario.variants)} "
-                    "('*' for all)",
-                )
-            )
+    problems += _budget_problems(list(scenario.budgets), list(scenario.variants))
     if problems:
         raise ScenarioError(path, problems, locator or Locator(None))
     return LoadedScenario(path, scenario, cassettes, variants)
