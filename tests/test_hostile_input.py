@@ -3,6 +3,7 @@ never code run from a cassette, never a silently wrong total."""
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 import pty
@@ -309,7 +310,8 @@ def test_truncated_yaml_after_the_response_body_key(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "needle"),
     [
-        pytest.param(b"\xff\xfe\x00i\x00n", "UTF-8", id="not-utf8"),
+        pytest.param(b"ab\xff\xfecd\n", "is not UTF-8 text (byte 2)", id="not-utf8"),
+        pytest.param(b"\xff\xfea\x00\x00\xd8", "is not UTF-16 LE text (byte 4)", id="bad-utf16"),
         pytest.param(b"just a string\n", "not a vcrpy cassette", id="scalar"),
         pytest.param(b"interactions: 7\n", "not a vcrpy cassette", id="interactions-not-list"),
         pytest.param(b"interactions: [1]\n", "interaction 0", id="interaction-not-mapping"),
@@ -327,6 +329,28 @@ def test_not_a_cassette(tmp_path: Path, content: bytes, needle: str) -> None:
 
     assert str(path) in str(caught.value)
     assert needle in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("encoding", "mark"),
+    [
+        pytest.param("utf-16-le", codecs.BOM_UTF16_LE, id="utf16-le-bom"),
+        pytest.param("utf-16-be", codecs.BOM_UTF16_BE, id="utf16-be-bom"),
+        pytest.param("utf-16-le", b"", id="utf16-le-no-bom"),
+        pytest.param("utf-32-le", codecs.BOM_UTF32_LE, id="utf32-le-bom"),
+        pytest.param("utf-32-be", b"", id="utf32-be-no-bom"),
+        pytest.param("utf-8", codecs.BOM_UTF8, id="utf8-bom"),
+    ],
+)
+def test_a_cassette_in_any_yaml_encoding_reads_as_in_utf8(
+    tmp_path: Path, encoding: str, mark: bytes
+) -> None:
+    """YAML and JSON streams may be UTF-16 or UTF-32 (PowerShell's ``>`` writes UTF-16)."""
+    text = _three_calls()
+    plain, other = tmp_path / "plain.yaml", tmp_path / "other.yaml"
+    plain.write_text(text, encoding="utf-8")
+    other.write_bytes(mark + text.encode(encoding))
+    assert [c.usage for c in load_trace(other).calls] == [c.usage for c in load_trace(plain).calls]
 
 
 def test_invalid_json_cassette_file(tmp_path: Path) -> None:

@@ -245,3 +245,12 @@ def test_a_budget_of_no_variant_is_said_with_the_files_other_problems(tmp_path: 
     assert lines[0] == f"{path}: 2 problems"
     assert lines[1] == f"{path}:4:11: budgets.b: no variant named 'b'; variants: a ('*' for all)"
     assert lines[2].startswith(f"{path}:5:1: colour: unknown key 'colour'")
+
+
+def test_a_scenario_saved_as_utf16_reads_and_its_errors_keep_their_lines(tmp_path: Path) -> None:
+    text = f"name: s\ncassettes: [{EXAMPLES}/*.yaml]\nvariants: {{a: [caching]}}\n"
+    path = tmp_path / "s.yaml"
+    path.write_bytes(text.encode("utf-16"))  # with its byte order mark, as Windows tools write
+    assert list(load_scenario(path).scenario.variants) == ["a"]
+    path.write_bytes((text + "colour: blue\n").encode("utf-16"))
+    assert _problems(path)[0].startswith(f"{path}:4:1: colour: unknown key 'colour'")

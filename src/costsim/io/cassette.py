@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from costsim.errors import CassetteError, CassetteNotFoundError, InteractionError
 from costsim.io.bodies import decode_body
 from costsim.io.cassette_yaml import parse_document
+from costsim.io.encoding import TextEncodingError, decode_text
 from costsim.io.walk import find_cassettes
 
 __all__ = [
@@ -163,9 +164,9 @@ def load_cassette(path: Path) -> Cassette:
 def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
     """Parse the bytes of the cassette file at ``path`` (read by the caller)."""
     try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CassetteError(path, f"is not UTF-8 text (byte {exc.start})") from None
+        text = decode_text(data)
+    except TextEncodingError as exc:
+        raise CassetteError(path, str(exc)) from None
     document = parse_document(path, text, len(data))
     raw_interactions = _interaction_list(path, document)
     interactions = tuple(

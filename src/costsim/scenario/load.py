@@ -11,6 +11,7 @@ import yaml
 from pydantic import ValidationError
 
 from costsim.errors import ConfigError
+from costsim.io.encoding import TextEncodingError, decode_text
 from costsim.scenario.files import expand, find_scenarios
 from costsim.scenario.model import Scenario
 from costsim.scenario.problems import Locator, Problem, ScenarioError, shown, translate
@@ -121,11 +122,11 @@ def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
     """The document and its node tree (which knows lines); YAML errors name line, column and
     what the parser expected."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = decode_text(path.read_bytes())
     except OSError as exc:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: is not UTF-8 text (byte {exc.start})") from None
+    except TextEncodingError as exc:
+        raise ConfigError(f"{path}: {exc}") from None
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
