@@ -288,3 +288,27 @@ def test_the_oracle_is_never_worse_than_a_placement_a_client_can_make() -> None:
             client = deltas({"policy": policy, "ttl": ttl})
             worse = {p.name: oracle[p] - client[p] for p in oracle if oracle[p] > client[p]}
             assert worse == {}, (policy, ttl)
+
+
+def test_advice_says_what_each_delta_is_against(corpus: Path) -> None:
+    """A placement's Δ is against the recording re-simulated like for like; where that is
+    not the recorded cost (pydantic-ai's web-search calls re-simulate dearer), a line and the
+    JSON say so, and cost minus that baseline is the Δ exactly."""
+    folder = str(corpus / "pydantic__pydantic-ai")
+    document = json.loads(
+        CliRunner().invoke(cli, ["advise", "caching", folder, "--format", "json"]).stdout
+    )
+    recorded = Decimal(document["baseline"]["cost_usd"])
+    differs = False
+    for option in document["options"]:
+        like = Decimal(option["like_for_like_cost_usd"])
+        cost = Decimal(option["totals"]["cost_usd"])
+        assert cost - like == Decimal(option["delta"]["cost_usd"])
+        differs |= like != recorded
+    assert differs
+    text = CliRunner().invoke(cli, ["advise", "caching", folder]).stdout
+    flat = " ".join(text.split())
+    assert "Δ cost is against the recording re-simulated like for like" in flat
+    assert f"not the recorded ${recorded:,.4f}" in flat
+    examples = CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES)]).stdout
+    assert "like for like" not in examples  # every baseline there is the recorded cost
