@@ -15,6 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 
 import yaml
+from pydantic import TypeAdapter
 
 import costsim
 from costsim.model import Usage
@@ -29,11 +30,14 @@ MINI = "ft:gpt-4o-mini-2024-07-18:acme::B1x2y3z4"
 FOUR_O = "ft:gpt-4o-2024-08-06:acme:support:C5d6e7f8"
 
 
-def _cassette(tmp_path: Path, model: str, turns: list[tuple[int, int]]) -> Path:
-    """One chat completion per ``(prompt, cached)`` turn, 100 output tokens each."""
+def _cassette(tmp_path: Path, model: str, turns: list[tuple[int, int]], system: str = "") -> Path:
+    """One chat completion per ``(prompt, cached)`` turn, 100 output tokens each, after a
+    shared ``system`` prompt when given."""
     interactions = []
     for i, (prompt, cached) in enumerate(turns):
-        request = {"model": model, "messages": [{"role": "user", "content": f"Question {i}?"}]}
+        opening = [{"role": "system", "content": system}] if system else []
+        messages = [*opening, {"role": "user", "content": f"Question {i}?"}]
+        request = {"model": model, "messages": messages}
         response = {
             "id": f"chatcmpl-{i}",
             "object": "chat.completion",
@@ -131,7 +135,11 @@ def test_a_report_of_a_fine_tuned_cassette(tmp_path: Path) -> None:
     assert totals.cost_usd == (uncached + read + output) / 1_000_000
     assert metered[1].split is not None
     assert metered[1].split.cache_read == read / 1_000_000
-    assert totals.read_pricing == {(ReadPricing.BASE_MODEL, "ft:gpt-4o-mini"): 1}
+    assert totals.read_pricing == {ReadPricing.BASE_MODEL: {"ft:gpt-4o-mini": 1}}
+    # the cache stores totals as JSON and reads them back as they were (else every run of a
+    # fine-tuned cassette would miss the cache)
+    adapter = TypeAdapter(Totals)
+    assert adapter.validate_json(adapter.dump_json(totals)) == totals
 
     report = costsim.report(path)
     document = report.to_json()
@@ -145,7 +153,21 @@ def test_a_report_of_a_fine_tuned_cassette(tmp_path: Path) -> None:
 
 
 def test_a_comparison_says_how_simulated_reads_are_priced(tmp_path: Path) -> None:
-    path = _cassette(tmp_path, MINI, [(1200, 0), (1400, 1024)])
-    text = costsim.simulate(path, "routing").render("table", width=100)
-    flat = " ".join(line.strip() for line in text.splitlines())
+    # gpt-4o-mini recorded without a read, routed to the fine-tuned model: only the reads the
+    # re-simulation makes (OpenAI caches automatically) are priced the fine-tuned way
+    system = "You answer questions about the shop's orders, politely and briefly. " * 120
+    path = _cassette(tmp_path, "gpt-4o-mini", [(1500, 0), (1510, 0), (1520, 0)], system)
+    simulation = costsim.simulate(path, f'routing:default="{MINI}"')
+    (variant,) = simulation.data.variants
+    assert simulation.data.baseline.read_pricing == {}
+    totals = variant.totals
+    assert totals.read_pricing == {ReadPricing.BASE_MODEL: {"ft:gpt-4o-mini": 2}}
+    assert totals.cache_read_tokens > 0
+    per_million = (
+        totals.uncached_input_tokens * Decimal("0.30")
+        + totals.cache_read_tokens * Decimal("0.15")
+        + totals.output_tokens * Decimal("1.20")
+    )
+    assert totals.cost_usd == per_million / 1_000_000
+    flat = " ".join(line.strip() for line in simulation.render("table", width=100).splitlines())
     assert "Calls of fine-tuned models (ft:gpt-4o-mini) read from the cache" in flat

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from costsim.cli import cli
 from costsim.errors import ConfigError
 from costsim.scenario import load_scenario
+from costsim.scenario.files import scenario_files
 from costsim.scenario.schema import scenario_schema
 from tests.conftest import EXAMPLES, ROOT
 
@@ -252,5 +253,10 @@ def test_a_scenario_saved_as_utf16_reads_and_its_errors_keep_their_lines(tmp_pat
     path = tmp_path / "s.yaml"
     path.write_bytes(text.encode("utf-16"))  # with its byte order mark, as Windows tools write
     assert list(load_scenario(path).scenario.variants) == ["a"]
+    files = scenario_files(path)  # what a recalled comparison is keyed by
+    assert files is not None and files.cassettes.files
+    path.write_bytes(text.encode("utf-32-le"))  # no mark: told by its null bytes
+    assert list(load_scenario(path).scenario.variants) == ["a"]
+    assert scenario_files(path) is not None
     path.write_bytes((text + "colour: blue\n").encode("utf-16"))
     assert _problems(path)[0].startswith(f"{path}:4:1: colour: unknown key 'colour'")

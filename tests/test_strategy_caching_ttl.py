@@ -136,7 +136,7 @@ def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> 
     assert [(event.strategy, event.message) for event in notes] == [
         (
             "caching",
-            "6 of the 6 breakpoints placed (last message, system) sit below the 1,024-token "
+            "all 6 breakpoints placed (last message, system) sit below the 1,024-token "
             "minimum for claude-sonnet-4-5: they cache nothing",
         ),
         # the simulator's own note, once per trace with the calls it applies to
@@ -147,3 +147,48 @@ def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> 
     ]
     assert [event.provenance.index for event in notes if event.provenance] == [0, 0]
     assert result.totals().cache_write_tokens == 0  # nothing cached, as online
+
+
+def _last_message_hour(tmp_path: Path) -> Path:
+    """The recording marks the last message for an hour and the system prompt not at all."""
+    path = _cassette(tmp_path, system=SYSTEM, usages=RECORDED_5M, system_ttl=None)
+    document = yaml.safe_load(path.read_text())
+    for interaction in document["interactions"]:
+        body = json.loads(interaction["request"]["body"])
+        text = body["messages"][0]["content"]
+        body["messages"][0]["content"] = [
+            {"type": "text", "text": text, "cache_control": {"type": "ephemeral", "ttl": "1h"}}
+        ]
+        interaction["request"]["body"] = json.dumps(body)
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
+def test_a_5m_breakpoint_is_never_placed_before_a_recorded_1h_one(tmp_path: Path) -> None:
+    trace = load_trace(_last_message_hour(tmp_path))
+    result = Engine([trace]).run(Variant("five", (make_step("caching", {}),)))
+    for item in result.traces[0].calls:
+        assert item.sim.call.system[0].cache_control == CacheControl("1h")  # not 5m
+        assert item.sim.call.messages[0].content[0].cache_control == CacheControl("1h")
+    messages = [event.message for event in result.events]
+    assert "added 1 1h breakpoint(s)" in messages
+    assert not any("1h entries first" in message for message in messages)
+
+
+def test_a_note_repeated_within_one_call_counts_the_call_once(tmp_path: Path) -> None:
+    # one call whose two system blocks each carry a 1h breakpoint after a 5m one: the
+    # simulator notes the order twice for the one call
+    path = _cassette(tmp_path, system=SYSTEM, usages=RECORDED_5M[:1])
+    document = yaml.safe_load(path.read_text())
+    body = json.loads(document["interactions"][0]["request"]["body"])
+    hour = {"type": "ephemeral", "ttl": "1h"}
+    body["system"] += [
+        {"type": "text", "text": "Be brief.", "cache_control": hour},
+        {"type": "text", "text": "Be kind.", "cache_control": hour},
+    ]
+    document["interactions"][0]["request"]["body"] = json.dumps(body)
+    path.write_text(yaml.safe_dump(document))
+    step = make_step("caching", {"placement": ["messages"]})  # changes the call: re-simulated
+    result = Engine([load_trace(path)]).run(Variant("rolling", (step,)))
+    orders = [event.message for event in result.events if "1h entries first" in event.message]
+    assert orders and not any("calls)" in message for message in orders)

@@ -38,18 +38,15 @@ from costsim.strategies.trace import Event, SimCall, SimTrace
 __all__ = ["Engine", "SimulatedCall", "TraceResult", "VariantResult", "WarmStart"]
 
 
-def _cache_events(notes: dict[str, list[Provenance]]) -> list[Event]:
+def _cache_events(notes: dict[str, dict[Provenance, None]]) -> list[Event]:
     """The cache simulator's notes on a trace, each once: where it first applied, and on how
     many calls when more than one."""
-    return [
-        Event(
-            "cache",
-            "note",
-            note if len(where) == 1 else f"{note} ({len(where)} calls)",
-            where[0],
-        )
-        for note, where in notes.items()
-    ]
+    events = []
+    for note, calls in notes.items():
+        where = list(calls)
+        text = note if len(where) == 1 else f"{note} ({len(where)} calls)"
+        events.append(Event("cache", "note", text, where[0]))
+    return events
 
 
 def _timeline(calls: Sequence[Call], gap: float) -> list[float]:
@@ -257,7 +254,7 @@ class Engine:
             warm.setdefault(index, []).append((key, tokens, seeded_at, ttl))
         caches: dict[str, CacheSimulator] = {}
         calls: list[SimulatedCall] = []
-        notes: dict[str, list[Provenance]] = {}
+        notes: dict[str, dict[Provenance, None]] = {}
         previous: float | None = None
         for item, at in zip(sim.calls, times, strict=True):
             if previous is not None and at - previous > self.rules.session_gap_seconds:
@@ -275,8 +272,8 @@ class Engine:
                 for key, tokens, seeded_at, ttl in warm.pop(item.origin.provenance.index, []):
                     cache.seed(key, tokens, at=seeded_at, ttl=ttl)
             result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
-            for note in result.notes:
-                notes.setdefault(note, []).append(item.call.provenance)
+            for note in result.notes:  # a call that breaks a rule twice counts once
+                notes.setdefault(note, {})[item.call.provenance] = None
             usage = self._usage(item, total, estimated, result)
             calls.append(SimulatedCall(item, usage, result, True, prefix.hidden))
         return TraceResult(trace.path, calls, _cache_events(notes))

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from costsim.errors import CassetteError, CassetteNotFoundError, InteractionError
 from costsim.io.bodies import decode_body
 from costsim.io.cassette_yaml import parse_document
-from costsim.io.encoding import TextEncodingError, decode_text
+from costsim.io.encoding import TextEncodingError, decode
 from costsim.io.walk import find_cassettes
 
 __all__ = [
@@ -164,10 +164,10 @@ def load_cassette(path: Path) -> Cassette:
 def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
     """Parse the bytes of the cassette file at ``path`` (read by the caller)."""
     try:
-        text = decode_text(data)
+        text, size = decode(data)
     except TextEncodingError as exc:
         raise CassetteError(path, str(exc)) from None
-    document = parse_document(path, text, len(data))
+    document = parse_document(path, text, size)
     raw_interactions = _interaction_list(path, document)
     interactions = tuple(
         _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["TextEncodingError", "decode_text"]
+__all__ = ["TextEncodingError", "decode", "decode_text"]
 
 _MARKS = (  # longest first: a UTF-32 LE mark begins with the UTF-16 LE one
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -45,11 +45,16 @@ def _encoding(data: bytes) -> tuple[str, int]:
 def decode_text(data: bytes) -> str:
     """The text of ``data`` without its byte order mark; a :class:`TextEncodingError` names
     the encoding and the byte where it breaks."""
+    return decode(data)[0]
+
+
+def decode(data: bytes) -> tuple[str, int]:
+    """(the text of ``data``, its size in UTF-8 bytes: what size limits are set in)."""
     name, skip = _encoding(data)
     try:
-        return data[skip:].decode(name)
+        text = data[skip:].decode(name)
     except UnicodeDecodeError as exc:
-        label = (
-            "UTF-8" if name == "utf-8" else name.upper().replace("-BE", " BE").replace("-LE", " LE")
-        )
+        label = "UTF-8" if name == "utf-8" else name.upper().replace("-BE", " BE")
+        label = label.replace("-LE", " LE")
         raise TextEncodingError(f"is not {label} text (byte {exc.start + skip})") from None
+    return text, len(data) - skip if name == "utf-8" else len(text.encode("utf-8"))

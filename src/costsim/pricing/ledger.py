@@ -8,7 +8,6 @@ cost of its totals unknown.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -102,9 +101,10 @@ class Totals:
     gateway_priced_calls: int = 0
     """Calls priced from the cost a gateway recorded (no genai-prices price for the model)."""
     web_searches: int = 0
-    read_pricing: Counter[tuple[ReadPricing, str]] = field(default_factory=Counter)
+    read_pricing: dict[ReadPricing, dict[str, int]] = field(default_factory=dict)
     """Calls whose cache reads the model has no cached-input price for, by how they were
-    priced and the model (see :mod:`costsim.pricing.reads`)."""
+    priced, then by model (see :mod:`costsim.pricing.reads`); string keys, so the cache
+    stores and reads it back as it is."""
     priced_cost: Decimal = Decimal(0)
     unpriced: list[UnpricedCall] = field(default_factory=list)
     split: ClassCost = field(default_factory=ClassCost)
@@ -145,7 +145,9 @@ class Totals:
         if cost.undated:
             self.undated_calls += 1
         if cost.reads is not ReadPricing.OWN:
-            self.read_pricing[cost.reads, cost.model_id or call.priced_model] += 1
+            models = self.read_pricing.setdefault(cost.reads, {})
+            model = cost.model_id or call.priced_model
+            models[model] = models.get(model, 0) + 1
         if cost.amount is not None:
             self.priced_cost += cost.amount
             if metered.split is not None:
@@ -173,7 +175,10 @@ class Totals:
         self.undated_calls += other.undated_calls
         self.gateway_priced_calls += other.gateway_priced_calls
         self.web_searches += other.web_searches
-        self.read_pricing.update(other.read_pricing)
+        for how, counts in other.read_pricing.items():
+            models = self.read_pricing.setdefault(how, {})
+            for model, count in counts.items():
+                models[model] = models.get(model, 0) + count
         self.priced_cost += other.priced_cost
         self.unpriced.extend(other.unpriced)
         self.split = self.split + other.split

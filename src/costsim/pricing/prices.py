@@ -108,14 +108,13 @@ def _price_on(usage: Usage, model: str, provider: str, when: datetime) -> Price:
 def _with_reads(result: Price, usage: Usage, model: str, provider: str, when: datetime) -> Price:
     """``result`` with its cache reads priced by the model's read rule (genai-prices gives
     reads without a price of their own the input rate), and the rule it used."""
-    rule = read_rule(model, provider, price_moment(model, provider, when))
+    rule = read_rule(model, provider, when)
     if rule.pricing is ReadPricing.OWN:
         return result
     less = usage.cache_read * rule.less_per_read
     if result.amount is None:
-        return dataclasses.replace(
-            result, lower_bound=result.lower_bound - less, reads=rule.pricing
-        )
+        lower = max(result.lower_bound - less, Decimal(0))
+        return dataclasses.replace(result, lower_bound=lower, reads=rule.pricing)
     return dataclasses.replace(result, amount=result.amount - less, reads=rule.pricing)
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from functools import cache
+from functools import lru_cache
 
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
@@ -23,6 +23,9 @@ __all__ = ["ReadPricing", "ReadRule", "read_rule"]
 
 _FINE_TUNED = "ft:"
 _MILLION = Decimal(1_000_000)
+_PER_TOKEN = Decimal("1e-15")
+"""What a read's discount is kept to: a millionth of a dollar per billion tokens (a ratio of
+two prices need not end; OpenAI's listed prices do, well above this)."""
 
 
 class ReadPricing(StrEnum):
@@ -49,9 +52,14 @@ _OWN = ReadRule(ReadPricing.OWN)
 _INPUT = ReadRule(ReadPricing.INPUT)
 
 
-@cache
 def read_rule(model: str, provider: str, when: datetime) -> ReadRule:
-    """How reads of ``model`` at ``provider`` on ``when`` (a price moment) are priced."""
+    """How reads of ``model`` at ``provider`` on ``when`` are priced: the rule of its day (a
+    price list names a cached-input price, or not, for a day at a time), looked up once."""
+    return _read_rule(model, provider, when.replace(hour=0, minute=0, second=0, microsecond=0))
+
+
+@lru_cache(maxsize=1 << 12)
+def _read_rule(model: str, provider: str, when: datetime) -> ReadRule:
     rates = _rates(model, provider, when)
     if rates is None or rates[1] is not None:
         return _OWN
@@ -67,10 +75,11 @@ def read_rule(model: str, provider: str, when: datetime) -> ReadRule:
         and base_input
     ):
         return _INPUT  # a tiered price, or a base model without a cached-input price
-    discount = 1 - base_read / base_input
+    discount = (base_input - base_read) / base_input
     if not 0 < discount <= 1:
         return _INPUT
-    return ReadRule(ReadPricing.BASE_MODEL, own_input * discount / _MILLION, discount)
+    less = (own_input * discount / _MILLION).quantize(_PER_TOKEN).normalize()
+    return ReadRule(ReadPricing.BASE_MODEL, less, discount)
 
 
 def _base_model(model: str, provider: str) -> str | None:

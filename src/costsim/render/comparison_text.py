@@ -18,6 +18,7 @@ from decimal import Decimal
 
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals, UnpricedCall
+from costsim.pricing.reads import ReadPricing
 from costsim.render.band_text import band_cell, band_detail, band_text, half_text
 from costsim.render.economics_text import economics_lines
 from costsim.render.report import ESTIMATED, UNMETERED, read_pricing_notes
@@ -76,9 +77,10 @@ def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
     for count, text in notes:
         if count:
             lines += wrap(f"* baseline: {plural(count, 'call')} {text}", width, subsequent="  ")
-    reads = baseline.read_pricing.copy()
-    for summary in comparison.variants:
-        reads |= summary.totals.read_pricing
+    reads: dict[ReadPricing, dict[str, int]] = {}
+    for totals in (baseline, *(summary.totals for summary in comparison.variants)):
+        for how, counts in totals.read_pricing.items():
+            reads.setdefault(how, {}).update(counts)
     for note in read_pricing_notes(reads, counted=False):
         lines += wrap(f"* {note}", width, subsequent="  ")
     return lines

@@ -6,7 +6,7 @@ when it changes incompatibly.
 
 from __future__ import annotations
 
-from collections import Counter
+from collections.abc import Mapping
 from typing import Any
 
 from costsim.analysis.report import CassetteReport, Report
@@ -52,13 +52,13 @@ _READ_PRICING = {
 
 
 def read_pricing_notes(
-    read_pricing: Counter[tuple[ReadPricing, str]], *, counted: bool = True
+    read_pricing: Mapping[ReadPricing, Mapping[str, int]], *, counted: bool = True
 ) -> list[str]:
     """How cache reads without a price of their own were priced (:attr:`Totals.read_pricing`
     of one run), one sentence per way; ``counted=False`` for several runs: without counts."""
     notes = []
     for how, text in _READ_PRICING.items():
-        counts = {model: n for (way, model), n in read_pricing.items() if way is how}
+        counts = read_pricing.get(how, {})
         if counts:
             subject = plural(sum(counts.values()), "call") if counted else "Calls"
             notes.append(f"{subject} {text.format(models=', '.join(sorted(counts)))}")
@@ -68,7 +68,8 @@ def read_pricing_notes(
 def _read_pricing_json(totals: Totals) -> list[dict[str, Any]]:
     return [
         {"model": model, "priced_as": how.value, "calls": count}
-        for (how, model), count in sorted(totals.read_pricing.items())
+        for how, counts in sorted(totals.read_pricing.items())
+        for model, count in sorted(counts.items())
     ]
 
 

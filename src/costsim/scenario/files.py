@@ -13,6 +13,7 @@ from typing import Any
 import yaml
 
 from costsim.errors import ConfigError, CostsimError
+from costsim.io.encoding import decode_text
 from costsim.io.walk import Found, find_cassettes
 
 __all__ = ["SCENARIO_SUFFIXES", "ScenarioFiles", "expand", "find_scenarios", "scenario_files"]
@@ -84,8 +85,8 @@ def scenario_files(path: Path) -> ScenarioFiles | None:
     full load then reports why)."""
     try:
         data = path.read_bytes()
-        document = yaml.safe_load(data)
-    except (OSError, yaml.YAMLError, ValueError):
+        document = yaml.safe_load(decode_text(data))
+    except (OSError, yaml.YAMLError, ValueError):  # a TextEncodingError is a ValueError
         return None
     if not isinstance(document, dict):
         return None

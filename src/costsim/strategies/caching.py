@@ -9,7 +9,7 @@ Policies (Anthropic explicit caching):
   count toward the limit of 4; with ``ttl=1h`` their 5m ones are raised to 1h (a client that
   chooses the hour sets it on its breakpoints, and the API takes 1h breakpoints only before
   5m ones). Placed breakpoints whose prefix is below the model's minimum cache nothing, as
-  online: a note per trace says how many.
+  online: a note per trace and model says how many.
 - ``auto``: what a sensible client does online (see :mod:`costsim.strategies.cache_policies`).
 - ``oracle``: knows the trace's future; writes only what is read again, 5m or 1h per prefix;
   never dearer than the placement as recorded.
@@ -25,22 +25,18 @@ the cached prefix. OpenAI caches automatically; there only the split applies.
 from __future__ import annotations
 
 import dataclasses
-from collections import Counter, defaultdict
-from dataclasses import dataclass, field
-from typing import Annotated, Literal, TypeVar
+from collections import defaultdict
+from typing import Annotated, Literal
 
 from pydantic import Field
 
-from costsim.cache.prefix import Prefix
 from costsim.model import (
     Block,
     CacheControl,
     Call,
     Flavour,
     Message,
-    Provenance,
     TextBlock,
-    ToolDef,
 )
 from costsim.strategies.base import Context, Params
 from costsim.strategies.cache_policies import (
@@ -51,6 +47,7 @@ from costsim.strategies.cache_policies import (
     oracle_marks,
     placed,
 )
+from costsim.strategies.static_marks import ShortMarks, marks_in, place, placement_events
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Caching", "CachingParams"]
@@ -129,144 +126,6 @@ def _split_system(call: Call, head: str, ttl: CacheControl | None) -> Call:
     return dataclasses.replace(call, system=blocks)
 
 
-def _count_breakpoints(call: Call) -> int:
-    marks = [t.cache_control for t in call.tools] + [b.cache_control for b in call.system]
-    marks += [b.cache_control for m in call.messages for b in m.content]
-    return sum(1 for mark in marks if mark is not None) + (call.cache_control is not None)
-
-
-def _marks(call: Call) -> list[CacheControl | None]:
-    """The breakpoint of every block of ``call`` in prefix order (tools, system, messages)."""
-    marks = [t.cache_control for t in call.tools] + [b.cache_control for b in call.system]
-    return marks + [b.cache_control for m in call.messages for b in m.content]
-
-
-_Marked = TypeVar("_Marked", Block, ToolDef)
-_HOUR = CacheControl("1h")
-
-
-def _raise_all(blocks: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
-    return tuple(
-        dataclasses.replace(b, cache_control=_HOUR)
-        if b.cache_control is not None and b.cache_control.ttl == "5m"
-        else b
-        for b in blocks
-    )
-
-
-def _raised(call: Call) -> tuple[Call, int]:
-    """``call`` with its 5m breakpoints raised to 1h, and how many were."""
-    count = sum(1 for mark in _marks(call) if mark is not None and mark.ttl == "5m")
-    automatic = call.cache_control is not None and call.cache_control.ttl == "5m"
-    if not count and not automatic:
-        return call, 0
-    raised = dataclasses.replace(
-        call,
-        tools=_raise_all(call.tools),
-        system=_raise_all(call.system),
-        messages=tuple(
-            dataclasses.replace(m, content=_raise_all(m.content)) for m in call.messages
-        ),
-        cache_control=_HOUR if automatic else call.cache_control,
-    )
-    return raised, count + automatic
-
-
-def _mark_last(blocks: tuple[Block, ...], mark: CacheControl) -> tuple[Block, ...]:
-    if not blocks or blocks[-1].cache_control is not None:
-        return blocks
-    return (*blocks[:-1], dataclasses.replace(blocks[-1], cache_control=mark))
-
-
-def _place(call: Call, params: CachingParams) -> tuple[Call, int]:
-    """``call`` with the static breakpoints placed, and how many recorded ones were raised."""
-    call, raised = _raised(call) if params.ttl == "1h" else (call, 0)
-    return _place_new(call, params), raised
-
-
-def _place_new(call: Call, params: CachingParams) -> Call:
-    mark = CacheControl(params.ttl)
-    budget = params.max_breakpoints - _count_breakpoints(call)
-    if budget <= 0:
-        return call
-    if "tools" in params.placement and call.tools and call.tools[-1].cache_control is None:
-        call = dataclasses.replace(
-            call, tools=(*call.tools[:-1], dataclasses.replace(call.tools[-1], cache_control=mark))
-        )
-        budget -= 1
-    if budget > 0 and "system" in params.placement and call.system:
-        static_index = next(
-            (i for i, b in enumerate(call.system) if b.cache_control is not None),
-            len(call.system) - 1,
-        )
-        if call.system[static_index].cache_control is None:
-            system = list(call.system)
-            system[static_index] = dataclasses.replace(system[static_index], cache_control=mark)
-            call = dataclasses.replace(call, system=tuple(system))
-            budget -= 1
-    if "messages" in params.placement and call.messages:
-        messages = list(call.messages)
-        for index in range(len(messages) - 1, max(len(messages) - 1 - params.rolling, -1), -1):
-            if budget <= 0:
-                break
-            marked = _mark_last(messages[index].content, mark)
-            if marked is not messages[index].content:
-                messages[index] = dataclasses.replace(messages[index], content=marked)
-                budget -= 1
-        call = dataclasses.replace(call, messages=tuple(messages))
-    return call
-
-
-def _placement_events(before: Call, after: Call, raised: int, ttl: str) -> list[Event]:
-    added = _count_breakpoints(after) - _count_breakpoints(before)
-    done = [f"added {added} {ttl} breakpoint(s)"] if added else []
-    done += [f"raised {raised} recorded 5m breakpoint(s) to 1h"] if raised else []
-    return [Event("caching", "change", "; ".join(done), before.provenance)] if done else []
-
-
-@dataclass(slots=True)
-class _ShortMarks:
-    """Placed breakpoints whose prefix is below the model's minimum (they cache nothing),
-    counted per model over a trace: one note says how many, and where."""
-
-    placed: Counter[str] = field(default_factory=Counter)
-    short: Counter[str] = field(default_factory=Counter)
-    labels: dict[str, set[str]] = field(default_factory=dict)
-    minimum: dict[str, int] = field(default_factory=dict)
-    first: dict[str, Provenance] = field(default_factory=dict)
-
-    def add(self, before: Call, after: Call, layout: Prefix, context: Context) -> None:
-        marks = zip(_marks(before), _marks(after), layout.blocks, strict=False)
-        added = [block for old, new, block in marks if old is None and new is not None]
-        if not added:
-            return
-        model = after.model
-        minimum = context.rules.minimum(model, after.recorded_at)
-        below = [block for block in added if block.tokens < minimum]
-        self.placed[model] += len(added)
-        if below:
-            self.short[model] += len(below)
-            self.labels.setdefault(model, set()).update(block.label for block in below)
-            self.minimum[model] = minimum
-            self.first.setdefault(model, after.provenance)
-
-    def events(self, strategy: str) -> list[Event]:
-        events = []
-        for model, count in sorted(self.short.items()):
-            where = ", ".join(sorted(self.labels[model]))
-            events.append(
-                Event(
-                    strategy,
-                    "note",
-                    f"{count} of the {self.placed[model]} breakpoints placed ({where}) "
-                    f"{'sits' if count == 1 else 'sit'} below the {self.minimum[model]:,}-token "
-                    f"minimum for {model}: {'it caches' if count == 1 else 'they cache'} nothing",
-                    self.first[model],
-                )
-            )
-        return events
-
-
 class Caching:
     name = "caching"
     summary = "place prompt-cache breakpoints; move changing system text after them"
@@ -281,16 +140,19 @@ class Caching:
         events: list[Event] = []
         mark = CacheControl(params.ttl)
         calls: list[SimCall] = []
-        short = _ShortMarks()
+        short = ShortMarks()
         for item in trace.calls:
             call = item.call
             text = _system_text(call)
             head = heads.get(text[:_AGENT_KEY_CHARS]) if text else None
+            recorded: list[CacheControl | None] | None = None  # None: those of the call
             if head is not None and text is not None and text != head:
                 anthropic = call.flavour is Flavour.ANTHROPIC_MESSAGES
                 call = _split_system(
                     call, head, mark if anthropic and params.policy == "static" else None
                 )
+                recorded = marks_in(call)
+                recorded[len(call.tools)] = None  # the head's breakpoint is placed too
                 events.append(
                     Event(
                         self.name,
@@ -301,11 +163,11 @@ class Caching:
                     )
                 )
             if call.flavour is Flavour.ANTHROPIC_MESSAGES and params.policy == "static":
-                placed_call, raised = _place(call, params)
-                events += _placement_events(call, placed_call, raised, params.ttl)
+                placed_call, raised = place(call, params)
+                events += placement_events(call, placed_call, raised)
                 if context.layout is not None:
                     short.add(
-                        call,
+                        marks_in(call) if recorded is None else recorded,
                         placed_call,
                         context.layout(dataclasses.replace(item, call=placed_call)),
                         context,

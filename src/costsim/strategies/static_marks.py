@@ -1,0 +1,221 @@
+"""Where the ``caching`` strategy's static policy puts breakpoints, and what it says of them.
+
+A request keeps the breakpoints it carries (within the limit of 4); with ``ttl=1h`` its 5m
+ones are raised to 1h, and a 5m breakpoint placed before a recorded 1h one is made 1h: the
+API takes 1h breakpoints only before 5m ones. Placed breakpoints whose prefix is below the
+model's minimum cache nothing, as online; :class:`ShortMarks` counts them per trace and model.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Literal, Protocol, TypeVar
+
+from costsim.cache.prefix import Prefix
+from costsim.model import Block, CacheControl, Call, Provenance, ToolDef
+from costsim.strategies.base import Context
+from costsim.strategies.trace import Event
+
+__all__ = [
+    "Placement",
+    "ShortMarks",
+    "count_breakpoints",
+    "marks_in",
+    "place",
+    "placement_events",
+]
+
+
+class Placement(Protocol):
+    """What the static placement reads of the strategy's parameters."""
+
+    @property
+    def ttl(self) -> Literal["5m", "1h"]: ...
+    @property
+    def placement(self) -> tuple[str, ...]: ...
+    @property
+    def rolling(self) -> int: ...
+    @property
+    def max_breakpoints(self) -> int: ...
+
+
+def count_breakpoints(call: Call) -> int:
+    marks = [t.cache_control for t in call.tools] + [b.cache_control for b in call.system]
+    marks += [b.cache_control for m in call.messages for b in m.content]
+    return sum(1 for mark in marks if mark is not None) + (call.cache_control is not None)
+
+
+def marks_in(call: Call) -> list[CacheControl | None]:
+    """The breakpoint of every block of ``call`` in prefix order (tools, system, messages)."""
+    marks = [t.cache_control for t in call.tools] + [b.cache_control for b in call.system]
+    return marks + [b.cache_control for m in call.messages for b in m.content]
+
+
+_Marked = TypeVar("_Marked", Block, ToolDef)
+_HOUR = CacheControl("1h")
+
+
+def _raise_all(blocks: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
+    return tuple(
+        dataclasses.replace(b, cache_control=_HOUR)
+        if b.cache_control is not None and b.cache_control.ttl == "5m"
+        else b
+        for b in blocks
+    )
+
+
+def raised_to_hour(call: Call) -> tuple[Call, int]:
+    """``call`` with its 5m breakpoints raised to 1h, and how many were."""
+    count = sum(1 for mark in marks_in(call) if mark is not None and mark.ttl == "5m")
+    automatic = call.cache_control is not None and call.cache_control.ttl == "5m"
+    if not count and not automatic:
+        return call, 0
+    raised = dataclasses.replace(
+        call,
+        tools=_raise_all(call.tools),
+        system=_raise_all(call.system),
+        messages=tuple(
+            dataclasses.replace(m, content=_raise_all(m.content)) for m in call.messages
+        ),
+        cache_control=_HOUR if automatic else call.cache_control,
+    )
+    return raised, count + automatic
+
+
+def _mark_last(blocks: tuple[Block, ...], mark: CacheControl) -> tuple[Block, ...]:
+    if not blocks or blocks[-1].cache_control is not None:
+        return blocks
+    return (*blocks[:-1], dataclasses.replace(blocks[-1], cache_control=mark))
+
+
+def place(call: Call, params: Placement) -> tuple[Call, int]:
+    """``call`` with the static breakpoints placed, and how many recorded ones were raised."""
+    call, raised = raised_to_hour(call) if params.ttl == "1h" else (call, 0)
+    return _hour_first(call, _place_new(call, params)), raised
+
+
+def _with_marks(call: Call, marks: list[CacheControl | None]) -> Call:
+    """``call`` with the breakpoints ``marks`` (one per block, in prefix order)."""
+    found = iter(marks)
+    tools = tuple(dataclasses.replace(t, cache_control=next(found)) for t in call.tools)
+    system = tuple(dataclasses.replace(b, cache_control=next(found)) for b in call.system)
+    messages = tuple(
+        dataclasses.replace(
+            m, content=tuple(dataclasses.replace(b, cache_control=next(found)) for b in m.content)
+        )
+        for m in call.messages
+    )
+    return dataclasses.replace(call, tools=tools, system=system, messages=messages)
+
+
+def _hour_first(before: Call, after: Call) -> Call:
+    """``after`` with the 5m breakpoints it placed before one of ``before``'s 1h breakpoints
+    made 1h: the API takes 1h breakpoints only before 5m ones."""
+    old, new = marks_in(before), marks_in(after)
+    hours = [i for i, mark in enumerate(old) if mark is not None and mark.ttl == "1h"]
+    if before.cache_control is not None and before.cache_control.ttl == "1h":
+        hours.append(len(old))  # the automatic breakpoint: the last block
+    if not hours:
+        return after
+    placed = [
+        _HOUR if i < hours[-1] and mark is not None and old[i] is None else mark
+        for i, mark in enumerate(new)
+    ]
+    return after if placed == new else _with_marks(after, placed)
+
+
+def _place_new(call: Call, params: Placement) -> Call:
+    mark = CacheControl(params.ttl)
+    budget = params.max_breakpoints - count_breakpoints(call)
+    if budget <= 0:
+        return call
+    if "tools" in params.placement and call.tools and call.tools[-1].cache_control is None:
+        call = dataclasses.replace(
+            call, tools=(*call.tools[:-1], dataclasses.replace(call.tools[-1], cache_control=mark))
+        )
+        budget -= 1
+    if budget > 0 and "system" in params.placement and call.system:
+        static_index = next(
+            (i for i, b in enumerate(call.system) if b.cache_control is not None),
+            len(call.system) - 1,
+        )
+        if call.system[static_index].cache_control is None:
+            system = list(call.system)
+            system[static_index] = dataclasses.replace(system[static_index], cache_control=mark)
+            call = dataclasses.replace(call, system=tuple(system))
+            budget -= 1
+    if "messages" in params.placement and call.messages:
+        messages = list(call.messages)
+        for index in range(len(messages) - 1, max(len(messages) - 1 - params.rolling, -1), -1):
+            if budget <= 0:
+                break
+            marked = _mark_last(messages[index].content, mark)
+            if marked is not messages[index].content:
+                messages[index] = dataclasses.replace(messages[index], content=marked)
+                budget -= 1
+        call = dataclasses.replace(call, messages=tuple(messages))
+    return call
+
+
+def placement_events(before: Call, after: Call, raised: int) -> list[Event]:
+    """What :func:`place` did to a request, as one change (nothing: no event)."""
+    pairs = zip(marks_in(before), marks_in(after), strict=True)
+    ttls = [new.ttl for old, new in pairs if new is not None and old is None]
+    done = [f"added {ttls.count(ttl)} {ttl} breakpoint(s)" for ttl in ("1h", "5m") if ttl in ttls]
+    done += [f"raised {raised} recorded 5m breakpoint(s) to 1h"] if raised else []
+    return [Event("caching", "change", "; ".join(done), before.provenance)] if done else []
+
+
+@dataclass(slots=True)
+class ShortMarks:
+    """Placed breakpoints whose prefix is below the model's minimum (they cache nothing),
+    counted per model over a trace: one note says how many, and where."""
+
+    placed: Counter[str] = field(default_factory=Counter)
+    short: Counter[str] = field(default_factory=Counter)
+    labels: dict[str, set[str]] = field(default_factory=dict)
+    minimum: dict[str, int] = field(default_factory=dict)
+    first: dict[str, Provenance] = field(default_factory=dict)
+
+    def add(
+        self, before: list[CacheControl | None], after: Call, layout: Prefix, context: Context
+    ) -> None:
+        """Count the breakpoints ``after`` has where ``before`` (its marks as recorded, one
+        per block in prefix order) had none; ``layout`` is ``after``'s prefix."""
+        marks = zip(before, marks_in(after), layout.blocks, strict=True)
+        added = [block for old, new, block in marks if old is None and new is not None]
+        if not added:
+            return
+        model = after.model
+        minimum = context.rules.minimum(model, after.recorded_at)
+        below = [block for block in added if block.tokens < minimum]
+        self.placed[model] += len(added)
+        if below:
+            self.short[model] += len(below)
+            self.labels.setdefault(model, set()).update(block.label for block in below)
+            self.minimum[model] = minimum
+            self.first.setdefault(model, after.provenance)
+
+    def events(self, strategy: str) -> list[Event]:
+        events = []
+        for model, count in sorted(self.short.items()):
+            where = ", ".join(sorted(self.labels[model]))
+            placed = self.placed[model]
+            if count == placed:
+                which = "the breakpoint placed" if count == 1 else f"all {count} breakpoints placed"
+            else:
+                which = f"{count} of the {placed} breakpoints placed"
+            one = count == 1
+            events.append(
+                Event(
+                    strategy,
+                    "note",
+                    f"{which} ({where}) {'sits' if one else 'sit'} below the "
+                    f"{self.minimum[model]:,}-token minimum for {model}: "
+                    f"{'it caches' if one else 'they cache'} nothing",
+                    self.first[model],
+                )
+            )
+        return events
