@@ -262,6 +262,8 @@ def test_a_prompt_re_sent_after_a_pause_is_a_leak_unless_it_was_recorded_again(
         assert list(resent) == [reason]
         assert resent[reason].calls == 1 and resent[reason].tokens > 2000
         assert f"tokens re-sent {said}" in resent[reason].examples[0]
+        # Sonnet 4.5: billed $3 a million, read from cache $0.30: $2.70 a million more
+        assert resent[reason].usd == resent[reason].tokens * Decimal("2.70") / 1_000_000
 
 
 def test_the_oracle_is_never_worse_than_a_placement_a_client_can_make() -> None:

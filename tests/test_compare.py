@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -354,3 +355,23 @@ def test_the_table_says_when_delta_is_not_against_the_recorded_cost(
     like = data["scenarios"][0]["variants"][0]["like_for_like_baseline"]["cost_usd"]
     assert recorded != like
     assert "Δ cost is against each variant's like-for-like baseline" in " ".join(text.split())
+
+
+def test_an_answer_that_costs_more_still_gives_its_band() -> None:
+    """A variant that adds cost may yet save: its answer says how far either way (p90)."""
+    import costsim
+    from tests.conftest import EXAMPLES
+
+    simulation = costsim.simulate(str(EXAMPLES), "caching:ttl=1h")
+    (variant,) = simulation.data.variants
+    assert variant.delta.value is not None and variant.delta.value > 0
+    assert variant.delta.low is not None and variant.delta.high is not None
+    answer = simulation.render("table", width=100).splitlines()[0]
+    assert answer.startswith("caching:ttl=1h saves nothing: it adds $")
+    found = re.search(r", p90 Δ ([+-])\$([0-9.]+) to ([+-])\$([0-9.]+)\.$", answer)
+    assert found is not None, answer
+    low = Decimal(found[2]) * (-1 if found[1] == "-" else 1)
+    high = Decimal(found[4]) * (-1 if found[3] == "-" else 1)
+    half_unit = Decimal(1).scaleb(-len(found[2].split(".")[1])) / 2  # as rounded for the line
+    assert abs(low - variant.delta.low) <= half_unit
+    assert abs(high - variant.delta.high) <= half_unit

@@ -97,8 +97,8 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
         leaks.append("Left on the table (re-sent prompt tokens no placement reads back):")
         for leak in advice.leaks:
             leaks.append(
-                f"  {leak.reason}: {leak.calls:,} call(s), {leak.tokens:,} tokens, "
-                f"{money(leak.usd)} at cache-read price"
+                f"  {leak.reason}: {leak.calls:,} call(s), {leak.tokens:,} tokens, billed "
+                f"{money(leak.usd)} more than reading them from cache"
             )
             leaks += [
                 f"    e.g. {_example(example)}" for example in leak.examples[: 3 if verbose else 1]

@@ -9,7 +9,15 @@ from costsim.analysis.bands import Band, Spread
 from costsim.analysis.comparison import VariantSummary
 from costsim.render.text import decimals_for, money_cells, plural
 
-__all__ = ["band_cell", "band_detail", "band_text", "half_text", "signed", "spread_text"]
+__all__ = [
+    "band_cell",
+    "band_detail",
+    "band_text",
+    "delta_range",
+    "half_text",
+    "signed",
+    "spread_text",
+]
 
 
 def band_cell(summary: VariantSummary, decimals: int | None = None, *, saving: bool = False) -> str:
@@ -23,6 +31,18 @@ def band_cell(summary: VariantSummary, decimals: int | None = None, *, saving: b
     if not saving or reach.even_sided or band.low is None or band.high is None:
         return spread_text(reach, decimals)
     low, high = money_cells([-band.high, -band.low], decimals=decimals)  # the saving's range
+    return f"{low} to {high}"
+
+
+def delta_range(summary: VariantSummary, decimals: int | None = None) -> str:
+    """The p90 range of the variant's change in cost, signed (``-$9.39 to +$3.74``): what an
+    answer says of a variant that costs more, which may yet save."""
+    band = summary.delta
+    if band.exact:
+        return "exact"
+    if band.low is None or band.high is None:
+        return spread_text(band.reach, decimals)
+    low, high = money_cells([band.low, band.high], signed=True, decimals=decimals)
     return f"{low} to {high}"
 
 

@@ -19,7 +19,7 @@ from decimal import Decimal
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals, UnpricedCall
 from costsim.pricing.reads import ReadPricing
-from costsim.render.band_text import band_cell, band_detail, band_text, half_text
+from costsim.render.band_text import band_cell, band_detail, band_text, delta_range, half_text
 from costsim.render.economics_text import economics_lines
 from costsim.render.report import ESTIMATED, UNMETERED, read_pricing_notes
 from costsim.render.text import (
@@ -160,6 +160,8 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
             if best.saving == 0
             else f"adds {change} (+{-best.saving_pct:.1f}%)"
         )
+        if not summary.delta.exact:
+            verb += f", p90 Δ {delta_range(summary, cells.decimals)}"
         if len(comparison.variants) == 1:
             return f"{name} saves nothing: it {verb}{risks}."
         return f"No variant saves: the one that adds least is {name}, which {verb}{risks}."
