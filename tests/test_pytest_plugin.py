@@ -506,6 +506,8 @@ def test_an_unreadable_call_fails_the_run_unless_lenient(
     )
     total = next(line for line in result.stdout.lines if line.startswith("TOTAL"))
     assert total.endswith("≥$0.002517*")  # the unreadable call's cost is unknown, never $0
+    row = next(line for line in result.stdout.lines if "test_two" in line and "$" in line)
+    assert row.endswith("≥$0.002517*")  # the test's own cost says it too (it read as whole)
     assert (result.ret == pytest.ExitCode.OK) is lenient
 
 

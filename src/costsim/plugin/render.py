@@ -103,11 +103,11 @@ def _what_if_columns(state: CostsimSession) -> list[str]:
 
 
 def total(state: CostsimSession) -> TestCost:
-    """Every test's figures summed; calls that could not be read count as unpriced."""
+    """Every test's figures summed (calls that could not be read are unpriced in their
+    test's, and so here)."""
     whole = TestCost()
     for cost in state.costs().values():
         whole.merge(cost)
-    whole.unpriced_calls += len(state.errors)
     return whole
 
 

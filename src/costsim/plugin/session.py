@@ -99,6 +99,9 @@ class CostsimSession(Observing):
     tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
     """LLM calls that could not be metered."""
+    unreadable: dict[str, int] = field(default_factory=dict)
+    """Per test, its calls that could not be metered: its cost is partial (a worker's go
+    into the costs it sends)."""
     internal_errors: list[str] = field(default_factory=list)
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
@@ -172,6 +175,7 @@ class CostsimSession(Observing):
                 observed = sent_call(cassette_path, index, request, stored, response, recorded)
         except CostsimError as exc:
             self.errors.append(f"{self.current}: {exc}")
+            self.unreadable[self.current] = self.unreadable.get(self.current, 0) + 1
             return
         except Exception as exc:  # a costsim bug must not fail the user's test
             self.internal_errors.append(
@@ -254,6 +258,10 @@ class CostsimSession(Observing):
                 + next((n.message for n in call.notes if n.kind in _USAGE), "no usage recorded")
                 for call in unrecorded
             ]
+        for name, count in self.unreadable.items():  # unknown cost: the test's is partial
+            cost = costs.setdefault(name, TestCost())
+            cost.calls += count
+            cost.unpriced_calls += count
         for name, cost in self.merged.items():
             if name in costs:
                 costs[name].merge(cost)
