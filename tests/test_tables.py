@@ -157,3 +157,23 @@ def test_a_column_that_fits_is_not_cut_for_an_ellipsis_it_does_not_need() -> Non
     assert table(columns, rows, width=22)[2] == "baseline (recorded)  6"  # exactly 22
     cut = table(columns, rows, width=21)[2]  # one short: cut, with room for the ellipsis
     assert cut.endswith("…  6") and len(cut.encode()) <= 21
+
+
+def test_paths_that_read_alike_cut_are_cut_apart() -> None:
+    """Two files whose names end alike would both read ``…mixed_files[x].yaml`` cut from
+    the left; they keep the part where they differ, between two ellipses, and still fit."""
+    from costsim.render.text import Column, table
+
+    shared = "tests__cassettes__Test{}MultimodalAnthropic.test_mixed_files[claude-haiku].yaml"
+    rows = [[shared.format("Agent"), "2"], [shared.format("Crew"), "1"], ["short.yaml", "3"]]
+    columns = [Column("cassette", align="left", cut="left", min_width=16), Column("calls")]
+    lines = table(columns, rows, width=50)
+    body = [line.split("  ")[0] for line in lines[2:]]
+    assert len(set(body)) == 3  # apart
+    assert "Agent" in body[0] and "Crew" in body[1] and body[2] == "short.yaml"
+    assert all(cell.count("…") == 2 and cell.endswith(".yaml") for cell in body[:2])
+    assert max(len(line.encode()) for line in lines) <= 50  # the second ellipsis fits too
+    # the same paths in two folders: the folder is what parts them
+    folders = [["c1/" + shared.format("Agent"), "2"], ["c2/" + shared.format("Agent"), "2"]]
+    cut = [line.split("  ")[0] for line in table(columns, folders, width=50)[2:]]
+    assert cut[0] != cut[1] and "c1/" in cut[0] and "c2/" in cut[1]

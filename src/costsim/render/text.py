@@ -75,6 +75,9 @@ class Column:
     drop: int = 0
     """When cutting is not enough, columns are left out, the highest ``drop`` first (0:
     never); the table then says which."""
+    ellipses: int = 1
+    """How many ``…`` a cut cell may hold (two: a path cut in the middle as well, to tell it
+    from another that reads alike cut from the left); fitting keeps room for their bytes."""
 
 
 def _cut(text: str, width: int, side: Literal["left", "right"] | None) -> str:
@@ -105,7 +108,7 @@ def _fit(
             max(
                 [
                     extra_bytes(col.header),
-                    2 * (cut and col.cut is not None),
+                    2 * col.ellipses * (cut and col.cut is not None),
                     *(extra_bytes(row[i]) for row in rows),
                 ]
             )
@@ -153,20 +156,87 @@ def _leave_out(
     return kept, cells, widths, left_out
 
 
+def _shown(
+    columns: Sequence[Column], rows: Sequence[Sequence[str]], widths: Sequence[int]
+) -> list[dict[str, str]]:
+    """Per column, the cells that must be cut in the middle to stay apart (see
+    :func:`_distinct_cuts`); none for columns not cut from the left."""
+    return [
+        _distinct_cuts([row[i] for row in rows], size) if col.cut == "left" else {}
+        for i, (col, size) in enumerate(zip(columns, widths, strict=True))
+    ]
+
+
+def _distinct_cuts(values: Sequence[str], size: int) -> dict[str, str]:
+    """Cuts of paths that would read alike cut from the left (``…mixed_files[a].yaml`` for
+    two files): each keeps the end and, between two ellipses, the part where it differs from
+    the others (``…AgentMultim…[a].yaml``); every other value is cut as usual (absent here)."""
+    groups: dict[str, set[str]] = {}
+    for value in values:
+        groups.setdefault(shorten_left(value, size), set()).add(value)
+    cuts: dict[str, str] = {}
+    for same in (group for group in groups.values() if len(group) > 1):
+        tries = [  # the middle kept where it parts from the first other, or the closest
+            {
+                value: _middle_cut(value, size, pick(_common(value, o) for o in same - {value}))
+                for value in same
+            }
+            for pick in (min, max)
+        ]
+        best: dict[str, str] = max(tries, key=_distinct_count)  # the first on a tie
+        cuts.update(best)
+    return cuts
+
+
+def _distinct_count(cuts: dict[str, str]) -> int:
+    return len(set(cuts.values()))
+
+
+def _common(a: str, b: str) -> int:
+    """The length of the longest common prefix of ``a`` and ``b``."""
+    n = 0
+    while n < min(len(a), len(b)) and a[n] == b[n]:
+        n += 1
+    return n
+
+
+def _middle_cut(text: str, size: int, differs: int) -> str:
+    """``text`` in ``size`` characters keeping its end and the stretch from ``differs`` on
+    (the column keeps room for the bytes of two ellipses)."""
+    room = size - 2  # the two ellipses
+    tail = room // 2
+    middle = room - tail
+    if room < 6 or differs + middle >= len(text) - tail:
+        return shorten_left(text, size)
+    start = max(differs - 2, 0)
+    head = ELLIPSIS if start else ""
+    return f"{head}{text[start : start + middle + (0 if start else 1)]}{ELLIPSIS}{text[-tail:]}"
+
+
 def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int) -> list[str]:
     """The lines of a plain table that fits ``width`` where its cuttable and droppable
     columns allow (a line under it names the columns left out, and how to see them: not the
     width, which for an indented table is not the terminal's)."""
-    columns, rows, widths, left_out = _leave_out(columns, rows, width)
+    given, cells = columns, rows
+    columns, rows, widths, left_out = _leave_out(given, cells, width)
+    shown = _shown(columns, rows, widths)
+    if any(shown):  # paths that read alike cut: room for a second ellipsis, and cut again
+        alike = {col.header for col, cuts in zip(columns, shown, strict=True) if cuts}
+        given = [
+            dataclasses.replace(col, ellipses=2) if col.header in alike else col for col in given
+        ]
+        columns, rows, widths, left_out = _leave_out(given, cells, width)
+        shown = _shown(columns, rows, widths)
 
-    def line(cells: Sequence[str]) -> str:
+    def line(cells: Sequence[str], body: bool = True) -> str:
         parts = []
-        for col, size, cell in zip(columns, widths, cells, strict=True):
-            text = _cut(cell, size, col.cut or "right")
+        for col, size, cell, cuts in zip(columns, widths, cells, shown, strict=True):
+            text = cuts.get(cell) if body else None
+            text = text if text is not None else _cut(cell, size, col.cut or "right")
             parts.append(text.ljust(size) if col.align == "left" else text.rjust(size))
         return GAP.join(parts).rstrip()
 
-    head = [line([col.header for col in columns]), GAP.join("-" * size for size in widths)]
+    head = [line([col.header for col in columns], False), GAP.join("-" * size for size in widths)]
     note = wrap(f"(left out to fit: {', '.join(left_out)}; --wide shows them)", width)
     return head + [line(row) for row in rows] + (note if left_out else [])
 
