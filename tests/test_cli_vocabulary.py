@@ -287,8 +287,16 @@ def test_answer_line_and_wide_columns() -> None:
 def test_unpriced_variant_says_why(tmp_path: Path) -> None:
     result = _run("simulate", str(EXAMPLES), "-s", "routing:default=gpt-9")
     assert result.exit_code == 0
-    assert result.stdout.startswith("No answer: no variant could be priced")
+    answer = " ".join(result.stdout.split("\n\n")[0].split())
+    assert answer.startswith(
+        "No answer: routing:default=gpt-9 leaves 3 of 6 calls unpriced (see below), so its cost "
+        "is only known to be at least $"
+    )
     assert "genai-prices has no price for openai model 'gpt-9' (3 calls)" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if line.startswith("routing:"))
+    cost, delta, pct, band = row.split()[4:8]
+    assert cost.startswith("≥$") and cost.endswith("*")  # the priced part, never "unknown"
+    assert (delta, pct, band) == ("-", "-", "-")  # no change known: no range around one either
 
 
 # --- progress ---------------------------------------------------------------------------------

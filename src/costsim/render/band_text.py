@@ -25,6 +25,8 @@ def band_cell(summary: VariantSummary, decimals: int | None = None, *, saving: b
     and, as a saving (``saving``: below and above swap), in the answer line; ``exact`` when
     nothing behind it was estimated."""
     band = summary.delta
+    if band.value is None:
+        return "-"  # no change is known, so no range around it
     if band.exact:
         return "exact"
     reach = band.reach

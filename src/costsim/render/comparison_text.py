@@ -103,15 +103,24 @@ class _Money:
 
 
 def _money(comparison: Comparison) -> _Money:
-    base = comparison.baseline
-    costs = [base.cost_usd, *(v.totals.cost_usd for v in comparison.variants)]
+    runs = [comparison.baseline, *(v.totals for v in comparison.variants)]
     deltas = [v.delta.value for v in comparison.variants]
-    decimals = decimals_for([*costs, *deltas])
+    decimals = decimals_for([*(t.cost_usd for t in runs), *deltas])
     return _Money(
-        money_cells(costs, decimals=decimals),
+        [_cost_cell(totals, decimals) for totals in runs],
         money_cells(deltas, signed=True, missing="-", decimals=decimals),
         decimals,
     )
+
+
+def _cost_cell(totals: Totals, decimals: int) -> str:
+    """The run's cost; with unpriced calls, the priced part as a lower bound (``≥$0.0107*``,
+    the star explained under the table), or ``unknown`` when nothing could be priced."""
+    if totals.cost_usd is not None:
+        return money_cells([totals.cost_usd], decimals=decimals)[0]
+    if not totals.priced_cost:
+        return "unknown"
+    return f"≥{money_cells([totals.priced_cost], decimals=decimals)[0]}*"
 
 
 @dataclass(frozen=True, slots=True)
@@ -142,6 +151,21 @@ def best_saving(comparison: Comparison) -> BestSaving | None:
     return BestSaving(index, summary, saving, float(saving / base * 100))
 
 
+def _unpriced_answer(comparison: Comparison, cells: _Money) -> str:
+    """No saving is known: every variant has calls without a price. The one with fewest,
+    how many of its calls they are, and the cost of the rest (a lower bound)."""
+    summary = min(comparison.variants, key=lambda variant: variant.totals.unpriced_calls)
+    totals = summary.totals
+    if not totals.unpriced_calls:  # priced, but against a like-for-like baseline that is not
+        return "No answer: no variant's saving could be priced (see the unpriced calls below)."
+    floor = money_cells([totals.priced_cost], decimals=cells.decimals)[0]
+    return (
+        f"No answer: {summary.variant.name} leaves {totals.unpriced_calls:,} of "
+        f"{totals.llm_calls:,} calls unpriced (see below), so its cost is only known to be at "
+        f"least {floor} against {cells.cost[0]} recorded."
+    )
+
+
 def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
     """One sentence: the variant that saves most, its saving in $ and %, its band, its risks."""
     cells = cells or _money(comparison)
@@ -149,7 +173,7 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
         return "No answer: the recording itself has unpriced calls (see below)."
     best = best_saving(comparison)
     if best is None:
-        return "No answer: no variant could be priced (see the unpriced calls below)."
+        return _unpriced_answer(comparison, cells)
     change = cells.delta[best.index].lstrip("+-")
     summary = best.summary
     risks = f"; {plural(summary.divergences, 'divergence')}" if summary.divergences else ""
@@ -254,7 +278,10 @@ def _unpriced_lines(
         return []
     reasons = Counter(item.reason for item in unpriced)
     lines = wrap(
-        f"{label}: {plural(len(unpriced), 'call')} unpriced, cost unknown", width, indent=indent
+        f"{label}: {plural(len(unpriced), 'call')} unpriced: the cost is unknown (* the "
+        "priced part, a lower bound)",
+        width,
+        indent=indent,
     )
     for reason, count in reasons.most_common():
         lines += wrap(f"{reason} ({plural(count, 'call')})", width, indent=indent + "  ")
