@@ -798,3 +798,6 @@ def test_the_summary_fits_the_terminal_and_names_what_it_left_out(
     header = next(line for line in section if line.startswith("test"))
     assert all(name in header for name in [*kept, "cost"]), header
     assert any(line.startswith("(left out to fit: ") for line in section), "\n".join(section)
+    row = next(line for line in section if "support_agent" in line)
+    if "calls" in header.split() or "prompt" in header.split():  # those go before the test id
+        assert len(row.split()[0]) >= 30, "\n".join(section)

@@ -142,11 +142,14 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
         headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
         rows = _rows(state, options, columns, what_if)
         return fit_table(headers, rows, width=10**6, tablefmt="github")
+    # columns go before a test id is cut below TEST_COLUMN_MIN characters; then, with all
+    # of them gone, the id gets every character left
     attempts = [(columns, TEST_COLUMN_MIN)]
     kept = list(columns)
     for name in _DROP_ORDER:
         kept = [c for c in kept if c != name]
-        attempts += [(kept, TEST_COLUMN_MIN), (kept, 12)]
+        attempts.append((kept, TEST_COLUMN_MIN))
+    attempts.append((kept, 12))
     lines: list[str] = []
     shown = columns
     for shown, keep in attempts:
