@@ -248,3 +248,23 @@ def test_the_token_classes_are_counted_in_the_order_they_are_named() -> None:
 
     usage = Usage(**{kind: 10 + i for i, kind in enumerate(KINDS)})
     assert counts(usage) == (10, 11, 12, 13, 14)
+
+
+def test_a_breakdown_names_a_model_as_the_traffic_does_one_name_per_price() -> None:
+    from costsim.pricing.names import model_label
+
+    # genai-prices' ids read unlike the recording (claude-3-5-haiku-latest, claude-sonnet-4-0)
+    assert model_label("claude-3-5-haiku-20241022", "anthropic", "claude-3-5-haiku-latest") == (
+        "claude-3-5-haiku"
+    )
+    assert model_label("claude-3-5-haiku-latest", "anthropic", "claude-3-5-haiku-latest") == (
+        "claude-3-5-haiku"
+    )
+    assert model_label("claude-sonnet-4-20250514", "anthropic", "claude-sonnet-4-0") == (
+        "claude-sonnet-4"
+    )
+    assert model_label("gpt-4o-mini-2024-07-18", "openai", "gpt-4o-mini") == "gpt-4o-mini"
+    # a snapshot with its own price keeps its date: it is another row
+    assert model_label("gpt-4o-2024-05-13", "openai", "gpt-4o-2024-05-13") == "gpt-4o-2024-05-13"
+    assert model_label("claude-haiku-4-5", "anthropic", "claude-haiku-4-5") == "claude-haiku-4-5"
+    assert model_label("gpt-9-20990101", "openai", None) == "gpt-9-20990101"  # unpriced: as is

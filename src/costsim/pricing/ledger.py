@@ -14,6 +14,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from costsim.model import Call, Provenance, Usage
+from costsim.pricing.names import model_label
 from costsim.pricing.prices import Price, price
 from costsim.pricing.reads import ReadPricing
 from costsim.pricing.split import ClassCost, split_cost
@@ -44,10 +45,15 @@ class MeteredCall:
 
     @property
     def billed_model(self) -> str:
-        """The model as billed: its price-list id, so a variant's request and the recorded
-        response (which may name a dated version) are one model; else the name priced."""
+        """The model as a breakdown names it: one name per price, as the traffic names it, so
+        a variant's request and the recorded response (which may name a dated version) are
+        one model (see :mod:`costsim.pricing.names`)."""
+        name = self.call.priced_model
+        if not name:
+            return "(no model)"
         price = self.price
-        return (price.model_id if price else None) or self.call.priced_model or "(no model)"
+        model_id = price.model_id if price is not None and price.source == "genai-prices" else None
+        return model_label(name, self.call.price_provider, model_id)
 
 
 def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = None) -> MeteredCall:

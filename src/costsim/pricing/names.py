@@ -1,0 +1,47 @@
+"""How a model is named in a breakdown: as the recording names it, one name per price.
+
+A response names a dated snapshot (``claude-haiku-4-5-20251001``), a request (and a variant's
+routed call) the alias (``claude-haiku-4-5``); genai-prices prices both under one id, which may
+read unlike either (``claude-3-5-haiku-latest`` for ``claude-3-5-haiku-20241022``). A
+breakdown row is one price, named as the traffic names it: the name without its date stamp when
+that prices the same, else the name as recorded (``gpt-4o-2024-05-13`` has its own price).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from functools import cache
+
+from genai_prices import Usage as PriceUsage
+from genai_prices import calc_price
+
+__all__ = ["model_label"]
+
+_DATED = re.compile(r"^(?P<name>.+?)[-@](?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
+"""A trailing date stamp (``-20251001``, ``-2024-07-18``, Vertex AI's ``@20250514``), or
+``-latest``."""
+
+
+def model_label(name: str, provider: str, model_id: str | None) -> str:
+    """``name`` (the model a call was priced as) for a breakdown row: without its date stamp
+    when genai-prices prices that the same (``model_id``), else as it is."""
+    found = _DATED.match(name)
+    if found is None or model_id is None:
+        return name
+    undated = found["name"]
+    return undated if _price_id(undated, provider) == model_id else name
+
+
+@cache
+def _price_id(name: str, provider: str) -> str | None:
+    try:
+        result = calc_price(
+            PriceUsage(input_tokens=0, output_tokens=0),
+            name,
+            provider_id=provider,
+            genai_request_timestamp=datetime(2026, 1, 1, tzinfo=UTC),
+        )
+    except (LookupError, ValueError, ArithmeticError):
+        return None
+    return str(result.model.id)
