@@ -734,3 +734,21 @@ def test_an_error_fits_the_terminal_and_stays_one_line_in_a_log(tmp_path: Path) 
     lines = b"".join(chunks).decode().splitlines()
     assert len(lines) >= 2 and all(len(line) <= 100 for line in lines)
     assert " ".join(line.strip() for line in lines) == piped.stderr.strip()
+
+
+def test_a_cut_json_body_is_said_once_where_and_how_to_go_on(tmp_path: Path) -> None:
+    good = interaction()
+    cut = interaction()
+    cut["response"]["body"]["string"] = cut["response"]["body"]["string"][:40]
+    path = write_yaml(tmp_path / "cut.yaml", [good, cut])
+    result = CliRunner().invoke(cli, ["report", str(path)])
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"Error: {path}: interaction 1: response body is not valid JSON (Unterminated string "
+        "starting at line 1 column 37); --lenient skips unreadable cassettes, and costsim "
+        "cassettes check lists them all\n"
+    )
+    check = CliRunner().invoke(cli, ["cassettes", "check", str(path), "--format", "json"])
+    (finding,) = json.loads(check.stdout)["findings"]
+    assert finding["interaction"] == 1
+    assert finding["message"].startswith("response body is not valid JSON")  # said once

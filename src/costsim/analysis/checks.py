@@ -71,6 +71,8 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
     except CostsimError as exc:
         index = exc.index if isinstance(exc, InteractionError) else None
         reason = str(exc).removeprefix(f"{path}: ")
+        if index is not None:  # the finding names its interaction once
+            reason = reason.removeprefix(f"interaction {index}: ")
         return [_finding(path, index, "unreadable", reason)]
     findings: list[Finding] = []
     if not trace.calls:

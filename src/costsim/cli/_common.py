@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 import click
 
+from costsim.cli._errors import Findings
 from costsim.cli._width import stderr_text, terminal_width
-from costsim.errors import CostsimError, DataError, InputError
 
 if TYPE_CHECKING:
     from costsim.api import Progress, Result, Transcript
@@ -30,48 +30,11 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-EXIT_FINDINGS = 1
-EXIT_INPUT = 2
 PROGRESS_AFTER = 1.0
 """Seconds a run goes on before its progress bar appears."""
 FORMATS = ("table", "json", "markdown", "html")
 """``--format`` choices: the format registry's (``costsim.api.FORMATS``; a test keeps them
 equal), not imported so that ``costsim --help`` stays fast."""
-
-
-class InputProblem(click.ClickException):
-    """Bad input: one sentence, exit code 2."""
-
-    exit_code = EXIT_INPUT
-
-    def show(self, file: Any = None) -> None:
-        click.echo(stderr_text(f"Error: {self.format_message()}"), err=True)
-
-
-class Findings(click.ClickException):
-    """Something was found (a check failed, a gate tripped): exit code 1."""
-
-    exit_code = EXIT_FINDINGS
-
-    def show(self, file: Any = None) -> None:
-        click.echo(stderr_text(self.format_message()), err=True)
-
-
-def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
-    """Turn costsim errors into one-line CLI errors instead of tracebacks."""
-
-    @functools.wraps(command)
-    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
-        try:
-            return command(*args, **kwargs)
-        except InputError as exc:
-            raise InputProblem(str(exc)) from None
-        except DataError as exc:
-            raise InputProblem(f"costsim data problem: {exc}") from None
-        except CostsimError as exc:
-            raise InputProblem(str(exc)) from None
-
-    return wrapper
 
 
 def parse_as_of(value: str | None) -> datetime | None:

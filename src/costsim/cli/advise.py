@@ -10,7 +10,6 @@ from costsim.cli._common import (
     Output,
     as_of_option,
     gap_option,
-    handle_errors,
     lenient_option,
     local_execution_options,
     output_options,
@@ -18,6 +17,7 @@ from costsim.cli._common import (
     paths_argument,
     walk_options,
 )
+from costsim.cli._errors import handle_errors
 
 
 @click.group()

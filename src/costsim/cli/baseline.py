@@ -7,7 +7,8 @@ from pathlib import Path
 
 import click
 
-from costsim.cli._common import Output, handle_errors, output_options
+from costsim.cli._common import Output, output_options
+from costsim.cli._errors import handle_errors
 
 folder_option = click.option(
     "--dir",

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from costsim.cli._common import handle_errors
+from costsim.cli._errors import handle_errors
 from costsim.cli._width import terminal_width
 from costsim.render.text import shorten_left
 

@@ -8,13 +8,13 @@ import click
 
 from costsim.cli._common import (
     Output,
-    handle_errors,
     lenient_option,
     loading_options,
     output_options,
     paths_argument,
     walk_options,
 )
+from costsim.cli._errors import handle_errors
 
 
 @click.command(short_help="How well the offline token estimator does on PATHS.")

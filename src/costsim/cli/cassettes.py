@@ -8,12 +8,12 @@ import click
 
 from costsim.cli._common import (
     Output,
-    handle_errors,
     loading_options,
     output_options,
     paths_argument,
     walk_options,
 )
+from costsim.cli._errors import handle_errors
 
 SORTS = ("name", "date", "calls", "size")
 

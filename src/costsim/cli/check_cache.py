@@ -8,13 +8,13 @@ import click
 
 from costsim.cli._common import (
     Output,
-    handle_errors,
     lenient_option,
     local_execution_options,
     output_options,
     paths_argument,
     walk_options,
 )
+from costsim.cli._errors import handle_errors
 
 
 @click.command("check-cache", short_help="Does the cache simulator reproduce what was billed?")

@@ -12,10 +12,10 @@ from costsim.cli._common import (
     Percent,
     by_help,
     execution_options,
-    handle_errors,
     lenient_option,
     output_options,
 )
+from costsim.cli._errors import handle_errors
 
 
 @click.command(short_help="Each scenario's variants against the recording, answer first.")

@@ -11,7 +11,6 @@ from costsim.cli._common import (
     Output,
     as_of_option,
     by_help,
-    handle_errors,
     lenient_option,
     local_execution_options,
     output_options,
@@ -19,6 +18,7 @@ from costsim.cli._common import (
     paths_argument,
     walk_options,
 )
+from costsim.cli._errors import handle_errors
 
 
 @click.command(short_help="What the LLM calls recorded in PATHS cost.")

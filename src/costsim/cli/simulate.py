@@ -11,13 +11,13 @@ from costsim.cli._common import (
     as_of_option,
     execution_options,
     gap_option,
-    handle_errors,
     lenient_option,
     output_options,
     parse_as_of,
     paths_argument,
     walk_options,
 )
+from costsim.cli._errors import handle_errors
 
 
 @click.command(short_help="Replay PATHS under strategies (-s) against the recording.")

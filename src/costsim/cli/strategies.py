@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import click
 
-from costsim.cli._common import Output, handle_errors, output_options
+from costsim.cli._common import Output, output_options
+from costsim.cli._errors import handle_errors
 
 
 @click.command("strategies", short_help="The strategies to simulate, and their parameters.")

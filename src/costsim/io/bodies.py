@@ -18,6 +18,7 @@ __all__ = [
     "MAX_DECODED_BYTES",
     "SseEvent",
     "decode_body",
+    "json_problem",
     "looks_like_sse",
     "parse_json",
     "parse_sse",
@@ -147,14 +148,19 @@ def parse_json(body: bytes | str) -> Any:
     except TooDeepError as exc:
         raise ValueError(str(exc)) from None
     except json.JSONDecodeError as exc:
-        raise ValueError(
-            f"is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
-        ) from None
+        raise ValueError(f"is not valid JSON ({json_problem(exc)})") from None
     except UnicodeDecodeError as exc:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
     except (ValueError, RecursionError) as exc:
         reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
         raise ValueError(f"is not usable JSON ({reason})") from None
+
+
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What the decoder found, and where: ``Expecting value at line 1 column 121``,
+    ``Unterminated string starting at line 1 column 310``."""
+    at = "" if exc.msg.endswith(" at") else " at"
+    return f"{exc.msg}{at} line {exc.lineno} column {exc.colno}"
 
 
 def try_json(text: str) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 import yaml
 
 from costsim.errors import CassetteError, UnsafeCassetteError
+from costsim.io.bodies import json_problem
 from costsim.io.limits import MAX_DEPTH, TooDeepError, check_json_depth, scan_yaml
 from costsim.io.safe_yaml import load_yaml
 from costsim.io.yaml_events import NotPlain, load_plain
@@ -54,7 +55,7 @@ def _json_problem(exc: ValueError | RecursionError) -> str:
     if isinstance(exc, TooDeepError):
         return f"is not a usable JSON cassette: it {exc}"
     if isinstance(exc, json.JSONDecodeError):
-        return f"is not valid JSON (line {exc.lineno} column {exc.colno}: {exc.msg})"
+        return f"is not valid JSON ({json_problem(exc)})"
     return f"is not a usable JSON cassette ({_first_line(exc)})"
 
 

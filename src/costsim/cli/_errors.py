@@ -1,0 +1,62 @@
+"""How the CLI ends on bad input (exit 2, one sentence) and on findings (exit 1)."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, ParamSpec, TypeVar
+
+import click
+
+from costsim.cli._width import stderr_text
+from costsim.errors import CassetteError, CostsimError, DataError, InputError
+
+__all__ = ["EXIT_FINDINGS", "EXIT_INPUT", "Findings", "InputProblem", "handle_errors"]
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+EXIT_FINDINGS = 1
+EXIT_INPUT = 2
+
+
+class InputProblem(click.ClickException):
+    """Bad input: one sentence, exit code 2."""
+
+    exit_code = EXIT_INPUT
+
+    def show(self, file: Any = None) -> None:
+        click.echo(stderr_text(f"Error: {self.format_message()}"), err=True)
+
+
+class Findings(click.ClickException):
+    """Something was found (a check failed, a gate tripped): exit code 1."""
+
+    exit_code = EXIT_FINDINGS
+
+    def show(self, file: Any = None) -> None:
+        click.echo(stderr_text(self.format_message()), err=True)
+
+
+_LENIENT_HINT = "; --lenient skips unreadable cassettes, and costsim cassettes check lists them all"
+"""Said after an unreadable cassette by a command that could have skipped it."""
+
+
+def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
+    """Turn costsim errors into one-line CLI errors instead of tracebacks."""
+
+    @functools.wraps(command)
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return command(*args, **kwargs)
+        except CassetteError as exc:
+            lenient = kwargs.get("lenient") is False and not isinstance(exc, FileNotFoundError)
+            raise InputProblem(f"{exc}{_LENIENT_HINT if lenient else ''}") from None
+        except InputError as exc:
+            raise InputProblem(str(exc)) from None
+        except DataError as exc:
+            raise InputProblem(f"costsim data problem: {exc}") from None
+        except CostsimError as exc:
+            raise InputProblem(str(exc)) from None
+
+    return wrapper
