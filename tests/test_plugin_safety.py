@@ -244,8 +244,18 @@ def test_saving_keeps_the_tests_a_run_did_not_collect(project: pytest.Pytester) 
     assert "(2 test(s): 1 from this run, 1 kept from before (not run this time);" in text
     compare = project.runpytest("--costsim", "--costsim-compare", "main", "-k", "test_one")
     text = " ".join(compare.stdout.str().split())
-    assert "1 test(s) of baseline main did not run this time" in text
+    assert "1 test(s) of baseline main deselected this run" in text
     assert "made no LLM call" not in text
+    # renamed: gone from a file the run collected whole, and named
+    renamed = REPLAY + "\ndef test_one():\n    _replay(1)\n\ndef test_second():\n    _replay(2)\n"
+    project.makepyfile(test_agent=renamed)
+    compare = project.runpytest("--costsim", "--costsim-compare", "main")
+    text = " ".join(compare.stdout.str().split())
+    assert (
+        "1 test(s) of baseline main are no longer collected (renamed or removed?): "
+        "test_agent.py::test_two"
+    ) in text
+    assert "new test (not in baseline main): test_agent.py::test_second" in text
 
 
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["serial", "xdist"])

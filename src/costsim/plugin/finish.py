@@ -47,6 +47,31 @@ def _is_selected(test: str, selected: set[str]) -> bool:
     return match is not None and any(item.startswith(match.group(1)) for item in selected)
 
 
+def _not_run(missing: list[str], silent: list[str], state: CostsimSession, name: str) -> list[str]:
+    """Baseline tests this run did not run, told apart: gone from a file it collected whole
+    (renamed or removed: named), deselected, or in files it did not collect."""
+    others = [t for t in missing if t not in silent]
+    gone = [
+        t
+        for t in others
+        if test_file(t) in state.whole_files and t not in state.deselected and t[0] != "<"
+    ]
+    deselected = sum(1 for t in others if t in state.deselected)
+    rest = len(others) - len(gone) - deselected
+    notes = []
+    if gone:
+        listed = ", ".join(gone[:3]) + (f" and {len(gone) - 3} more" if len(gone) > 3 else "")
+        notes.append(
+            f"{len(gone)} test(s) of baseline {name} are no longer collected (renamed or "
+            f"removed?): {listed}"
+        )
+    if deselected:
+        notes.append(f"{deselected} test(s) of baseline {name} deselected this run")
+    if rest:
+        notes.append(f"{rest} test(s) of baseline {name} not collected this run")
+    return notes
+
+
 def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
     settings = run.settings
     old = load_baseline(baseline_path(run.root, name))
@@ -68,7 +93,7 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
             f"{len(silent)} test(s) of baseline {name} made no LLM call this run (e.g. {silent[0]})"
         )
     if skipped:
-        state.notes.append(f"{skipped} test(s) of baseline {name} did not run this time")
+        state.notes += _not_run(result.missing_tests, silent, state, name)
     new = set(result.new_tests)
     compared = sum(1 for test in tests if test not in new and not test.startswith("<"))
     over = f"{len(result.regressions)} regression(s)" if result.regressions else "no regression"
