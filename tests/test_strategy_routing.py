@@ -181,3 +181,24 @@ def test_a_band_is_never_wider_than_estimating_the_routed_prompt_afresh() -> Non
     cost = summary.cost
     assert cost.value is not None and summary.totals.prompt_tokens == 944
     assert cost.half <= 5 * cost.value  # a wide band, for a weak table, but not a runaway one
+
+
+def test_routing_says_when_no_rule_can_route_and_when_a_route_is_dearer() -> None:
+    import costsim
+    from tests.conftest import EXAMPLES
+
+    nothing = costsim.simulate(str(EXAMPLES), "routing")
+    (variant,) = nothing.data.variants
+    notes = {event.message for event in variant.events if event.kind == "note"}
+    assert any(message.startswith("no rule routes any call") for message in notes)
+    # Sonnet 4.5 ($3 input) to Opus 4.1 ($15): dearer, said once per cassette
+    dearer = costsim.simulate(str(EXAMPLES), "routing:default=claude-opus-4-1")
+    (variant,) = dearer.data.variants
+    said = [e.message for e in variant.events if "whose input price is higher" in e.message]
+    assert sorted(said) == [  # the errored request is routed too, named as it was sent
+        "1 call routed from claude-sonnet-4-5 to claude-opus-4-1, whose input price is higher",
+        "2 calls routed from claude-sonnet-4-5-20250929 to claude-opus-4-1, whose input price "
+        "is higher",
+    ]
+    text = " ".join(nothing.render("table", width=100).split())
+    assert "(and 1 more cassette)" in text or "(and 2 more cassettes)" in text  # said once

@@ -21,22 +21,20 @@ from costsim.pricing.ledger import Totals, UnpricedCall
 from costsim.pricing.reads import ReadPricing
 from costsim.render.band_text import band_cell, band_detail, band_text, delta_range, half_text
 from costsim.render.economics_text import economics_lines
+from costsim.render.events_text import event_line, said_once
 from costsim.render.report import ESTIMATED, UNMETERED, read_pricing_notes
 from costsim.render.text import (
     Column,
     decimals_for,
-    display_path,
     markdown_table,
     money_cells,
     more_line,
     percent,
     plural,
-    shorten_left,
     signed_percent,
     table,
     wrap,
 )
-from costsim.strategies.trace import Event
 
 __all__ = [
     "EVENTS_SHOWN",
@@ -262,14 +260,6 @@ def _rows(comparison: Comparison, cells: _Money, wide: bool) -> list[list[str]]:
 _ORDER = {"divergence": 0, "note": 1, "change": 2}
 
 
-def _event_line(event: Event, width: int) -> list[str]:
-    where = ""
-    if event.provenance is not None:
-        path = shorten_left(display_path(event.provenance.path), max(width - 40, 20))
-        where = f" {path}#{event.provenance.index}"
-    return wrap(f"{event.kind} ({event.strategy}){where}: {event.message}", width, indent="  ")
-
-
 def _unpriced_lines(
     label: str, unpriced: list[UnpricedCall], width: int, indent: str = ""
 ) -> list[str]:
@@ -323,10 +313,10 @@ def _variant_details(
     if summary.attribution:
         lines += wrap(_attribution(summary, decimals), width, indent="  ", subsequent="    ")
     lines += _unpriced_lines("unpriced", summary.totals.unpriced, width, indent="  ")
-    events = sorted(summary.events, key=lambda event: _ORDER[event.kind])
+    events = sorted(said_once(summary.events), key=lambda event: _ORDER[event.kind])
     shown = events if verbose else [e for e in events if e.kind != "change"][:EVENTS_SHOWN]
     for event in shown:
-        lines += _event_line(event, width)
+        lines += event_line(event, width)
     hidden = len(events) - len(shown)
     if shown:
         lines += more_line(hidden)

@@ -84,6 +84,13 @@ class _Router:
     def model_for(self, choice: str) -> str:
         return self.models.get(choice, choice)
 
+    @property
+    def can_route(self) -> bool:
+        """Whether any rule can route a call: an agent rule, tiers by complexity, a default."""
+        agents = bool(self.patterns) and bool(self.params.agents or self.tiers)
+        tiers = self.params.complexity and bool({"light", "heavy"} & set(self.models))
+        return agents or tiers or self.params.default is not None
+
     def route(self, call: Call) -> tuple[str | None, str]:
         """(model or None to keep, why)."""
         agent = self.agent(call)
@@ -121,6 +128,12 @@ def _risky(item: SimCall, params: RoutingParams) -> str | None:
     return None
 
 
+_NO_RULE = (
+    "no rule routes any call: tiers apply with complexity=true or to agents, else give "
+    "agents or a default (costsim strategies routing)"
+)
+
+
 class Routing:
     name = "routing"
     summary = "route each call to a model by agent, tier and task complexity"
@@ -140,8 +153,11 @@ class Routing:
             {str(tier): model for tier, model in params.tiers.items()},
         )
         events: list[Event] = []
+        if not router.can_route and trace.calls:
+            return trace, [Event(self.name, "note", _NO_RULE, trace.calls[0].call.provenance)]
         calls: list[SimCall] = []
         skipped: set[str] = set()
+        dearer: dict[tuple[str, str], list[SimCall]] = {}
         for item in trace.calls:
             call = item.call
             model, why = router.route(call)
@@ -172,6 +188,8 @@ class Routing:
             when = call.recorded_at or datetime.now(UTC)
             before = _input_price(call.priced_model, call.provider, when)
             after = _input_price(model, call.provider, when)
+            if before is not None and after is not None and after > before:
+                dearer.setdefault((call.priced_model, model), []).append(item)
             if before is not None and after is not None and after < before:
                 reason = _risky(item, params)
                 if reason is not None:
@@ -184,4 +202,14 @@ class Routing:
                         )
                     )
             calls.append(dataclasses.replace(item, call=routed))
+        for (was, model), items in dearer.items():  # said once per trace and pair
+            events.append(
+                Event(
+                    self.name,
+                    "note",
+                    f"{len(items)} call{'s' if len(items) > 1 else ''} routed from {was} to "
+                    f"{model}, whose input price is higher",
+                    items[0].call.provenance,
+                )
+            )
         return SimTrace(trace.path, tuple(calls)), events
