@@ -11,9 +11,11 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from costsim.analysis.bands import variant_bands
 from costsim.analysis.baseline import TestCost, compare_baselines, load_baseline, save_baseline
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
+from costsim.analysis.spread import NONE, Spread
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine
 from costsim.io.files import write_atomic
@@ -86,29 +88,43 @@ def _trace(position: int, calls: Sequence[Call]) -> CassetteTrace:
 
 @dataclass(frozen=True, slots=True)
 class WhatIfCost:
-    """A test's simulated cost under one what-if variant: the priced part, and how many calls
-    have no price (their cost is unknown, never $0)."""
+    """A test's simulated cost under one what-if variant: the priced part, how many calls
+    have no price (their cost is unknown, never $0), and how far (p90) the simulated cost may
+    lie below and above (:class:`~costsim.analysis.spread.Spread`, summed over tests)."""
 
     priced: Decimal
     unpriced_calls: int = 0
+    spread: Spread = NONE
 
     def __add__(self, other: WhatIfCost) -> WhatIfCost:
-        return WhatIfCost(self.priced + other.priced, self.unpriced_calls + other.unpriced_calls)
+        return WhatIfCost(
+            self.priced + other.priced,
+            self.unpriced_calls + other.unpriced_calls,
+            self.spread + other.spread,
+        )
 
     @property
     def cost_usd(self) -> Decimal | None:
         return None if self.unpriced_calls else self.priced
 
     def to_json(self) -> dict[str, Any]:
+        cost = self.cost_usd
         return {
-            "cost_usd": amount_text(self.cost_usd),
+            "cost_usd": amount_text(cost),
+            "cost_usd_low": None
+            if cost is None
+            else amount_text(max(cost - self.spread.below, Decimal(0))),
+            "cost_usd_high": None if cost is None else amount_text(cost + self.spread.above),
             "priced_cost_usd": amount_text(self.priced),
             "unpriced_calls": self.unpriced_calls,
+            "below_usd": amount_text(self.spread.below),
+            "above_usd": amount_text(self.spread.above),
         }
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> WhatIfCost:
-        return cls(Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"]))
+        spread = Spread(Decimal(data.get("below_usd", "0")), Decimal(data.get("above_usd", "0")))
+        return cls(Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"]), spread)
 
 
 class TestMeter:
@@ -154,9 +170,12 @@ class TestMeter:
         requests = {trace.path: list(tests[name][1]) for trace, name in pairs}
         costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}
         for variant in parse_strategies(strategies):
-            by_trace = engine.run(variant, requests=requests).totals_by_trace()
+            result = engine.run(variant, requests=requests)
+            by_trace = result.totals_by_trace()
+            bands = variant_bands(result, self.estimator, None).per_cassette
             for trace, name in pairs:
                 totals = by_trace[trace.path]
                 unknown = totals.unpriced_calls + totals.unmetered_calls
-                costs[name][variant.name] = WhatIfCost(totals.priced_cost, unknown)
+                spread = bands[trace.path][0] if trace.path in bands else NONE
+                costs[name][variant.name] = WhatIfCost(totals.priced_cost, unknown, spread)
         return costs

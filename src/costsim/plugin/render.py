@@ -17,6 +17,7 @@ from typing import Any
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.plugin.session import CostsimSession, DriftEntry
+from costsim.render.band_text import spread_text
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.text import fit_table, money, percent
 
@@ -97,6 +98,14 @@ def _what_if_total(state: CostsimSession, column: str, tests: int) -> str:
     return "-" if whole is None else _partial(whole.priced, whole.unpriced_calls)
 
 
+def _what_if_band(whole: WhatIfCost | None) -> str:
+    """``; TOTAL p90 ±$0.0004``: how far the simulated total may be off (nothing when it is
+    exact, or unknown)."""
+    if whole is None or whole.cost_usd is None or not whole.spread:
+        return ""
+    return f"; TOTAL p90 {spread_text(whole.spread.rounded())}"
+
+
 def _what_if_columns(state: CostsimSession) -> list[str]:
     """The what-if variants of the run, in the order the tests list them."""
     return list(dict.fromkeys(name for costs in state.what_if_costs.values() for name in costs))
@@ -161,7 +170,11 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
     left_out = [c for c in columns if c not in shown]
     leaves = f"(left out to fit: {', '.join(left_out)}; the report file has them)"
     notes = [leaves] if left_out else []
-    notes += [f"what-if {i}: cost with {name}" for i, name in enumerate(what_if, start=1)]
+    tests = len(state.costs())
+    notes += [
+        f"what-if {i}: cost with {name}{_what_if_band(_what_if_sum(state, name, tests))}"
+        for i, name in enumerate(what_if, start=1)
+    ]
     lines += [part for note in notes for part in wrap(note, options.width)]
     ranked = len(state.costs())
     if options.top is not None and ranked > options.top:
