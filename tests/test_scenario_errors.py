@@ -260,3 +260,26 @@ def test_a_scenario_saved_as_utf16_reads_and_its_errors_keep_their_lines(tmp_pat
     assert scenario_files(path) is not None
     path.write_bytes((text + "colour: blue\n").encode("utf-16"))
     assert _problems(path)[0].startswith(f"{path}:4:1: colour: unknown key 'colour'")
+
+
+def test_every_step_and_pattern_problem_comes_out_with_the_others(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path,
+        "name: s\n"
+        "cassettes: [nowhere/*.yaml]\n"
+        "variants:\n"
+        '  a: "truncation:max_char=100 & caching:ttl=2h"\n'
+        '  b: [{truncation: {max_chars: "100"}}]\n'
+        '  c: "routing:tiers.lite=claude-haiku-4-5"\n'
+        "colour: red\n",
+    )
+    lines = [line.strip() for line in _problems(path)]
+    assert lines[0] == f"{path}: 5 problems"
+    assert lines[1].startswith(f"{path}:2:13: cassettes.0: 'nowhere/*.yaml' matches no file")
+    assert "max_char='100': unknown parameter" in lines[2]
+    assert "strategy 'caching:ttl=2h'" in lines[2] and "ttl='2h'" in lines[2]  # the second step
+    # a rule over several parameters, said as the rule; a mapping's key, as a key
+    assert "'truncation': head (3000) + tail (2000) must be below max_chars (100)" in lines[3]
+    assert "tiers key 'lite': expected one of 'light', 'standard' or 'heavy'" in lines[4]
+    assert "(parameters)=" not in " ".join(lines) and "[key]" not in " ".join(lines)
+    assert lines[5].startswith(f"{path}:7:1: colour: unknown key 'colour'")

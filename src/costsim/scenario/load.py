@@ -165,15 +165,18 @@ def load_scenario(path: Path) -> LoadedScenario:
         scenario = Scenario.model_validate(document)
     except ValidationError as exc:
         problems = translate(exc.errors(), Scenario)
-        problems += _other_problems(document)
+        problems += _other_problems(document, path)
         raise ScenarioError(path, problems, locator) from None
     return prepare_scenario(scenario, path, locator)
 
 
-def _other_problems(document: dict[str, Any]) -> list[Problem]:
-    """The strategy and budget problems of a file that has others too (so all come out at
-    once)."""
+def _other_problems(document: dict[str, Any], path: Path) -> list[Problem]:
+    """The cassette pattern, strategy and budget problems of a file that has others too (so
+    all come out at once)."""
     problems: list[Problem] = []
+    patterns = document.get("cassettes")
+    if isinstance(patterns, list) and all(isinstance(p, str) for p in patterns):
+        _expand(path, patterns, ("cassettes",), problems)
     variants = document.get("variants")
     budgets = document.get("budgets")
     if isinstance(variants, dict):

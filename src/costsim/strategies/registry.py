@@ -198,22 +198,32 @@ _EXPECTED = {
 
 def _param_problem(error: Any, known: list[str]) -> str:
     """One parameter problem in plain words, naming the key and the value given."""
-    key = ".".join(str(part) for part in error["loc"]) or "(parameters)"
+    loc = [str(part) for part in error["loc"]]
     value = error.get("input")
-    if error["type"] == "extra_forbidden":
+    if not loc:  # a rule over several parameters: the rule says which
+        return str(error["msg"]).removeprefix("Value error, ")
+    if loc[-1] == "[key]":  # a mapping's key, not a value: tiers.lite.[key]
+        return f"{'.'.join(loc[:-2])} key {value!r}: {_what(error, known)}"
+    given = "(missing)" if error["type"] == "missing" else repr(value)
+    return f"{'.'.join(loc)}={given}: {_what(error, known)}"
+
+
+def _what(error: Any, known: list[str]) -> str:
+    """What is wrong with one parameter's value."""
+    kind = error["type"]
+    if kind == "extra_forbidden":
         close = difflib.get_close_matches(str(error["loc"][-1]), known, n=1)
-        hint = f" (did you mean {close[0]!r}?)" if close else ""
-        return f"{key}={value!r}: unknown parameter{hint}"
-    if error["type"] == "literal_error":
-        return f"{key}={value!r}: expected one of {error['ctx']['expected']}"
-    if error["type"] == "missing":
-        return f"{key}=(missing): a value is required"
-    if error["type"] in _EXPECTED:
-        return f"{key}={value!r}: expected {_EXPECTED[error['type']]}"
-    bound = bound_words(error["type"], error.get("ctx") or {})
+        return "unknown parameter" + (f" (did you mean {close[0]!r}?)" if close else "")
+    if kind == "literal_error":
+        return f"expected one of {error['ctx']['expected']}"
+    if kind == "missing":
+        return "a value is required"
+    if kind in _EXPECTED:
+        return f"expected {_EXPECTED[kind]}"
+    bound = bound_words(kind, error.get("ctx") or {})
     if bound is not None:
-        return f"{key}={value!r}: must be {bound}"
-    return f"{key}={value!r}: {str(error['msg']).removeprefix('Value error, ')}"
+        return f"must be {bound}"
+    return str(error["msg"]).removeprefix("Value error, ")
 
 
 _BOUNDS = {

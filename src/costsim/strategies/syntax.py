@@ -121,7 +121,15 @@ def parse_variant(text: str, name: str | None = None) -> Variant:
         raise ConfigError(f"no strategy in {text!r}")
     if len(steps) < len(parts):  # "a & & b", "a &": a step left out, most likely by mistake
         raise ConfigError(f"an empty step in {text!r}: write strategies as 'a & b'")
-    return Variant(name or text.strip(), tuple(parse_step(step) for step in steps))
+    parsed, problems = [], []
+    for step in steps:  # every step's problem at once, not the first one's alone
+        try:
+            parsed.append(parse_step(step))
+        except ConfigError as exc:
+            problems.append(str(exc))
+    if problems:
+        raise ConfigError("; ".join(problems))
+    return Variant(name or text.strip(), tuple(parsed))
 
 
 def _starts_entry(part: str) -> bool:
