@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import shutil
 from decimal import Decimal
+from importlib import resources
 from pathlib import Path
 
+import jsonschema
 import pytest
 import requests  # noqa: F401  (imported here so pytester's in-process runs share one copy)
 import vcr  # noqa: F401
@@ -31,7 +33,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def _report(pytester: pytest.Pytester, name: str = "out.json") -> dict[str, object]:
+    """The JSON report the run wrote, checked against the schema costsim ships for it."""
     document: dict[str, object] = json.loads((pytester.path / name).read_text())
+    schema = json.loads((resources.files("costsim") / "schemas" / "pytest.schema.json").read_text())
+    jsonschema.validate(document, schema)
     return document
 
 

@@ -70,6 +70,8 @@ class CachingParams(Params):
     rolling: Annotated[int, Field(ge=0, le=2)] = 1
     """How many of the latest messages get a rolling breakpoint (0-2)."""
     split_dynamic_system: bool = True
+    """Move system text that changes between calls of one agent (a running summary, a
+    timestamp) after its static head, so it stops invalidating the cached prefix."""
     max_breakpoints: Annotated[int, Field(ge=1, le=4)] = 4
     """At most this many breakpoints per request, those it already carries included
     (Anthropic accepts 4)."""
