@@ -40,7 +40,6 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from itertools import pairwise
-from pathlib import Path
 
 from costsim.analysis.spread import (
     NONE,
@@ -54,7 +53,7 @@ from costsim.analysis.spread import (
 from costsim.cache.results import CacheResult
 from costsim.engine.simulate import SimulatedCall, TraceResult, VariantResult
 from costsim.metering.meter import Meter
-from costsim.model import Call, Usage
+from costsim.model import Call, CassettePath, Usage
 from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.cache_policies import marks_of
 
@@ -283,7 +282,7 @@ class VariantBands:
     delta_estimated: bool = False
     """Some call is billed differently from its baseline on an estimate (a delta the variant
     leaves at exactly zero is exact, whatever the calls it did not touch rest on)."""
-    per_cassette: dict[Path, tuple[Spread, Spread, bool]] = field(default_factory=dict)
+    per_cassette: dict[CassettePath, tuple[Spread, Spread, bool]] = field(default_factory=dict)
     """Per cassette: (cost spread, delta spread, delta estimated)."""
 
     def band(self, value: Decimal | None) -> Band:

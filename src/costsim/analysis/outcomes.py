@@ -30,6 +30,7 @@ from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse
 from costsim.analysis.turns import Turns, turn_series
 from costsim.engine.simulate import Engine, TraceResult, VariantResult
+from costsim.model import CassettePath
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import Step, Variant
 from costsim.strategies.trace import Event
@@ -45,11 +46,11 @@ class VariantPart:
     """What one variant's run contributes to its summary (see ``VariantSummary``)."""
 
     totals: Totals
-    per_cassette: dict[Path, Totals]
+    per_cassette: dict[CassettePath, Totals]
     events: list[Event]
     bands: VariantBands
     baseline: Totals
-    baseline_per_cassette: dict[Path, Totals]
+    baseline_per_cassette: dict[CassettePath, Totals]
     resimulated_calls: int
     gap: tuple[Totals, Totals]
     """(re-simulated, recorded) totals of the calls whose baseline is re-simulated."""
@@ -64,7 +65,7 @@ class Share:
     """One cassette's (or a run of cassettes') share of a comparison."""
 
     baseline: Totals
-    baseline_per_cassette: dict[Path, Totals]
+    baseline_per_cassette: dict[CassettePath, Totals]
     variants: list[VariantPart]
     groups: dict[str, list[dict[str, Totals]]] = field(default_factory=dict)
     """Cost per model and per agent role: one table per column (the baseline, then each

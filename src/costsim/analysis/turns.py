@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from costsim.model import CassettePath
 from costsim.pricing.ledger import MeteredCall
 
 __all__ = ["Series", "Turns", "largest", "turn_series"]
@@ -39,7 +40,7 @@ def turn_series(calls: Sequence[MeteredCall], path: Path) -> Series:
 class Turns:
     """One trace's running totals in every column (the baseline, then each variant)."""
 
-    path: Path
+    path: CassettePath
     prompt_tokens: int
     """The trace's recorded prompt tokens: which trace is drawn (the most; then by path)."""
     series: list[Series] = field(default_factory=list)

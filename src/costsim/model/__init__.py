@@ -32,6 +32,7 @@ from costsim.model.call import (
     Provenance,
     ThinkingConfig,
 )
+from costsim.model.paths import CassettePath
 from costsim.model.usage import Note, NoteKind, Usage, UsageSource
 
 __all__ = [
@@ -39,6 +40,7 @@ __all__ = [
     "Block",
     "CacheControl",
     "Call",
+    "CassettePath",
     "CassetteTrace",
     "DocumentBlock",
     "Flavour",

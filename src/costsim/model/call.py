@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 from enum import StrEnum
-from pathlib import Path
 
 from costsim.model.blocks import JSON, Block, CacheControl, Message, OtherBlock, ToolDef
+from costsim.model.paths import CassettePath
 from costsim.model.usage import Note, Usage
 
 __all__ = [
@@ -97,7 +97,7 @@ class ThinkingConfig:
 class Provenance:
     """Where a call was recorded: the cassette file and the interaction's index in it."""
 
-    path: Path
+    path: CassettePath
     index: int
 
     def __str__(self) -> str:
@@ -197,7 +197,7 @@ class InteractionNote:
 class CassetteTrace:
     """The LLM calls of one cassette, in recorded order, and a count of everything else."""
 
-    path: Path
+    path: CassettePath
     calls: tuple[Call, ...]
     other_interactions: int
     size_bytes: int
