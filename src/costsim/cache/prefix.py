@@ -20,6 +20,7 @@ import dataclasses
 import hashlib
 import json
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from costsim.metering.serialise import Position, Serialiser
@@ -61,8 +62,25 @@ class Prefix:
         return [i for i, block in enumerate(self.blocks) if block.breakpoint is not None]
 
 
+@cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(field.name for field in dataclasses.fields(kind))
+
+
+def _plain(value: Any) -> Any:
+    """A value JSON cannot write: a dataclass as its fields (the encoder writes them, and any
+    dataclass among them alike), anything else as its text."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {name: getattr(value, name) for name in _field_names(type(value))}
+    return str(value)
+
+
 def _canonical(value: Any) -> str:
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, default=str, separators=(",", ":"))
+    """The JSON text two equal contents share (what ``dataclasses.asdict`` would give,
+    without copying every field on the way)."""
+    return json.dumps(
+        value, sort_keys=True, ensure_ascii=False, default=_plain, separators=(",", ":")
+    )
 
 
 class PrefixBuilder:
@@ -77,10 +95,9 @@ class PrefixBuilder:
         hit = self._digests.get(id(item))
         if hit is not None and hit[0] is item:
             return hit[1]
-        content = dataclasses.replace(item, cache_control=None)
-        digest = hashlib.blake2b(
-            _canonical(dataclasses.asdict(content)).encode(), digest_size=16
-        ).hexdigest()
+        content = _plain(item)
+        content["cache_control"] = None  # a marker does not change what is cached
+        digest = hashlib.blake2b(_canonical(content).encode(), digest_size=16).hexdigest()
         self._digests[id(item)] = (item, digest)
         return digest
 
@@ -150,9 +167,7 @@ class PrefixBuilder:
         ):
             if section == "messages":
                 if not messages_started:
-                    settings = _canonical(
-                        [call.tool_choice, call.thinking and dataclasses.asdict(call.thinking)]
-                    )
+                    settings = _canonical([call.tool_choice, call.thinking or None])
                     content = self._chain(content, settings)
                     messages_started = True
                 content = self._chain(content, next(roles))
