@@ -268,3 +268,12 @@ def test_a_breakdown_names_a_model_as_the_traffic_does_one_name_per_price() -> N
     assert model_label("gpt-4o-2024-05-13", "openai", "gpt-4o-2024-05-13") == "gpt-4o-2024-05-13"
     assert model_label("claude-haiku-4-5", "anthropic", "claude-haiku-4-5") == "claude-haiku-4-5"
     assert model_label("gpt-9-20990101", "openai", None) == "gpt-9-20990101"  # unpriced: as is
+    # a call without a price id (an errored request, billed nothing) is named as a billed one
+    assert model_label("claude-3-5-haiku-20241022", "anthropic", None) == "claude-3-5-haiku"
+    assert model_label("gpt-4o-2024-05-13", "openai", None) == "gpt-4o-2024-05-13"
+
+
+def test_an_errored_request_and_a_billed_response_of_one_model_are_one_row() -> None:
+    billed = meter(_call("claude-3-5-haiku-20241022", Usage(uncached_input=10, output=5)))
+    errored = meter(_call("claude-3-5-haiku-20241022", None, error="overloaded"))
+    assert billed.billed_model == errored.billed_model == "claude-3-5-haiku"

@@ -25,10 +25,16 @@ _DATED = re.compile(r"^(?P<name>.+?)[-@](?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 
 def model_label(name: str, provider: str, model_id: str | None) -> str:
     """``name`` (the model a call was priced as) for a breakdown row: without its date stamp
-    when genai-prices prices that the same (``model_id``), else as it is."""
+    when genai-prices prices that the same (``model_id``), else as it is. A call billed
+    nothing (an errored request) or priced otherwise has no ``model_id``: it is looked up, so
+    that call and a billed one of the same model are one row."""
     found = _DATED.match(name)
-    if found is None or model_id is None:
+    if found is None:
         return name
+    if model_id is None:
+        model_id = _price_id(name, provider)
+        if model_id is None:
+            return name  # no price: as it is
     undated = found["name"]
     return undated if _price_id(undated, provider) == model_id else name
 
