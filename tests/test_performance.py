@@ -184,7 +184,7 @@ def test_a_damaged_or_foreign_database_is_started_afresh(
             )
             connection.commit()
     assert _doc(api.compare(BUNDLED, jobs=1)) == expected
-    assert len(_rows(cache_dir)) == 6  # three traces and three shares, afresh
+    assert len(_rows(cache_dir)) == 4  # three traces and their run's share, afresh
     assert _doc(api.compare(BUNDLED, jobs=1)) == expected
 
 

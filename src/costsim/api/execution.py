@@ -18,6 +18,7 @@ coefficients shipped with costsim, or a calibration saved by ``costsim calibrate
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import importlib
 import multiprocessing
 import os
@@ -202,6 +203,36 @@ def batches(items: Sequence[T], sizes: Sequence[int], parts: int) -> list[list[T
         runs[-1].append(item)
         filled += size
     return runs
+
+
+SPREAD = 16
+"""About how many cassettes a :func:`stable_batches` run holds: a cut follows one name in
+this many."""
+
+
+def _cut_after(name: str) -> bool:
+    digest = hashlib.blake2b(name.encode("utf-8", "surrogateescape"), digest_size=8).digest()
+    return int.from_bytes(digest, "big") % SPREAD == 0
+
+
+def stable_batches(items: Sequence[T], names: Sequence[str], sizes: Sequence[int]) -> list[list[T]]:
+    """Consecutive runs of ``items`` (order kept) cut where an item's name says so, as
+    content-defined chunking cuts a stream: after each item whose ``names`` entry hashes to a
+    cut (one in :data:`SPREAD`), and where a run reaches :data:`MAX_BATCH` items or
+    :data:`MAX_BATCH_BYTES`. A file changed, added or removed moves no cut outside its own
+    run, so every other run is the same run as last time (and its result can be kept)."""
+    runs: list[list[T]] = [[]]
+    filled = 0
+    for item, name, size in zip(items, names, sizes, strict=True):
+        if runs[-1] and (filled + size > MAX_BATCH_BYTES or len(runs[-1]) >= MAX_BATCH):
+            runs.append([])
+            filled = 0
+        runs[-1].append(item)
+        filled += size
+        if _cut_after(name):
+            runs.append([])
+            filled = 0
+    return [run for run in runs if run]
 
 
 def _context() -> multiprocessing.context.BaseContext:

@@ -30,7 +30,13 @@ from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, VariantPart, fits
 from costsim.analysis.report import Skipped
 from costsim.analysis.turns import Turns
-from costsim.api.execution import Settings, batches, pool_session, run_batches
+from costsim.api.execution import (
+    Settings,
+    batches,
+    pool_session,
+    run_batches,
+    stable_batches,
+)
 from costsim.api.work import (
     OWN_CACHE,
     CheckJob,
@@ -40,6 +46,7 @@ from costsim.api.work import (
     cached_findings,
     cached_listing,
     cached_trace,
+    cached_work,
     check_run,
     list_run,
     load_run,
@@ -311,7 +318,18 @@ def compare_all(
             fingerprint=fingerprint,
         )
         skipped: list[Skipped] = []
-        runs = batches(items, sizes, settings.workers * _PARTS)
+        cut = stable_batches(
+            list(zip(items, sizes, strict=True)), [str(path) for path, _, _ in items], sizes
+        )
+        runs = [[item for item, _ in run] for run in cut]
+        if job.fingerprint is not None and not settings.scheduler:
+            # a pool pays for itself only on what the cache does not hold
+            left = sum(
+                sum(size for _, size in pairs)
+                for pairs, run in zip(cut, runs, strict=True)
+                if not cached_work(job, run)
+            )
+            settings = _settings_for(settings, left)
         share = merge(_shares(settings, job, runs, lenient, skipped, len(items)), variants)
         if store is not None and run_key is not None:
             store.put_chunks("comparison", run_key, _run_chunks(share, skipped))

@@ -5,9 +5,9 @@ nothing here prints or raises for a bad cassette (its error comes back as text, 
 caller decides).
 
 Every cassette's normalised trace is kept in the cache, keyed by the hash of its bytes; so is
-each cassette's share of a comparison, keyed by its bytes, its path, the estimator and
-everything the comparison was asked (variants, rules, agents, date), and what ``cassettes
-check`` found in it, keyed by its bytes and its path.
+what ``cassettes check`` found in it, keyed by its bytes and its path, and each run's merged
+share of a comparison, keyed by the bytes and path of each of its cassettes, the estimator and
+everything the comparison was asked (variants, rules, agents, date).
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ __all__ = [
     "cached_findings",
     "cached_listing",
     "cached_trace",
+    "cached_work",
     "check_run",
     "list_run",
     "load_run",
@@ -243,29 +244,53 @@ class BatchShare:
     errors: tuple[tuple[int, str], ...]
 
 
+def _run_key(job: SimulateJob, items: list[Item]) -> str | None:
+    """A run's share is kept under the hash and path of each of its cassettes, in order (paths:
+    its messages name them), and what the comparison was asked; None: not kept (a strategy
+    whose code costsim cannot fingerprint, a cassette it could not hash)."""
+    if not job.fingerprint or not all(digest for _, digest, _ in items):
+        return None
+    return CacheStore.key("share", job.fingerprint, *(f"{d}:{p}" for p, d, _ in items))
+
+
+def cached_work(job: SimulateJob, items: list[Item]) -> bool:
+    """Whether the cache holds this run's share: a hint for choosing where to run it (an entry
+    can still fail to validate, and is then rebuilt)."""
+    store = _store(job.cache)
+    key = _run_key(job, items) if store is not None else None
+    return store is not None and key is not None and store.has("share", key)
+
+
 def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
-    """The batch's share of the comparison, and the errors of the cassettes it could not read."""
-    results = _cassette_shares(job, items)
+    """The run's share of the comparison, and the errors of the cassettes it could not read.
+
+    A run whose cassettes all read is kept whole, merged: runs are cut by name (see
+    :func:`costsim.api.execution.stable_batches`), so a later run in which a few cassettes
+    changed simulates the runs that hold them and reads one share for each other run."""
+    store = _store(job.cache)
+    key = _run_key(job, items) if store is not None else None
+    if store is not None and key is not None:
+        hit = store.get("share", key)
+        cached = _cached_share(hit, job) if hit is not None else None
+        if cached is not None:
+            return BatchShare(cached, ())
+    results = _cassette_shares(job, items, store)
     shares = [result for result in results if not isinstance(result, str)]
     errors = tuple((i, result) for i, result in enumerate(results) if isinstance(result, str))
-    return BatchShare(merge(shares, job.variants, attribute=job.attribute), errors)
+    merged = merge(shares, job.variants, attribute=job.attribute)
+    if store is not None and key is not None and not errors:
+        store.put("share", key, _share_adapter().dump_json(merged, exclude_defaults=True))
+    return BatchShare(merged, errors)
 
 
-def _cassette_shares(job: SimulateJob, items: list[Item]) -> list[Share | str]:
-    """Each cassette's share of the comparison, or its error."""
-    store = _store(job.cache)
+def _cassette_shares(
+    job: SimulateJob, items: list[Item], store: CacheStore | None
+) -> list[Share | str]:
+    """Each cassette's share of the comparison, or its error (traces read from and kept in
+    ``store``)."""
     meter = Meter(job.report)
     results: list[Share | str] = []
     for item in items:
-        path, digest, _ = item
-        key = None
-        if store is not None and digest and job.fingerprint:
-            key = CacheStore.key("share", digest, str(path), job.fingerprint)
-            hit = store.get("share", key)
-            cached = _cached_share(hit, job) if hit is not None else None
-            if cached is not None:
-                results.append(cached)
-                continue
         try:
             trace = trace_of(store, item)
         except CostsimError as exc:
@@ -275,8 +300,6 @@ def _cassette_shares(job: SimulateJob, items: list[Item]) -> list[Share | str]:
         share = outcome(
             engine, job.variants, as_of=job.as_of, attribute=job.attribute, agents=job.matcher
         )
-        if store is not None and key is not None:
-            store.put("share", key, _share_adapter().dump_json(share, exclude_defaults=True))
         results.append(share)
         _trim()
     return results

@@ -78,6 +78,19 @@ class Entries:
                 (kind, key, data),
             )
 
+    def has(self, kind: str, key: str) -> bool:
+        """Whether an entry is there (its bytes are not read)."""
+        connection = self._connection(create=False)
+        if connection is None:
+            return False
+        try:
+            rows = connection.execute(
+                "SELECT 1 FROM entries WHERE kind = ? AND key = ? LIMIT 1", (kind, key)
+            ).fetchall()
+        except sqlite3.Error:
+            return False
+        return bool(rows)
+
     def count(self) -> int:
         connection = self._connection(create=False)
         if connection is None:

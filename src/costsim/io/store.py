@@ -155,6 +155,12 @@ class CacheStore:
         finally:
             os.close(handle)
 
+    def has(self, kind: str, key: str) -> bool:
+        """Whether an entry is there: a hint (it may yet fail to read or validate)."""
+        if kind not in _FILES:
+            return self._rows.has(kind, key)
+        return self._path(kind, key).is_file()
+
     def put(self, kind: str, key: str, data: bytes) -> None:
         """Write an entry atomically; any failure only means it is not cached."""
         if kind not in _FILES:
