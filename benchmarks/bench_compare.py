@@ -12,9 +12,13 @@ measurement sees the same load) and reported as medians:
   registered strategy and one stacked variant with attribution, over FOLDER) with a cold
   cache (an empty cache folder) and a warm one (the same folder again);
 
-and the ratios cold / floor and warm / floor. Every output is checked byte for byte against
-a serial ``--jobs 1 --no-cache`` run. Times are wall clock; CPU is user + system time of the
-run and every process it started; peak RSS sums the run's process tree (sampled every 20 ms).
+and the ratios cold / floor and warm / floor; then, as a pull request that re-records one
+cassette does, ``changed``: the same command after one cassette (the median-sized one) changed,
+with the cache of the warm run. All of it runs on a copy of FOLDER (each file's bytes differ
+from the original by a comment line), so that a file can be changed. Every output is checked
+byte for byte against a serial ``--jobs 1 --no-cache`` run. Times are wall clock; CPU is
+user + system time of the run and every process it started; peak RSS sums the run's process
+tree (sampled every 20 ms).
 
 ``--scale K`` runs the same comparison over FOLDER repeated K times (each copy's files differ
 by a comment line, so nothing is shared through the cache) against FOLDER once, both cold,
@@ -103,11 +107,11 @@ def _scaled(folder: Path, copies: int, into: Path, scenario: Path) -> Path:
     """``copies`` copies of ``folder`` under ``into`` (distinct bytes) and a scenario over them."""
     for copy in range(copies):
         for path in sorted(folder.rglob("*.yaml")):
-            target = into / f"copy{copy}" / path.relative_to(folder)
+            target = into / "cassettes" / f"copy{copy}" / path.relative_to(folder)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes() + f"\n# copy {copy}\n".encode())
     document = yaml.safe_load(scenario.read_text())
-    document["cassettes"] = [str(into / "**" / "*.yaml")]
+    document["cassettes"] = [str(into / "cassettes" / "**" / "*.yaml")]
     scaled = into / "scenario.yaml"
     scaled.write_text(yaml.safe_dump(document, sort_keys=False))
     return scaled
@@ -128,18 +132,35 @@ def _user_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
 
 
+def _median_file(folder: Path) -> Path:
+    files = sorted(folder.rglob("*.yaml"), key=lambda p: (p.stat().st_size, str(p)))
+    return files[len(files) // 2]
+
+
 def compare_runs(folder: Path, scenario: Path, runs: int, fmt: str, jobs: list[str]) -> None:
+    with tempfile.TemporaryDirectory(prefix="costsim-bench-copy-") as tmp:
+        copy = Path(tmp) / "x1"
+        scaled = _scaled(folder, 1, copy, scenario)
+        _compare_runs(scaled, copy / "cassettes", runs, fmt, jobs)
+
+
+def _compare_runs(scenario: Path, folder: Path, runs: int, fmt: str, jobs: list[str]) -> None:
     env = _user_env()
     print(f"{folder}: {sum(1 for _ in folder.rglob('*.yaml'))} cassettes; {_load()}")
     reference = measure(_costsim(scenario, fmt, "--jobs", "1", "--no-cache"), env)
     print(f"serial --jobs 1 --no-cache: {reference[0]:.2f} s wall, {reference[1]:.2f} s CPU")
-    rows: dict[str, list[tuple[float, float, int]]] = {"floor": [], "cold": [], "warm": []}
-    for _ in range(runs):
+    names = ("floor", "cold", "warm", "changed")
+    rows: dict[str, list[tuple[float, float, int]]] = {name: [] for name in names}
+    changed = _median_file(folder)
+    for turn in range(runs):
         with tempfile.TemporaryDirectory(prefix="costsim-bench-cache-") as cache:
             env["COSTSIM_CACHE_DIR"] = cache
             wall, cpu, rss, _ = measure([sys.executable, "-c", FLOOR, str(folder)], env)
             rows["floor"].append((wall, cpu, rss))
-            for name in ("cold", "warm"):
+            for name in names[1:]:
+                if name == "changed":  # a comment line: the same numbers, other bytes
+                    with changed.open("a") as file:
+                        file.write(f"# changed {turn}\n")
                 wall, cpu, rss, output = measure(_costsim(scenario, fmt, *jobs), env)
                 if output != reference[3]:
                     raise SystemExit(f"{name} run output differs from the serial run's")
@@ -152,7 +173,7 @@ def compare_runs(folder: Path, scenario: Path, runs: int, fmt: str, jobs: list[s
         walls = ", ".join(f"{v[0]:.2f}" for v in values)
         ratio = f"  = {wall / floor:.2f} x floor" if name != "floor" else ""
         print(
-            f"  {name:<6} {wall:6.2f} s wall ({walls}), {cpu:6.2f} s CPU, "
+            f"  {name:<7} {wall:6.2f} s wall ({walls}), {cpu:6.2f} s CPU, "
             f"{megabytes:6.0f} MB{ratio}"
         )
     print(f"  outputs byte-identical to the serial run; {_load()}")
