@@ -518,6 +518,32 @@ def test_an_unreadable_call_fails_the_run_unless_lenient(
     assert (result.ret == pytest.ExitCode.OK) is lenient
 
 
+def test_an_unreadable_call_leaves_each_what_if_cost_partial(project: pytest.Pytester) -> None:
+    """No variant can price a call that could not be read: the test's what-if cost is partial,
+    as its own cost is (it used to leave the call out as if it cost $0 and read as whole)."""
+    _broken_cassette(project)
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest(
+        "--costsim",
+        "--costsim-lenient",
+        "--costsim-strategies",
+        "caching:ttl=1h",
+        "--costsim-report",
+        "out.json",
+    )
+    row = next(line for line in result.stdout.lines if "test_two" in line and "$" in line)
+    total = next(line for line in result.stdout.lines if line.startswith("TOTAL"))
+    for line in (row, total):
+        assert line.split()[-1].startswith("≥$") and line.endswith("*"), line
+    report = _report(project)
+    test = report["tests"]["test_agent.py::test_two"]["what_if"]["caching:ttl=1h"]  # type: ignore[index]
+    whole = report["total"]["what_if"]["caching:ttl=1h"]  # type: ignore[index]
+    for value in (test, whole):
+        assert value["unpriced_calls"] == 1
+        assert value["cost_usd"] is None and value["cost_usd_low"] is None
+        assert Decimal(value["priced_cost_usd"]) > 0
+
+
 def test_calls_without_usage_are_estimated_and_flagged(project: pytest.Pytester) -> None:
     document = yaml.safe_load((project.path / "agent.yaml").read_text())
     response = json.loads(document["interactions"][0]["response"]["body"]["string"])

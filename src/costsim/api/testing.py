@@ -160,9 +160,30 @@ class TestMeter:
         return engine.run(Variant("as sent"), requests={trace.path: list(sent)}).metered()
 
     def what_if(
+        self,
+        tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]],
+        strategies: str,
+        *,
+        unreadable: Mapping[str, int] | None = None,
+    ) -> dict[str, dict[str, WhatIfCost]]:
+        """Per test (recorded calls, sent calls), each variant's simulated cost.
+
+        ``unreadable``: per test, how many of its calls could not be read. No variant can
+        price them, so each counts as unpriced in every variant's cost for its test (a
+        partial cost, as the test's own), never as $0.
+        """
+        costs = self._simulated(tests, strategies)
+        for name, count in (unreadable or {}).items():
+            if count:
+                columns = costs.setdefault(name, {})
+                for variant in parse_strategies(strategies):
+                    known = columns.get(variant.name, WhatIfCost(Decimal(0)))
+                    columns[variant.name] = known + WhatIfCost(Decimal(0), count)
+        return costs
+
+    def _simulated(
         self, tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]], strategies: str
     ) -> dict[str, dict[str, WhatIfCost]]:
-        """Per test (recorded calls, sent calls), each variant's simulated cost."""
         names = list(tests)
         traces = [_trace(position, tests[name][0]) for position, name in enumerate(names)]
         engine = Engine(traces, meter=self.estimator)

@@ -198,12 +198,14 @@ class CostsimSession(Observing):
         return cached[1]
 
     def what_if(self, strategies: str) -> None:
-        """Each test's cost under each ``--costsim-strategies`` variant, as the code sent it."""
+        """Each test's cost under each ``--costsim-strategies`` variant, as the code sent it
+        (a call that could not be read is unpriced in each, as in the test's own cost)."""
         tests = {
             test: ([i.recorded for i in items], [i.sent or i.recorded for i in items])
             for test, items in self.observed.items()
         }
-        self.what_if_costs.update(self.meter.what_if(tests, strategies))
+        costs = self.meter.what_if(tests, strategies, unreadable=self.unreadable)
+        self.what_if_costs.update(costs)
 
     # --- results -------------------------------------------------------------------------
 
