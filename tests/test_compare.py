@@ -375,3 +375,44 @@ def test_an_answer_that_costs_more_still_gives_its_band() -> None:
     half_unit = Decimal(1).scaleb(-len(found[2].split(".")[1])) / 2  # as rounded for the line
     assert abs(low - variant.delta.low) <= half_unit
     assert abs(high - variant.delta.high) <= half_unit
+
+
+def _overloaded(folder: Path) -> None:
+    """A cassette whose only call was refused (529, overloaded): billed nothing."""
+    request = {"model": "claude-3-5-haiku-latest", "max_tokens": 100, "messages": []}
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
+    interaction = {
+        "request": {
+            "body": json.dumps(request),
+            "headers": {},
+            "method": "POST",
+            "uri": "https://api.anthropic.com/v1/messages",
+        },
+        "response": {
+            "body": {"string": json.dumps(error)},
+            "headers": {"date": ["Mon, 01 Sep 2025 10:00:00 GMT"]},
+            "status": {"code": 529, "message": "Overloaded"},
+        },
+    }
+    (folder / "e.yaml").write_text(yaml.safe_dump({"version": 1, "interactions": [interaction]}))
+
+
+@pytest.mark.parametrize(
+    ("calls", "said"),
+    [
+        (False, "Nothing to save: there are no LLM calls to simulate."),
+        (True, "Nothing to save: the recording costs $0 (1 LLM call, 1 errored)."),
+    ],
+)
+def test_a_recording_that_costs_nothing_has_nothing_to_save(
+    tmp_path: Path, calls: bool, said: str
+) -> None:
+    """No calls, or none billed: the answer says so (it said no variant's saving could be
+    priced, pointing to unpriced calls there were none of), in the table and the HTML."""
+    if calls:
+        _overloaded(tmp_path)
+    result = _run("simulate", str(tmp_path), "-s", "caching")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == said
+    page = _run("simulate", str(tmp_path), "-s", "caching", "--format", "html").stdout
+    assert f'<p class="answer">{said}</p>' in page

@@ -43,6 +43,7 @@ __all__ = [
     "band_cell",
     "band_text",
     "best_saving",
+    "nothing_to_save",
     "render_markdown",
     "render_table",
 ]
@@ -149,6 +150,20 @@ def best_saving(comparison: Comparison) -> BestSaving | None:
     return BestSaving(index, summary, saving, float(saving / base * 100))
 
 
+def nothing_to_save(comparison: Comparison) -> str | None:
+    """The answer when the recording costs $0 (no LLM calls, or none billed): no variant can
+    save on it, and no call is unpriced. None when the recording costs something, or is
+    unpriced."""
+    baseline = comparison.baseline
+    if baseline.cost_usd is None or baseline.cost_usd:
+        return None
+    if not baseline.llm_calls:
+        return "Nothing to save: there are no LLM calls to simulate."
+    errored = f", {baseline.errored_calls:,} errored" if baseline.errored_calls else ""
+    calls = plural(baseline.llm_calls, "LLM call")
+    return f"Nothing to save: the recording costs $0 ({calls}{errored})."
+
+
 def _unpriced_answer(comparison: Comparison, cells: _Money) -> str:
     """No saving is known: every variant has calls without a price. The one with fewest,
     how many of its calls they are, and the cost of the rest (a lower bound)."""
@@ -169,6 +184,9 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
     cells = cells or _money(comparison)
     if comparison.baseline.cost_usd is None:
         return "No answer: the recording itself has unpriced calls (see below)."
+    free = nothing_to_save(comparison)
+    if free is not None:
+        return free
     best = best_saving(comparison)
     if best is None:
         return _unpriced_answer(comparison, cells)

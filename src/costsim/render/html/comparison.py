@@ -20,7 +20,7 @@ from costsim.analysis.breakdown import AgentMatcher, by_tool, comparison_tables
 from costsim.analysis.comparison import Comparison, VariantSummary
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import money
-from costsim.render.comparison_text import best_saving
+from costsim.render.comparison_text import best_saving, nothing_to_save
 from costsim.render.html import findings
 from costsim.render.html.costs import (
     BAND_NOTE,
@@ -82,6 +82,9 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     for like; the one the text's answer names), what it saves, and its p90 range."""
     if comparison.baseline.cost_usd is None:
         return Outcome("The recorded cost is unknown (some calls are unpriced); see the tables.")
+    free = nothing_to_save(comparison)
+    if free is not None:
+        return Outcome(free)
     priced = [
         (cost, column, column.summary)
         for column in columns[1:]
