@@ -416,3 +416,18 @@ def test_a_recording_that_costs_nothing_has_nothing_to_save(
     assert result.stdout.splitlines()[0] == said
     page = _run("simulate", str(tmp_path), "-s", "caching", "--format", "html").stdout
     assert f'<p class="answer">{said}</p>' in page
+
+
+def test_a_band_that_rounds_to_zero_is_said_as_the_table_says_it(corpus: Path) -> None:
+    """Caching changes nothing here, on estimated cache writes: the answer's p90 range is
+    said as the band column says it (it read '+$0.000000 to +$0.000000')."""
+    cassette = (
+        corpus / "crewAIInc__crewAI"
+        / "lib__crewai__tests__cassettes__llms__anthropic__test_anthropic_cached_prompt_tokens.yaml"
+    )  # fmt: skip
+    lines = _run("simulate", str(cassette), "-s", "caching").stdout.splitlines()
+    row = next(line for line in lines[1:] if line.startswith("caching "))
+    assert lines[0] == (
+        "caching saves nothing: it costs the same as the recording, p90 Δ ±<$0.000001."
+    )
+    assert row.split()[-2] == "±<$0.000001"  # the band column, as the answer says it
