@@ -81,6 +81,7 @@ CORPUS_COMMANDS: dict[str, tuple[tuple[str, ...], int]] = {
     "cassettes check": (("cassettes", "check"), 1),
     "check-cache": (("check-cache",), 0),
     "calibrate": (("calibrate",), 0),
+    "advise caching": (("advise", "caching"), 0),
 }
 
 
@@ -111,6 +112,25 @@ def test_corpus_output_fits_narrow_terminals(
     result = CliRunner().invoke(cli, [*args, "../shared/corpus"])
     assert result.exit_code == code, result.output
     assert max(len(line.encode()) for line in result.stdout.splitlines()) <= width
+
+
+@pytest.mark.parametrize("width", [60, 80])
+def test_advise_leaves_a_column_out_rather_than_cut_a_figure(
+    width: int, corpus: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Narrow, advise's table leaves the re-simulated count out, and says so, rather than
+    cut its p90 range mid-number ('+$0.2882 (-$3.1313 to …')."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    result = CliRunner().invoke(cli, ["advise", "caching", "../shared/corpus"])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    header = lines.index(next(line for line in lines if line.startswith("placement")))
+    rows = lines[header + 2 : header + 7]
+    assert [row.split()[0] for row in rows] == ["static", "static", "auto", "auto", "oracle"]
+    for row in rows:
+        assert "…" not in row and row.count("$") == 4, row  # cost, Δ, and both ends of p90
+    after = " ".join(" ".join(lines[header + 7 :]).split())
+    assert ("(left out to fit: re-simulated; --wide shows them)" in after) is (width < 80)
 
 
 def test_compare_bundled_scenarios_fits_100_columns(tmp_path: Any) -> None:
