@@ -109,6 +109,15 @@ def test_cli_prints_one_sentence_per_problem_exit_2(tmp_path: Path) -> None:
     assert "Traceback" not in result.output
 
 
+def test_a_scenario_without_variants_says_so_once(tmp_path: Path) -> None:
+    """Its budgets are not each said to name no variant of an empty list ('variants:  ('*'
+    for all)'): the missing variants are the problem."""
+    path = _write(
+        tmp_path, "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants: {}\nbudgets: {x: {}}\n"
+    )
+    assert _problems(path) == [f"{path}:3:1: variants: must not be empty"]
+
+
 def test_pattern_matching_no_file_and_budget_of_no_variant(tmp_path: Path) -> None:
     path = _write(
         tmp_path,

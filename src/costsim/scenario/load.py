@@ -189,7 +189,10 @@ def _other_problems(document: dict[str, Any], path: Path) -> list[Problem]:
 
 
 def _budget_problems(budgets: list[str], variants: list[str]) -> list[Problem]:
-    """A budget for a variant the scenario does not have."""
+    """A budget for a variant the scenario does not have (none when it has no variants at
+    all: that is the problem, and its own says so)."""
+    if not variants:
+        return []
     return [
         Problem(
             ("budgets", name),
