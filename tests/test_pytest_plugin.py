@@ -209,6 +209,9 @@ def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
         assert what_if[name]["unpriced_calls"] == 0
         low, high = (Decimal(what_if[name][key]) for key in ("cost_usd_low", "cost_usd_high"))
         assert low <= expected <= high
+        # its range is written as the cost is ("0.004080", was "0.00408000" beside it)
+        written = [what_if[name][key] for key in ("cost_usd", "cost_usd_low", "cost_usd_high")]
+        assert len({len(text.partition(".")[2]) for text in written}) == 1, written
     assert Decimal(what_if["routing:default=claude-haiku-4-5&caching"]["cost_usd"]) < Decimal(
         what_if["caching:ttl=1h"]["cost_usd"]
     )

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from decimal import Decimal
+from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -109,17 +109,26 @@ class WhatIfCost:
 
     def to_json(self) -> dict[str, Any]:
         cost = self.cost_usd
+        low, high = (None, None) if cost is None else self._range(cost)
         return {
             "cost_usd": amount_text(cost),
-            "cost_usd_low": None
-            if cost is None
-            else amount_text(max(cost - self.spread.below, Decimal(0))),
-            "cost_usd_high": None if cost is None else amount_text(cost + self.spread.above),
+            "cost_usd_low": amount_text(low),
+            "cost_usd_high": amount_text(high),
             "priced_cost_usd": amount_text(self.priced),
             "unpriced_calls": self.unpriced_calls,
             "below_usd": amount_text(self.spread.below),
             "above_usd": amount_text(self.spread.above),
         }
+
+    def _range(self, cost: Decimal) -> tuple[Decimal, Decimal]:
+        """The p90 range around ``cost`` in its own decimals (at least 6, as money is
+        priced), widened to them, never narrowed: ``0.004080`` to ``0.004080``, not to
+        ``0.00408000``."""
+        exponent = cost.as_tuple().exponent
+        step = Decimal(1).scaleb(min(exponent if isinstance(exponent, int) else 0, -6))
+        low = max(cost - self.spread.below, Decimal(0)).quantize(step, rounding=ROUND_FLOOR)
+        high = (cost + self.spread.above).quantize(step, rounding=ROUND_CEILING)
+        return low, high
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> WhatIfCost:
