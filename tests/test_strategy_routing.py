@@ -195,10 +195,25 @@ def test_routing_says_when_no_rule_can_route_and_when_a_route_is_dearer() -> Non
     dearer = costsim.simulate(str(EXAMPLES), "routing:default=claude-opus-4-1")
     (variant,) = dearer.data.variants
     said = [e.message for e in variant.events if "whose input price is higher" in e.message]
-    assert sorted(said) == [  # the errored request is routed too, named as it was sent
-        "1 call routed from claude-sonnet-4-5 to claude-opus-4-1, whose input price is higher",
-        "2 calls routed from claude-sonnet-4-5-20250929 to claude-opus-4-1, whose input price "
-        "is higher",
+    assert said == [  # the errored request (billed nothing) is not counted
+        "2 calls routed from claude-sonnet-4-5 to claude-opus-4-1, whose input price is higher"
     ]
     text = " ".join(nothing.render("table", width=100).split())
     assert "(and 1 more cassette)" in text or "(and 2 more cassettes)" in text  # said once
+
+
+def test_a_dearer_route_counts_billed_calls_by_the_model_billed() -> None:
+    """A response naming the dated model and a request naming its alias are one model (as
+    --by model names it); an errored request, billed nothing, is not a dearer call."""
+    base = _warm_trace().calls
+    dated = dataclasses.replace(base[0], response_model="claude-sonnet-4-5-20250929")
+    errored = dataclasses.replace(
+        base[1], provenance=Provenance(Path("r.yaml"), 2), usage=None, error="overloaded"
+    )
+    trace = CassetteTrace(Path("r.yaml"), (dated, base[1], errored), 0, 0)
+    variant = Variant("opus", (make_step("routing", {"default": "claude-opus-4-1"}),))
+    result = Engine([trace]).run(variant)
+    said = [e.message for e in result.events if "whose input price is higher" in e.message]
+    assert said == [
+        "2 calls routed from claude-sonnet-4-5 to claude-opus-4-1, whose input price is higher"
+    ]

@@ -22,6 +22,7 @@ from pydantic import Field
 
 from costsim.metering.models import provider_of
 from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from costsim.pricing.names import model_label
 from costsim.pricing.prices import price
 from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
@@ -111,9 +112,13 @@ class _Router:
         return None, ""
 
 
-def _input_price(model: str, provider: str, when: datetime | None) -> float | None:
+def _input_price(model: str, provider: str, when: datetime | None) -> tuple[float | None, str]:
+    """(the model's input price per million tokens, or None; its name as ``--by model``
+    names it: one name per price, so a dated name and its alias are one model)."""
     result = price(Usage(uncached_input=1_000_000), model=model, provider=provider, at=when)
-    return None if result.amount is None else float(result.amount)
+    model_id = result.model_id if result.source == "genai-prices" else None
+    amount = None if result.amount is None else float(result.amount)
+    return amount, model_label(model, provider, model_id)
 
 
 def _risky(item: SimCall, params: RoutingParams) -> str | None:
@@ -186,10 +191,11 @@ class Routing:
                 )
             )
             when = call.recorded_at or datetime.now(UTC)
-            before = _input_price(call.priced_model, call.provider, when)
-            after = _input_price(model, call.provider, when)
-            if before is not None and after is not None and after > before:
-                dearer.setdefault((call.priced_model, model), []).append(item)
+            before, was = _input_price(call.priced_model, call.provider, when)
+            after, to = _input_price(model, call.provider, when)
+            dear = before is not None and after is not None and after > before
+            if dear and not call.errored:  # an errored request was billed nothing
+                dearer.setdefault((was, to), []).append(item)
             if before is not None and after is not None and after < before:
                 reason = _risky(item, params)
                 if reason is not None:
@@ -202,7 +208,7 @@ class Routing:
                         )
                     )
             calls.append(dataclasses.replace(item, call=routed))
-        for (was, model), items in dearer.items():  # said once per trace and pair
+        for (was, model), items in dearer.items():  # said once per trace and billed pair
             events.append(
                 Event(
                     self.name,
