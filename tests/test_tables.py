@@ -197,3 +197,25 @@ def test_paths_that_read_alike_cut_are_cut_apart() -> None:
     folders = [["c1/" + shared.format("Agent"), "2"], ["c2/" + shared.format("Agent"), "2"]]
     cut = [line.split("  ")[0] for line in table(columns, folders, width=50)[2:]]
     assert cut[0] != cut[1] and "c1/" in cut[0] and "c2/" in cut[1]
+
+
+@pytest.mark.parametrize("width", [70, 80, 90])
+def test_alike_paths_with_letters_of_two_bytes_fit_in_bytes(
+    width: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A path cut in the middle keeps its own two-byte letters beside its two ellipses: room
+    is kept for both (rows were 81-82 bytes at 80), and the cuts still tell the paths apart."""
+    from tests.conftest import EXAMPLES
+
+    name = "Test{}MültimodalAnthropic.test_mixed_files[anthropic-claude-3-5-haiku-20241022].yaml"
+    for kind in ("Crew", "Ägent"):
+        (tmp_path / name.format(kind)).write_bytes(
+            (EXAMPLES / "anthropic_support_agent.yaml").read_bytes()
+        )
+    monkeypatch.setenv("COLUMNS", str(width))
+    result = CliRunner().invoke(cli, ["cassettes", "list", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line.encode()) for line in lines) <= width, lines
+    body = [line.split("  ")[0] for line in lines if line.startswith("…")]
+    assert len(body) == 2 and body[0] != body[1], body

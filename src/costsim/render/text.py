@@ -103,15 +103,11 @@ def _fit(
     ]
 
     def extra(cut: bool) -> int:
-        """Bytes beyond the characters; ``cut``: room for the two of an ellipsis too."""
+        """Bytes beyond the characters, the most of any cell of a column; ``cut``: with the
+        two of each ellipsis on top (a cut cell may keep its own, ``ü``, beside them)."""
         return sum(
-            max(
-                [
-                    extra_bytes(col.header),
-                    2 * col.ellipses * (cut and col.cut is not None),
-                    *(extra_bytes(row[i]) for row in rows),
-                ]
-            )
+            max(extra_bytes(cell) for cell in [col.header, *(row[i] for row in rows)])
+            + 2 * col.ellipses * (cut and col.cut is not None)
             for i, col in enumerate(columns)
         )
 
