@@ -16,7 +16,7 @@ import pytest
 from click.testing import CliRunner
 
 from costsim import api
-from costsim.api import work
+from costsim.api import batches, work
 from costsim.api.results import Calibration
 from costsim.cli import cli
 from costsim.metering.calibration import Coefficients
@@ -165,6 +165,7 @@ def test_a_run_where_one_cassette_changed_computes_only_that_one(
         return real(engine, *args, **kwargs)
 
     monkeypatch.setattr(work, "outcome", counted)
+    monkeypatch.setattr(batches, "SPREAD", 1)  # every cassette a batch of its own
     first = api.compare(folder / "s.yaml", jobs=1)
     assert len(computed) == 4
     changed = sorted((folder / "cassettes").glob("*.yaml"))[1]

@@ -22,6 +22,7 @@ from click.testing import CliRunner
 
 from costsim import api
 from costsim.api import execution, pipeline
+from costsim.api.batches import batches
 from costsim.cli import cli
 from costsim.errors import ConfigError, CostsimError
 from costsim.io import entries as execution_entries
@@ -263,7 +264,7 @@ def test_settings_from_pyproject(tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 
 
 def test_batches_keep_order_and_balance() -> None:
-    runs = execution.batches(list(range(10)), [1] * 9 + [20], 4)
+    runs = batches(list(range(10)), [1] * 9 + [20], 4)
     assert [item for run in runs for item in run] == list(range(10))
     assert runs[-1] == [9]
 

@@ -30,13 +30,8 @@ from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, VariantPart, fits
 from costsim.analysis.report import Skipped
 from costsim.analysis.turns import Turns
-from costsim.api.execution import (
-    Settings,
-    batches,
-    pool_session,
-    run_batches,
-    stable_batches,
-)
+from costsim.api.batches import batches, stable_batches
+from costsim.api.execution import Settings, pool_session, run_batches
 from costsim.api.work import (
     OWN_CACHE,
     CheckJob,

@@ -265,7 +265,7 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
     """The run's share of the comparison, and the errors of the cassettes it could not read.
 
     A run whose cassettes all read is kept whole, merged: runs are cut by name (see
-    :func:`costsim.api.execution.stable_batches`), so a later run in which a few cassettes
+    :func:`costsim.api.batches.stable_batches`), so a later run in which a few cassettes
     changed simulates the runs that hold them and reads one share for each other run."""
     store = _store(job.cache)
     key = _run_key(job, items) if store is not None else None
