@@ -110,6 +110,7 @@ def _scaled(folder: Path, copies: int, into: Path, scenario: Path) -> Path:
             target = into / "cassettes" / f"copy{copy}" / path.relative_to(folder)
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(path.read_bytes() + f"\n# copy {copy}\n".encode())
+    into.mkdir(parents=True, exist_ok=True)
     document = yaml.safe_load(scenario.read_text())
     document["cassettes"] = [str(into / "cassettes" / "**" / "*.yaml")]
     scaled = into / "scenario.yaml"
