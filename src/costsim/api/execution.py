@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import itertools
 import multiprocessing
 import os
 import sys
@@ -199,24 +200,29 @@ def run_batches(
     *,
     local: bool = False,
     prepare: Callable[[list[T]], list[T]] | None = None,
+    beside: bool = False,
 ) -> Iterator[R]:
     """``function(job, run)`` for every run, results yielded in the order of ``runs``.
 
     One run (or ``jobs`` 1) is done here; otherwise by a process pool, or by the Dask cluster
     at ``settings.scheduler`` (``local``: never); ``prepare`` readies a run for a worker on
-    another machine (attaching the files' bytes, say).
+    another machine (attaching the files' bytes, say). ``beside``: the caller has work of its
+    own meanwhile, so even one run goes to the pool. A run pool's first runs are submitted
+    at once, not when the first result is asked for.
     """
     if settings.scheduler and not local:
-        yield from _dask(settings.scheduler, function, job, runs, prepare or (lambda run: run))
-        return
-    if len(runs) <= 1 or settings.workers <= 1:
-        for run in runs:
-            yield function(job, run)
-        return
+        return _dask(settings.scheduler, function, job, runs, prepare or (lambda run: run))
+    if settings.workers <= 1 or not runs or (len(runs) == 1 and not beside):
+        return (function(job, run) for run in runs)
     shared = _SESSION.get()
     if shared is not None:
-        yield from _ordered(shared.pool(), function, job, runs, window=2 * settings.workers)
-        return
+        return _ordered(shared.pool(), function, job, runs, window=2 * settings.workers)
+    return _own_pool(settings, function, job, runs)
+
+
+def _own_pool(
+    settings: Settings, function: Callable[[Any, list[T]], R], job: Any, runs: list[list[T]]
+) -> Iterator[R]:
     with ProcessPoolExecutor(
         max_workers=min(settings.workers, len(runs)), mp_context=_context()
     ) as pool:
@@ -264,13 +270,20 @@ def _ordered(
     *,
     window: int,
 ) -> Iterator[R]:
-    """Submit at most ``window`` runs ahead of the one being merged (bounded memory)."""
-    pending: list[Any] = []
+    """Submit ``window`` runs now, and then one more as each result is taken, in order: at
+    most ``window`` runs ahead of the one being merged (bounded memory)."""
     upcoming = iter(runs)
-    for run in upcoming:
-        pending.append(pool.submit(function, job, run))
-        if len(pending) >= window:
-            break
+    pending = [pool.submit(function, job, run) for run in itertools.islice(upcoming, window)]
+    return _in_order(pool, function, job, pending, upcoming)
+
+
+def _in_order(
+    pool: Executor,
+    function: Callable[[Any, list[T]], R],
+    job: Any,
+    pending: list[Any],
+    upcoming: Iterator[list[T]],
+) -> Iterator[R]:
     while pending:
         result = pending.pop(0).result()
         nxt = next(upcoming, None)

@@ -317,15 +317,15 @@ def compare_all(
             list(zip(items, sizes, strict=True)), [str(path) for path, _, _ in items], sizes
         )
         runs = [[item for item, _ in run] for run in cut]
+        kept = [False] * len(runs)
         if job.fingerprint is not None and not settings.scheduler:
-            # a pool pays for itself only on what the cache does not hold
+            # what the cache holds is read here while a pool, if it pays, does the rest
+            kept = [cached_work(job, run) for run in runs]
             left = sum(
-                sum(size for _, size in pairs)
-                for pairs, run in zip(cut, runs, strict=True)
-                if not cached_work(job, run)
+                size for pairs, hit in zip(cut, kept, strict=True) if not hit for _, size in pairs
             )
             settings = _settings_for(settings, left)
-        share = merge(_shares(settings, job, runs, lenient, skipped, len(items)), variants)
+        share = merge(_shares(settings, job, runs, kept, lenient, skipped, len(items)), variants)
         if store is not None and run_key is not None:
             store.put_chunks("comparison", run_key, _run_chunks(share, skipped))
         return share, skipped
@@ -341,15 +341,21 @@ def _shares(
     settings: Settings,
     job: SimulateJob,
     runs: list[list[Item]],
+    kept: list[bool],
     lenient: bool,
     skipped: list[Skipped],
     total: int,
 ) -> Iterator[Share]:
-    """Each batch's share, in order; the cassettes that could not be read raise their error
-    (in cassette order) or, in lenient mode, are listed in ``skipped``."""
+    """Each batch's share, in order: a batch whose share the cache holds (``kept``) read here,
+    the others computed by ``run_batches`` meanwhile; the cassettes that could not be read
+    raise their error (in cassette order) or, in lenient mode, are listed in ``skipped``."""
     done = 0
-    results_of = run_batches(settings, simulate_run, job, runs, prepare=_with_bytes)
-    for run, result in zip(runs, results_of, strict=True):
+    left = [run for run, hit in zip(runs, kept, strict=True) if not hit]
+    results_of = run_batches(
+        settings, simulate_run, job, left, prepare=_with_bytes, beside=len(left) < len(runs)
+    )
+    for run, hit in zip(runs, kept, strict=True):
+        result = simulate_run(job, run) if hit else next(results_of)
         for index, error in result.errors:
             _fail(run[index][0], error, lenient, skipped)
         yield result.share
