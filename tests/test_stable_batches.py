@@ -136,3 +136,33 @@ def test_a_batch_is_not_kept_when_a_cassette_in_it_cannot_be_read(
     assert [s.path.name for s in result.skipped] == [broken.name]
     whole = [run for run in _runs(project) if broken not in run]
     assert kept.count("share") == len(whole)
+
+
+_SEEN_HERE: list[int] = []
+"""Batch sizes :func:`_counted` saw in this process (a forked worker counts in its own copy)."""
+
+
+def _counted(job: Any, items: list[Any]) -> Any:
+    from costsim.api import work
+
+    _SEEN_HERE.append(len(items))
+    return work.simulate_run(job, items)
+
+
+def test_kept_shares_are_read_here_while_the_pool_simulates_the_changed_batch(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from costsim.api import pipeline
+
+    api.compare(project, jobs=1)  # fills the cache
+    runs = _runs(project)
+    changed = runs[0][0]
+    changed.write_bytes(changed.read_bytes() + b"# changed\n")
+    _SEEN_HERE.clear()
+    monkeypatch.setattr(pipeline, "simulate_run", _counted)
+    monkeypatch.setattr(pipeline, "_POOL_BYTES", 0)  # the pool, however small the change
+    result = api.compare(project, jobs=2)
+    seen = list(_SEEN_HERE)
+    assert seen == [len(run) for run in runs[1:]]  # the kept batches, read in this process
+    monkeypatch.setattr(pipeline, "simulate_run", work.simulate_run)
+    assert result.to_json() == api.compare(project, jobs=1, cache=False).to_json()
