@@ -219,3 +219,20 @@ def test_alike_paths_with_letters_of_two_bytes_fit_in_bytes(
     assert max(len(line.encode()) for line in lines) <= width, lines
     body = [line.split("  ")[0] for line in lines if line.startswith("…")]
     assert len(body) == 2 and body[0] != body[1], body
+
+
+def test_a_p90_range_whose_ends_read_alike_is_said_as_the_band_column_says_it() -> None:
+    from decimal import Decimal
+    from types import SimpleNamespace
+
+    from costsim.analysis.spread import Band, Spread
+    from costsim.render.band_text import delta_range
+
+    def said(value: str, below: str, above: str, decimals: int) -> str:
+        band = Band(Decimal(value), Spread(Decimal(below), Decimal(above)), estimated=True)
+        return delta_range(SimpleNamespace(delta=band), decimals)  # type: ignore[arg-type]
+
+    # a spread too small to show: not '+$0.00355 to +$0.00355'
+    assert said("0.00355", "0.0000001", "0.0000002", 5) == "-<$0.00001/+<$0.00001"
+    assert said("0.00355", "0", "0", 5) == "±<$0.00001"
+    assert said("0.00355", "0.001", "0.002", 5) == "+$0.00255 to +$0.00555"

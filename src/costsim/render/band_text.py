@@ -38,16 +38,16 @@ def band_cell(summary: VariantSummary, decimals: int | None = None, *, saving: b
 
 def delta_range(summary: VariantSummary, decimals: int | None = None) -> str:
     """The p90 range of the variant's change in cost, signed (``-$9.39 to +$3.74``): what an
-    answer says of a variant that costs more, which may yet save. A range whose both ends
-    round to zero is said as the band column says it (``±<$0.0001``), not ``+$0.0000 to
-    +$0.0000``."""
+    answer says of a variant that costs more, which may yet save. A range whose two ends
+    read alike at the precision shown is said as the band column says it (``±<$0.0001``),
+    not ``+$0.0036 to +$0.0036``."""
     band = summary.delta
     if band.exact:
         return "exact"
     if band.low is None or band.high is None:
         return spread_text(band.reach, decimals)
     places = decimals if decimals is not None else decimals_for([band.low, band.high])
-    if all(round(end, places) == 0 for end in (band.low, band.high)):
+    if round(band.low, places) == round(band.high, places):
         return spread_text(band.reach, places)
     low, high = money_cells([band.low, band.high], signed=True, decimals=places)
     return f"{low} to {high}"
