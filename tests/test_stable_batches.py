@@ -166,3 +166,29 @@ def test_kept_shares_are_read_here_while_the_pool_simulates_the_changed_batch(
     assert seen == [len(run) for run in runs[1:]]  # the kept batches, read in this process
     monkeypatch.setattr(pipeline, "simulate_run", work.simulate_run)
     assert result.to_json() == api.compare(project, jobs=1, cache=False).to_json()
+
+
+def test_a_cassette_written_again_while_it_is_read_leaves_no_stale_entry(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Hashed as one thing, read as another: neither its trace nor its batch's share is kept
+    under the first hash, so the file put back as it was hashed is computed afresh."""
+    from costsim.api import pipeline
+
+    victim = next(p for p in sorted((project.parent / "cassettes").glob("*agent*.yaml")))
+    hashed = victim.read_bytes()
+    real = pipeline.stable_batches
+
+    def rewrite_then_cut(*args: Any) -> Any:  # after every file was hashed, before any is read
+        victim.write_bytes(hashed.replace(b'input_tokens":412', b'input_tokens":9412'))
+        return real(*args)
+
+    monkeypatch.setattr(pipeline, "stable_batches", rewrite_then_cut)
+    raced = api.compare(project, jobs=1).to_json()
+    monkeypatch.setattr(pipeline, "stable_batches", real)
+    victim.write_bytes(hashed)
+    assert raced != api.compare(project, jobs=1, cache=False).to_json()  # it read 9412
+    assert (
+        api.compare(project, jobs=1).to_json()
+        == api.compare(project, jobs=1, cache=False).to_json()
+    )

@@ -207,8 +207,8 @@ def run_batches(
     One run (or ``jobs`` 1) is done here; otherwise by a process pool, or by the Dask cluster
     at ``settings.scheduler`` (``local``: never); ``prepare`` readies a run for a worker on
     another machine (attaching the files' bytes, say). ``beside``: the caller has work of its
-    own meanwhile, so even one run goes to the pool. A run pool's first runs are submitted
-    at once, not when the first result is asked for.
+    own meanwhile, so even one run goes to the pool. In a :func:`pool_session` the first
+    runs are submitted at once, not when the first result is asked for.
     """
     if settings.scheduler and not local:
         return _dask(settings.scheduler, function, job, runs, prepare or (lambda run: run))

@@ -326,9 +326,15 @@ def compare_all(
             )
             settings = _settings_for(settings, left)
         share = merge(_shares(settings, job, runs, kept, lenient, skipped, len(items)), variants)
-        if store is not None and run_key is not None:
+        if store is not None and run_key is not None and _as_hashed(items):
             store.put_chunks("comparison", run_key, _run_chunks(share, skipped))
         return share, skipped
+
+
+def _as_hashed(items: list[Item]) -> bool:
+    """Every cassette still holds the bytes it was hashed as (a file re-recorded while the run
+    read it may have been read either way: the result is not kept under the old hash)."""
+    return all(_read(path, hashed=True)[0] == digest for path, digest, _ in items)
 
 
 def _check(skipped: list[Skipped], lenient: bool) -> None:
@@ -354,11 +360,16 @@ def _shares(
     results_of = run_batches(
         settings, simulate_run, job, left, prepare=_with_bytes, beside=len(left) < len(runs)
     )
-    for run, hit in zip(runs, kept, strict=True):
-        result = simulate_run(job, run) if hit else next(results_of)
-        for index, error in result.errors:
-            _fail(run[index][0], error, lenient, skipped)
-        yield result.share
-        done += len(run)
-        if settings.progress is not None:
-            settings.progress(done, total)
+    try:
+        for run, hit in zip(runs, kept, strict=True):
+            result = simulate_run(job, run) if hit else next(results_of)
+            for index, error in result.errors:
+                _fail(run[index][0], error, lenient, skipped)
+            yield result.share
+            done += len(run)
+            if settings.progress is not None:
+                settings.progress(done, total)
+    finally:  # a failure ends the workers' part now (a Dask client waits to be closed)
+        close = getattr(results_of, "close", None)
+        if close is not None:
+            close()

@@ -95,20 +95,27 @@ def cached_trace(store: CacheStore | None, item: Item) -> CassetteTrace | None:
 
 def trace_of(store: CacheStore | None, item: Item) -> CassetteTrace:
     """The normalised trace of a cassette: from the cache, else parsed (and cached)."""
+    return _read_trace(store, item)[0]
+
+
+def _read_trace(store: CacheStore | None, item: Item) -> tuple[CassetteTrace, bool]:
+    """The trace, and whether it is the one of the bytes the item's hash names: a file
+    written again since it was hashed is read as it is now, and its trace is kept under the
+    hash of the bytes read (never under the other's)."""
     path, digest, data = item
-    key = _trace_key(path, digest) if store is not None and digest else None
     trace = cached_trace(store, item)
     if trace is not None:
-        return trace
+        return trace, True
     if data is None:
         try:
             data = path.read_bytes()
         except OSError:
-            return load_trace(path)  # raises the error a serial run raises
+            return load_trace(path), True  # raises the error a serial run raises
     trace = trace_from_bytes(path, data)
-    if store is not None and key is not None:
-        store.put("trace", key, encode_trace(trace))
-    return trace
+    read = content_digest(data) if store is not None and digest else None
+    if store is not None and read is not None:
+        store.put("trace", _trace_key(path, read), encode_trace(trace))
+    return trace, read == digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,32 +281,35 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
         cached = _cached_share(hit, job) if hit is not None else None
         if cached is not None:
             return BatchShare(cached, ())
-    results = _cassette_shares(job, items, store)
+    results, as_hashed = _cassette_shares(job, items, store)
     shares = [result for result in results if not isinstance(result, str)]
     errors = tuple((i, result) for i, result in enumerate(results) if isinstance(result, str))
     merged = merge(shares, job.variants, attribute=job.attribute)
-    if store is not None and key is not None and not errors:
+    if store is not None and key is not None and not errors and as_hashed:
         store.put("share", key, _share_adapter().dump_json(merged, exclude_defaults=True))
     return BatchShare(merged, errors)
 
 
 def _cassette_shares(
     job: SimulateJob, items: list[Item], store: CacheStore | None
-) -> list[Share | str]:
+) -> tuple[list[Share | str], bool]:
     """Each cassette's share of the comparison, or its error (traces read from and kept in
-    ``store``)."""
+    ``store``), and whether every trace is the one of the bytes its item's hash names (else
+    the batch's share is not kept under that hash)."""
     meter = Meter(job.report)
     results: list[Share | str] = []
+    as_hashed = True
     for item in items:
         try:
-            trace = trace_of(store, item)
+            trace, same = _read_trace(store, item)
         except CostsimError as exc:
             results.append(str(exc))
             continue
+        as_hashed = as_hashed and same
         engine = Engine([trace], meter=meter.fresh(), rules=job.rules, agents=job.agents)
         share = outcome(
             engine, job.variants, as_of=job.as_of, attribute=job.attribute, agents=job.matcher
         )
         results.append(share)
         _trim()
-    return results
+    return results, as_hashed
