@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from costsim import api
 from costsim.api import batches, execution, work
-from costsim.api.batches import MAX_BATCH, SPREAD, stable_batches
+from costsim.api.batches import MAX_BATCH, SPREAD, _cut_after, stable_batches
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "cassettes"
 
@@ -33,22 +33,37 @@ def test_runs_keep_every_item_in_order_and_stay_within_bounds(
     assert all(run and len(run) <= MAX_BATCH for run in runs)
 
 
+def _stretches(items: list[str]) -> list[list[str]]:
+    """The items between two cuts by name (the caps cut only inside one of these)."""
+    stretches: list[list[str]] = [[]]
+    for item in items:
+        stretches[-1].append(item)
+        if _cut_after(item):
+            stretches.append([])
+    return [stretch for stretch in stretches if stretch]
+
+
 @given(names, st.data())
-def test_a_file_removed_or_resized_moves_no_cut_outside_its_own_run(
+def test_a_file_removed_or_resized_moves_no_run_outside_its_own_stretch(
     items: list[str], data: st.DataObject
 ) -> None:
-    sizes = [1000] * len(items)
+    sizes = data.draw(st.lists(st.integers(0, 400_000), min_size=len(items), max_size=len(items)))
     which = data.draw(st.integers(0, len(items) - 1))
     before = _cut(items, sizes)
-    touched = next(run for run in before if items[which] in run)
+    stretches = _stretches(items)
+    at = next(i for i, stretch in enumerate(stretches) if items[which] in stretch)
     resized = list(sizes)
     resized[which] = data.draw(st.integers(0, 5_000_000))
-    removed = items[:which] + items[which + 1 :]
-    for after in (_cut(items, resized), _cut(removed, sizes[:-1])):
-        unchanged = [run for run in before if run is not touched]
-        kept = [run for run in unchanged if run in after]
-        # a size cap can only move cuts inside the stretch between two name cuts
-        assert len(kept) >= len(unchanged) - MAX_BATCH
+    after = _cut(items, resized)
+    assert all(run in after for run in before if not set(run) & set(stretches[at]))
+    # removed, the item a cut followed joins its stretch to the next one
+    joined = set(stretches[at]) | (set(stretches[at + 1]) if at + 1 < len(stretches) else set())
+    touched = joined if _cut_after(items[which]) else set(stretches[at])
+    after = _cut(
+        [item for i, item in enumerate(items) if i != which],
+        [size for i, size in enumerate(sizes) if i != which],
+    )
+    assert all(run in after for run in before if not set(run) & touched)
 
 
 def test_cuts_follow_names_about_once_in_spread() -> None:

@@ -52,9 +52,10 @@ def stable_batches(items: Sequence[T], names: Sequence[str], sizes: Sequence[int
     """Consecutive runs of ``items`` (order kept) cut where an item's name says so, as
     content-defined chunking cuts a stream: after each item whose ``names`` entry hashes to a
     cut (one in :data:`SPREAD`), and where a run reaches :data:`MAX_BATCH` items or
-    :data:`MAX_BATCH_BYTES`. A file changed, added or removed moves no cut by name, so every
-    other run is the same run as last time (and its result can be kept), but where a run
-    reached a cap: the runs after it, up to the next cut by name, may shift."""
+    :data:`MAX_BATCH_BYTES`. A file changed, added or removed moves no other file's cut by
+    name, so every other run is the same run as last time (and its result can be kept), but
+    for two: removing the file a run was cut after joins that run to the next, and past a run
+    that reached a cap the runs up to the next cut by name may shift."""
     runs: list[list[T]] = [[]]
     filled = 0
     for item, name, size in zip(items, names, sizes, strict=True):

@@ -24,7 +24,7 @@ import multiprocessing
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
 from concurrent.futures import Executor, ProcessPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass, replace
@@ -201,7 +201,7 @@ def run_batches(
     local: bool = False,
     prepare: Callable[[list[T]], list[T]] | None = None,
     beside: bool = False,
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """``function(job, run)`` for every run, results yielded in the order of ``runs``.
 
     One run (or ``jobs`` 1) is done here; otherwise by a process pool, or by the Dask cluster
@@ -222,7 +222,7 @@ def run_batches(
 
 def _own_pool(
     settings: Settings, function: Callable[[Any, list[T]], R], job: Any, runs: list[list[T]]
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     with ProcessPoolExecutor(
         max_workers=min(settings.workers, len(runs)), mp_context=_context()
     ) as pool:
@@ -269,7 +269,7 @@ def _ordered(
     runs: list[list[T]],
     *,
     window: int,
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """Submit ``window`` runs now, and then one more as each result is taken, in order: at
     most ``window`` runs ahead of the one being merged (bounded memory)."""
     upcoming = iter(runs)
@@ -283,7 +283,7 @@ def _in_order(
     job: Any,
     pending: list[Any],
     upcoming: Iterator[list[T]],
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     while pending:
         result = pending.pop(0).result()
         nxt = next(upcoming, None)
@@ -298,7 +298,7 @@ def _dask(
     job: Any,
     runs: list[list[T]],
     prepare: Callable[[list[T]], list[T]],
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     try:
         distributed: Any = importlib.import_module("distributed")
     except ImportError:

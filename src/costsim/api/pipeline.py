@@ -370,6 +370,4 @@ def _shares(
             if settings.progress is not None:
                 settings.progress(done, total)
     finally:  # a failure ends the workers' part now (a Dask client waits to be closed)
-        close = getattr(results_of, "close", None)
-        if close is not None:
-            close()
+        results_of.close()
