@@ -22,7 +22,7 @@ from typing import Any
 from costsim.analysis.bands import Band, Spread, VariantBands
 from costsim.analysis.economics import BreakpointEconomics
 from costsim.analysis.groups import AgentMatcher
-from costsim.analysis.outcomes import Share, VariantPart, outcome, part
+from costsim.analysis.outcomes import Share, VariantPart, cassette_tables, outcome, part
 from costsim.analysis.turns import Turns
 from costsim.engine.simulate import Engine, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals
@@ -210,6 +210,6 @@ def finish(
         as_of=as_of,
         title=title,
         description=description,
-        groups={**share.groups, "tool": share.tools},
+        groups={"cassette": cassette_tables(share), **share.groups, "tool": share.tools},
         turns=share.turns,
     )

@@ -186,9 +186,17 @@ class Grouper:
     memo: dict[int, tuple[Call, dict[str, list[int]]]] = field(default_factory=dict)
     counts: _Counts = field(default_factory=_Counts)
 
-    def tables(self, calls: list[MeteredCall]) -> dict[str, dict[str, Any]]:
-        return {
-            "cassette": group_cost(calls, lambda m: str(m.call.provenance.path)),
+    def tables(
+        self, calls: list[MeteredCall], *, cassette: bool = True
+    ) -> dict[str, dict[str, Any]]:
+        """Each breakdown's table of ``calls``; ``cassette`` False: all but the per-cassette
+        one (a comparison has each column's per-cassette sums already)."""
+        tables = (
+            {"cassette": group_cost(calls, lambda m: str(m.call.provenance.path))}
+            if cassette
+            else {}
+        )
+        return tables | {
             "model": group_cost(calls, lambda item: item.billed_model),
             "provider": group_cost(calls, lambda m: m.call.provider),
             "flavour": group_cost(calls, lambda m: m.call.flavour.value),

@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
 
 from costsim.analysis.bands import Band, VariantBands
 from costsim.analysis.economics import BreakpointEconomics, _order
@@ -18,12 +17,6 @@ from costsim.pricing.ledger import Totals
 from costsim.strategies.registry import Variant
 
 __all__ = ["merge"]
-
-
-def _copy(totals: Totals) -> Totals:
-    fresh = Totals()
-    fresh.merge(totals)
-    return fresh
 
 
 def _sum(a: Decimal | None, b: Decimal | None) -> Decimal | None:
@@ -106,20 +99,6 @@ def _intern(table: dict[Path, Totals], recorded: Mapping[Path, Totals]) -> None:
             table[path] = same
 
 
-def _merge_cassettes(into: dict[str, Any], table: dict[str, Any], column: dict[str, Any]) -> None:
-    """:func:`merge_groups` for the per-cassette table of a column, whose sums are the
-    column's per-cassette sums: shared when equal, and never changed in place."""
-    for name, totals in table.items():
-        mine = into.get(name)
-        if mine is not None:
-            summed = _copy(mine)
-            summed.merge(totals)
-            into[name] = summed
-            continue
-        same = column.get(name)
-        into[name] = same if same is not None and same == totals else _copy(totals)
-
-
 def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bool = True) -> Share:
     """The shares added up in the order given (cassette order)."""
     total = Share(
@@ -133,18 +112,13 @@ def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bo
         total.baseline.merge(share.baseline)
         recorded = share.baseline_per_cassette
         total.baseline_per_cassette.update(recorded)
-        columns = [recorded]
         for mine, theirs in zip(total.variants, share.variants, strict=True):
             _intern(theirs.per_cassette, recorded)
             _intern(theirs.baseline_per_cassette, recorded)
-            columns.append(theirs.per_cassette)
             _merge_part(mine, theirs)
         for key, tables in share.groups.items():
-            for column, into, table in zip(columns, total.groups[key], tables, strict=True):
-                if key == "cassette":
-                    _merge_cassettes(into, table, {str(p): t for p, t in column.items()})
-                else:
-                    merge_groups(into, table)
+            for into, table in zip(total.groups[key], tables, strict=True):
+                merge_groups(into, table)
         for into_tools, tools in zip(total.tools, share.tools, strict=True):
             merge_groups(into_tools, tools)
         total.turns = largest(total.turns, share.turns)

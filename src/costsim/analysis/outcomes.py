@@ -35,10 +35,21 @@ from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.strategies.registry import Step, Variant
 from costsim.strategies.trace import Event
 
-__all__ = ["COSTS", "Share", "VariantPart", "fits", "gap_totals", "outcome", "part"]
+__all__ = [
+    "COSTS",
+    "Share",
+    "VariantPart",
+    "cassette_tables",
+    "fits",
+    "gap_totals",
+    "outcome",
+    "part",
+]
 
 
-COSTS = ("cassette", "model", "provider", "flavour", "agent")
+COSTS = ("model", "provider", "flavour", "agent")
+"""The cost tables a share sums per column; the per-cassette one is each column's per-cassette
+sums (see :func:`cassette_tables`), which the share holds already."""
 
 
 @dataclass(slots=True)
@@ -68,8 +79,8 @@ class Share:
     baseline_per_cassette: dict[CassettePath, Totals]
     variants: list[VariantPart]
     groups: dict[str, list[dict[str, Totals]]] = field(default_factory=dict)
-    """Cost per model and per agent role: one table per column (the baseline, then each
-    variant)."""
+    """Cost per model, provider, flavour and agent role (:data:`COSTS`): one table per column
+    (the baseline, then each variant)."""
     tools: list[dict[str, ToolUse]] = field(default_factory=list)
     """Tokens per tool, one table per column."""
     turns: Turns | None = None
@@ -138,6 +149,13 @@ def part(
     )
 
 
+def cassette_tables(share: Share) -> list[dict[str, Totals]]:
+    """The cost per cassette of each column (the baseline, then each variant), as a breakdown
+    table: the share's per-cassette sums of the cassettes that made LLM calls."""
+    columns = [share.baseline_per_cassette, *(item.per_cassette for item in share.variants)]
+    return [{str(path): t for path, t in column.items() if t.llm_calls} for column in columns]
+
+
 def _delta(item: VariantPart) -> Band:
     after, before = item.totals.cost_usd, item.baseline.cost_usd
     value = None if after is None or before is None else after - before
@@ -203,7 +221,7 @@ class _Runs:
         self.engine, self.as_of, self.grouper = engine, as_of, grouper
         self.baseline = engine.run(Variant("baseline"))
         self.baseline_calls = self.baseline.metered(as_of=as_of)
-        self.tables = grouper.tables(self.baseline_calls)
+        self.tables = grouper.tables(self.baseline_calls, cassette=False)
         self._recorded: _Run | None = None
         self._done: dict[str, _Run] = {}
 
@@ -227,7 +245,7 @@ class _Runs:
         calls = result.metered(as_of=self.as_of)
         terms = run_terms(result, self.engine.meter, self.as_of)
         item = part(self.engine, result, self.as_of, calls, terms)
-        return _Run(item, self.grouper.tables(calls), calls, terms)
+        return _Run(item, self.grouper.tables(calls, cassette=False), calls, terms)
 
     def _as_recorded(self) -> _Run:
         if self._recorded is None:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
@@ -28,6 +28,7 @@ from costsim.analysis.checks import Finding
 from costsim.analysis.groups import AgentMatcher, ToolUse
 from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, VariantPart, fits
+from costsim.analysis.packing import Packed, Sparse, pack, unpack
 from costsim.analysis.report import Skipped
 from costsim.analysis.turns import Turns
 from costsim.api.batches import batches, stable_batches
@@ -187,6 +188,8 @@ class _Run:
 
     share: Share
     skipped: list[Skipped]
+    sparse: list[Sparse] = field(default_factory=list)
+    """How ``share`` is packed (see :mod:`costsim.analysis.packing`)."""
 
 
 @cache
@@ -201,7 +204,9 @@ def _adapter(kind: Any) -> TypeAdapter[Any]:
 
 def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
     """The JSON of ``_Run(share, skipped)`` a piece at a time (one variant's sums at most):
-    a large run's entry is never all in memory."""
+    a large run's entry is never all in memory), the share packed."""
+    packed = pack(share)
+    share = packed.share
     yield b'{"share":{"baseline":' + _adapter(Totals).dump_json(share.baseline)
     yield b',"baseline_per_cassette":'
     yield _adapter(dict[Path, Totals]).dump_json(share.baseline_per_cassette)
@@ -217,7 +222,8 @@ def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
     yield b"}"
     yield b',"tools":' + _adapter(list[dict[str, ToolUse]]).dump_json(share.tools)
     yield b',"turns":' + _adapter(Turns | None).dump_json(share.turns)
-    yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped) + b"}"
+    yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped)
+    yield b',"sparse":' + _adapter(list[Sparse]).dump_json(packed.sparse) + b"}"
 
 
 def _cached_run(
@@ -231,6 +237,7 @@ def _cached_run(
         return None
     try:
         run = _run_adapter().validate_json(hit)
+        run.share = unpack(Packed(run.share, run.sparse))
     except (ValidationError, ValueError, RecursionError):
         return None  # corrupt: computed again, and replaced
     return run if fits(run.share, variants) else None

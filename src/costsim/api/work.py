@@ -13,18 +13,19 @@ everything the comparison was asked (variants, rules, agents, date).
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from pydantic import TypeAdapter, ValidationError
 
 from costsim.analysis.cassettes import CassetteListing, listing
 from costsim.analysis.checks import ALL_RULES, Finding, check_bytes, check_cassette
 from costsim.analysis.groups import AgentMatcher
-from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, fits, outcome
+from costsim.analysis.packing import Packed, pack, unpack
 from costsim.cache.rules import CacheRules
 from costsim.engine import Engine
 from costsim.errors import CostsimError
@@ -63,8 +64,8 @@ _TEXTS = 200_000
 
 
 @cache
-def _share_adapter() -> TypeAdapter[Share]:
-    return TypeAdapter(Share)
+def _share_adapter() -> TypeAdapter[Packed]:
+    return TypeAdapter(Packed)
 
 
 OWN_CACHE = Path("<the worker's own cache>")
@@ -234,7 +235,7 @@ def _cached_share(data: bytes, job: SimulateJob) -> Share | None:
     """A cached share, when it validates and fits the job; else None (computed again, and
     replaced)."""
     try:
-        share = _share_adapter().validate_json(data)
+        share = _load_share(data)
     except (ValidationError, ValueError, RecursionError):
         return None
     return share if fits(share, job.variants, attribute=job.attribute) else None
@@ -245,10 +246,36 @@ class BatchShare:
     """A batch's share of a comparison: its cassettes' shares added up in order (sums are
     exact, so any cut into batches adds up to the same whole), and the error of each cassette
     that could not be read, by its index in the batch. One merged share travels back from a
-    worker instead of one per cassette."""
+    worker instead of one per cassette.
+
+    It travels as the share's JSON (what the cache keeps, so a worker that kept it sends the
+    same bytes): pickling the share's dataclasses and decimals cost several times as much,
+    on both sides, as writing and validating its JSON."""
 
     share: Share
     errors: tuple[tuple[int, str], ...]
+    data: bytes | None = field(default=None, compare=False, repr=False)
+    """The share's JSON, when it was written already (to the cache)."""
+
+    def __reduce__(self) -> tuple[Any, tuple[bytes, tuple[tuple[int, str], ...]]]:
+        data = self.data if self.data is not None else _dump_share(self.share)
+        return _received, (data, self.errors)
+
+
+def _dump_share(share: Share) -> bytes:
+    """A share's JSON, packed (see :mod:`costsim.analysis.packing`)."""
+    return _share_adapter().dump_json(pack(share), exclude_defaults=True)
+
+
+def _load_share(data: bytes) -> Share:
+    """The share of JSON :func:`_dump_share` wrote (raises ``ValidationError`` or
+    ``ValueError`` when it does not hold one)."""
+    return unpack(_share_adapter().validate_json(data))
+
+
+def _received(data: bytes, errors: tuple[tuple[int, str], ...]) -> BatchShare:
+    """A batch's share as a worker sent it (see :meth:`BatchShare.__reduce__`)."""
+    return BatchShare(_load_share(data), errors)
 
 
 def _run_key(job: SimulateJob, items: list[Item]) -> str | None:
@@ -280,36 +307,43 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
         hit = store.get("share", key)
         cached = _cached_share(hit, job) if hit is not None else None
         if cached is not None:
-            return BatchShare(cached, ())
-    results, as_hashed = _cassette_shares(job, items, store)
-    shares = [result for result in results if not isinstance(result, str)]
-    errors = tuple((i, result) for i, result in enumerate(results) if isinstance(result, str))
-    merged = merge(shares, job.variants, attribute=job.attribute)
+            return BatchShare(cached, (), hit)
+    traces, errors, as_hashed = _read_traces(items, store)
+    merged = _batch_share(job, traces)
     if store is not None and key is not None and not errors and as_hashed:
-        store.put("share", key, _share_adapter().dump_json(merged, exclude_defaults=True))
+        data = _dump_share(merged)
+        store.put("share", key, data)
+        return BatchShare(merged, errors, data)
     return BatchShare(merged, errors)
 
 
-def _cassette_shares(
-    job: SimulateJob, items: list[Item], store: CacheStore | None
-) -> tuple[list[Share | str], bool]:
-    """Each cassette's share of the comparison, or its error (traces read from and kept in
-    ``store``), and whether every trace is the one of the bytes its item's hash names (else
-    the batch's share is not kept under that hash)."""
-    meter = Meter(job.report)
-    results: list[Share | str] = []
+def _read_traces(
+    items: list[Item], store: CacheStore | None
+) -> tuple[list[CassetteTrace], tuple[tuple[int, str], ...], bool]:
+    """The traces of the cassettes that read (from and kept in ``store``), the error of each
+    that did not, by its index, and whether every trace is the one of the bytes its item's
+    hash names (else the batch's share is not kept under that hash)."""
+    traces: list[CassetteTrace] = []
+    errors: list[tuple[int, str]] = []
     as_hashed = True
-    for item in items:
+    for index, item in enumerate(items):
         try:
             trace, same = _read_trace(store, item)
         except CostsimError as exc:
-            results.append(str(exc))
+            errors.append((index, str(exc)))
             continue
+        traces.append(trace)
         as_hashed = as_hashed and same
-        engine = Engine([trace], meter=meter.fresh(), rules=job.rules, agents=job.agents)
-        share = outcome(
-            engine, job.variants, as_of=job.as_of, attribute=job.attribute, agents=job.matcher
-        )
-        results.append(share)
-        _trim()
-    return results, as_hashed
+    return traces, tuple(errors), as_hashed
+
+
+def _batch_share(job: SimulateJob, traces: list[CassetteTrace]) -> Share:
+    """The batch's share of the comparison: one engine runs each variant over all its traces
+    at once (a share is sums per cassette and lists in cassette order, so this is exactly the
+    merge of one share per cassette, without each variant's fixed cost once per cassette)."""
+    engine = Engine(traces, meter=Meter(job.report), rules=job.rules, agents=job.agents)
+    share = outcome(
+        engine, job.variants, as_of=job.as_of, attribute=job.attribute, agents=job.matcher
+    )
+    _trim()
+    return share

@@ -38,7 +38,7 @@ class Flavour(StrEnum):
     @property
     def provider(self) -> str:
         """Whose models the calls go to: anthropic or openai."""
-        return "openai" if self.value.startswith("openai") else "anthropic"
+        return _PROVIDERS[self]
 
     @property
     def shape(self) -> Flavour:
@@ -62,6 +62,11 @@ SERVER_SIDE_BLOCKS = frozenset(
 """Response blocks that record a step the provider ran itself inside one request: each such
 iteration re-reads the prompt and adds tokens the client never sent."""
 
+
+_PROVIDERS = {
+    flavour: "openai" if flavour.value.startswith("openai") else "anthropic" for flavour in Flavour
+}
+"""Looked up, not worked out: every metered call asks, several times per variant."""
 
 _SHAPES = {
     Flavour.ANTHROPIC_TEXT: Flavour.ANTHROPIC_MESSAGES,
@@ -142,12 +147,13 @@ class Call:
 
     @property
     def provider(self) -> str:
-        return self.flavour.provider
+        return _PROVIDERS[self.flavour]
 
     @property
     def price_provider(self) -> str:
         """The genai-prices provider to price this call with."""
-        return self.platform.price_provider if self.platform else self.provider
+        platform = self.platform
+        return platform.price_provider if platform is not None else _PROVIDERS[self.flavour]
 
     @property
     def base_tier(self) -> bool:

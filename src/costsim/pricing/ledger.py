@@ -13,9 +13,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from costsim.model import Call, Provenance, Usage
+from costsim.model import Call, Provenance, Usage, UsageSource
 from costsim.pricing.names import model_label
-from costsim.pricing.prices import Price, price
+from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
 from costsim.pricing.split import ClassCost, split_cost
 
@@ -56,6 +56,14 @@ class MeteredCall:
         return model_label(name, self.call.price_provider, model_id)
 
 
+_MEMO_SIZE = 1 << 16
+_METERED: dict[tuple[int, Usage | None, datetime], tuple[Call, MeteredCall]] = {}
+"""Metered calls by call (its identity: the entry holds the call, so the id stays its own),
+usage and moment (today, for a call priced at today's prices): a comparison bills each
+unchanged call once per variant that changes its trace, and in the like-for-like baseline
+again. Bounded."""
+
+
 def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = None) -> MeteredCall:
     """Price a call's usage (its recorded usage unless ``usage`` is given) at its date.
 
@@ -64,11 +72,23 @@ def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = No
     the recorded usage, never for a changed or estimated one.
     """
     billed = usage if usage is not None else call.usage
+    when = as_of or call.recorded_at
+    key = (id(call), billed, when or today())
+    hit = _METERED.get(key)
+    if hit is not None and hit[0] is call:
+        return hit[1]
+    if len(_METERED) >= _MEMO_SIZE:
+        _METERED.clear()
+    metered = _meter(call, billed, when)
+    _METERED[key] = (call, metered)
+    return metered
+
+
+def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCall:
     if call.errored and billed is None:
         return MeteredCall(call, None, Price(Decimal(0)), ClassCost())
     if billed is None:
         return MeteredCall(call, None, None)
-    when = as_of or call.recorded_at
     result = price(billed, model=call.priced_model, provider=call.price_provider, at=when)
     if not result.priced and call.price_provider != call.provider:
         # A model the platform's price list does not carry (a routed-to model, say): the
@@ -133,15 +153,18 @@ class Totals:
             if not call.errored:
                 self.unmetered_calls += 1
             return
-        if usage.estimated:
+        if usage.source is UsageSource.ESTIMATED:
             self.estimated_calls += 1
         else:
             self.calls_with_usage += 1
-        self.prompt_tokens += usage.prompt_total
-        self.uncached_input_tokens += usage.uncached_input
-        self.cache_read_tokens += usage.cache_read
-        self.cache_write_5m_tokens += usage.cache_write_5m
-        self.cache_write_1h_tokens += usage.cache_write_1h
+        # the prompt total's parts, added here (this runs per call, per table, per variant)
+        uncached, read = usage.uncached_input, usage.cache_read
+        write_5m, write_1h = usage.cache_write_5m, usage.cache_write_1h
+        self.prompt_tokens += uncached + read + write_5m + write_1h
+        self.uncached_input_tokens += uncached
+        self.cache_read_tokens += read
+        self.cache_write_5m_tokens += write_5m
+        self.cache_write_1h_tokens += write_1h
         self.output_tokens += usage.output
         self.reasoning_tokens += usage.reasoning or 0
         self.web_searches += usage.web_searches
