@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from datetime import UTC, datetime
 from pathlib import Path
@@ -83,6 +84,20 @@ def test_exact_tokens_and_cost() -> None:
     )
     assert result.totals().cost_usd == expected
     assert [e.kind for e in result.events] == ["change"]  # announced once, applied twice
+
+
+def test_a_result_resent_as_another_object_is_announced_once() -> None:
+    """Each request body is parsed on its own: a result resent in later calls is an equal
+    copy, not the same object, and is still one change (where it is first cut)."""
+    trace = _trace()
+    copies = tuple(
+        dataclasses.replace(call, messages=copy.deepcopy(call.messages)) for call in trace.calls
+    )
+    result = Engine([dataclasses.replace(trace, calls=copies)]).run(
+        Variant("t", (make_step("truncation"),))
+    )
+    changes = [e for e in result.events if e.kind == "change"]
+    assert len(changes) == 1 and changes[0].provenance == trace.calls[1].provenance
 
 
 def test_error_results_capped_at_2000() -> None:

@@ -16,6 +16,7 @@ from pathlib import Path
 from pydantic import TypeAdapter, ValidationError
 
 from costsim.model import Call, CassetteTrace, InteractionNote, Provenance
+from costsim.model.sharing import shared_calls
 
 __all__ = ["decode_trace", "encode_trace"]
 
@@ -41,7 +42,7 @@ def decode_trace(data: bytes, path: Path) -> CassetteTrace | None:
     ):
         return None  # costsim records dates with their zone: not an entry it wrote
     moved = trace.path != path
-    calls = tuple(_restore(call, path if moved else None) for call in trace.calls)
+    calls = shared_calls([_restore(call, path if moved else None) for call in trace.calls])
     foreign = tuple(_restore(call, path if moved else None) for call in trace.foreign_calls)
     notes = trace.notes
     if moved:

@@ -16,11 +16,17 @@ with its unique content, not with turns squared.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 
+from costsim.metering.block_counts import (
+    BLOCK_COUNTERS,
+    BlockStats,
+    CountContext,
+    block_tokens,
+    content_stats,
+)
 from costsim.metering.features import Features, Position
-from costsim.metering.media import document_overhead, image_tokens
 from costsim.metering.models import (
     chat_reply_priming,
     encoding_for,
@@ -29,12 +35,10 @@ from costsim.metering.models import (
     wraps_parallel_calls,
 )
 from costsim.metering.openai_framing import (
-    call_tokens,
     function_names,
     functions_tokens,
     namespace_tokens,
     output_schema,
-    parallel_calls_tokens,
     passed_back_reasoning,
     result_author,
     tool_choice_tokens,
@@ -42,151 +46,13 @@ from costsim.metering.openai_framing import (
 from costsim.metering.signatures import anthropic_tool_tokens, compact_json, openai_tool_tokens
 from costsim.metering.tokenizers import TokenCounter, counter
 from costsim.model import (
-    Block,
     Call,
-    DocumentBlock,
     Flavour,
-    ImageBlock,
     Message,
-    OtherBlock,
-    ReasoningBlock,
-    RedactedThinkingBlock,
-    TextBlock,
-    ThinkingBlock,
     ToolDef,
-    ToolResultBlock,
-    ToolUseBlock,
 )
 
 __all__ = ["Features", "Position", "Serialiser", "block_tokens", "forces_tool", "serialise"]
-
-
-@dataclass(frozen=True, slots=True)
-class _Stats:
-    """Additive counts of a run of blocks."""
-
-    tokens: int = 0
-    tool_round_trips: int = 0
-    images: int = 0
-    documents: int = 0
-    fixed: int = 0
-
-    def __add__(self, other: _Stats) -> _Stats:
-        return _Stats(
-            self.tokens + other.tokens,
-            self.tool_round_trips + other.tool_round_trips,
-            self.images + other.images,
-            self.documents + other.documents,
-            self.fixed + other.fixed,
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class _Context:
-    count: TokenCounter
-    keep_thinking: bool
-    flavour: Flavour | None
-    model: str
-    names: Mapping[str, str] = field(default_factory=dict)
-    """Tool call ids of the conversation and their functions (OpenAI results cost the name)."""
-    wrap_parallel: bool = False
-    """Several calls of one turn reach the model as one ``multi_tool_use.parallel`` call."""
-
-    @property
-    def openai(self) -> bool:
-        return self.flavour not in (None, Flavour.ANTHROPIC_MESSAGES)
-
-
-BlockCounter = Callable[[Block, _Context], _Stats]
-
-
-def _text(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, TextBlock)
-    return _Stats(ctx.count(block.text))
-
-
-def _image(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, ImageBlock)
-    fixed = image_tokens(block, ctx.flavour, ctx.model) if ctx.flavour else 0
-    return _Stats(images=1, fixed=fixed)
-
-
-def _document(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, DocumentBlock)
-    fixed = document_overhead(block, ctx.flavour, ctx.model) if ctx.flavour else 0
-    return _Stats(ctx.count(block.text), documents=0 if block.text else 1, fixed=fixed)
-
-
-def _tool_use(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, ToolUseBlock)
-    if ctx.openai:  # addressed to=functions.NAME (see openai_framing)
-        return _Stats(call_tokens(block, ctx.count))
-    arguments = block.input if isinstance(block.input, str) else compact_json(block.input)
-    return _Stats(ctx.count(block.name) + ctx.count(arguments))
-
-
-def _tool_result(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, ToolResultBlock)
-    inner = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in block.content), start=_Stats())
-    return inner + _Stats(tool_round_trips=1)
-
-
-def _thinking(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, ThinkingBlock)
-    return _Stats(ctx.count(block.text) if ctx.keep_thinking else 0)
-
-
-def _redacted(block: Block, ctx: _Context) -> _Stats:
-    return _Stats()
-
-
-def _reasoning(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, ReasoningBlock)
-    return _Stats(ctx.count(block.summary) if ctx.keep_thinking else 0)
-
-
-def _other(block: Block, ctx: _Context) -> _Stats:
-    assert isinstance(block, OtherBlock)
-    return _Stats(ctx.count(compact_json(block.raw)))
-
-
-_BLOCK_COUNTERS: dict[type, BlockCounter] = {
-    TextBlock: _text,
-    ImageBlock: _image,
-    DocumentBlock: _document,
-    ToolUseBlock: _tool_use,
-    ToolResultBlock: _tool_result,
-    ThinkingBlock: _thinking,
-    RedactedThinkingBlock: _redacted,
-    ReasoningBlock: _reasoning,
-    OtherBlock: _other,
-}
-
-
-def _content(message: Message, ctx: _Context) -> _Stats:
-    """Stats of a message's blocks; OpenAI's parallel calls of one turn as one call."""
-    stats = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in message.content), start=_Stats())
-    calls = [b for b in message.content if isinstance(b, ToolUseBlock)]
-    if ctx.wrap_parallel and len(calls) > 1:
-        separate = sum(call_tokens(b, ctx.count) for b in calls)
-        stats = stats + _Stats(parallel_calls_tokens(calls, ctx.count) - separate)
-    return stats
-
-
-def block_tokens(
-    block: Block,
-    count: TokenCounter,
-    keep_thinking: bool = True,
-    *,
-    flavour: Flavour | None = None,
-    model: str = "",
-) -> _Stats:
-    """Raw tokens of one block (and what in it no tokenizer can count).
-
-    With ``flavour`` and ``model``, images and documents also carry their provider tokens
-    (``fixed``); without, they are only counted.
-    """
-    return _BLOCK_COUNTERS[type(block)](block, _Context(count, keep_thinking, flavour, model))
 
 
 def forces_tool(choice: object) -> bool:
@@ -247,27 +113,30 @@ class Serialiser:
     serialiser keeps its memory bounded)."""
 
     def __init__(self) -> None:
-        self._messages: dict[tuple[int, str, bool, str], tuple[Message, _Stats]] = {}
+        self._messages: dict[tuple[int, str, bool, str], tuple[Message, BlockStats]] = {}
         self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
-        self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], _Stats]] = []
+        self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], BlockStats]] = []
         self._calls: dict[int, tuple[Call, Features]] = {}
+        self._block_offsets: dict[
+            tuple[int, str, bool, str, Flavour | None], tuple[Message, bool, tuple[int, ...]]
+        ] = {}
 
-    def _context(self, call: Call) -> tuple[_Context, _Style]:
+    def _context(self, call: Call) -> tuple[CountContext, _Style]:
         style = _STYLES[call.flavour.shape]
         keep = keeps_thinking(call.model) and not style.chat_priming
         shape = call.flavour.shape
         openai = shape is not Flavour.ANTHROPIC_MESSAGES
         names = function_names(call.messages) if openai else {}
-        ctx = _Context(
+        ctx = CountContext(
             counter(encoding_for(call)), keep, shape, call.model, names, wraps_parallel_calls(call)
         )
         return ctx, style
 
-    def _history(self, call: Call, ctx: _Context, style: _Style) -> _Stats:
+    def _history(self, call: Call, ctx: CountContext, style: _Style) -> BlockStats:
         """Stats of all messages, reusing the longest remembered prefix of this history."""
         messages = call.messages
         key = (ctx.count.name, ctx.keep_thinking, ctx.model)
-        start, stats = 0, _Stats()
+        start, stats = 0, BlockStats()
         for known, known_key, known_stats in self._recent:
             n = len(known)
             if n > start and n <= len(messages) and known_key == key and messages[:n] == known:
@@ -278,17 +147,17 @@ class Serialiser:
         del self._recent[self._RECENT :]
         return stats
 
-    def _message(self, message: Message, ctx: _Context, style: _Style) -> _Stats:
+    def _message(self, message: Message, ctx: CountContext, style: _Style) -> BlockStats:
         key = (id(message), ctx.count.name, ctx.keep_thinking, ctx.model)
         hit = self._messages.get(key)
         if hit is not None and hit[0] is message:
             return hit[1]
-        stats = _content(message, ctx) + _Stats(self._frame(message, ctx, style))
+        stats = content_stats(message, ctx) + BlockStats(self._frame(message, ctx, style))
         self._messages[key] = (message, stats)
         return stats
 
     @staticmethod
-    def _frame(message: Message, ctx: _Context, style: _Style) -> int:
+    def _frame(message: Message, ctx: CountContext, style: _Style) -> int:
         author = result_author(message, ctx.names) if ctx.openai else None
         if author is not None:  # from functions.NAME, whatever the role and name say
             return style.per_message + ctx.count(author)
@@ -312,10 +181,10 @@ class Serialiser:
         section = functions_tokens(call, tokens, system=_has_system(call))
         return section + tool_choice_tokens(call, count)
 
-    def _system(self, call: Call, ctx: _Context, style: _Style) -> _Stats:
-        stats = sum((_BLOCK_COUNTERS[type(b)](b, ctx) for b in call.system), start=_Stats())
+    def _system(self, call: Call, ctx: CountContext, style: _Style) -> BlockStats:
+        stats = sum((BLOCK_COUNTERS[type(b)](b, ctx) for b in call.system), start=BlockStats())
         if call.system and style.system_message:
-            stats = stats + _Stats(style.per_message + ctx.count("system"))
+            stats = stats + BlockStats(style.per_message + ctx.count("system"))
         return stats
 
     def features(self, call: Call) -> Features:
@@ -332,7 +201,7 @@ class Serialiser:
 
     def _features(self, call: Call) -> Features:
         ctx, style = self._context(call)
-        stats = _Stats(self._tools_tokens(call, ctx.count, style), fixed=_tool_prompt(call))
+        stats = BlockStats(self._tools_tokens(call, ctx.count, style), fixed=_tool_prompt(call))
         stats = stats + self._system(call, ctx, style) + self._history(call, ctx, style)
         raw = stats.tokens
         if call.output_schema is not None:
@@ -369,20 +238,36 @@ class Serialiser:
         if call.system and style.system_message:
             total += style.per_message + ctx.count("system")
         for index, block in enumerate(call.system):
-            stats = _BLOCK_COUNTERS[type(block)](block, ctx)
+            stats = BLOCK_COUNTERS[type(block)](block, ctx)
             total += stats.tokens + stats.fixed
             positions.append(Position("system", -1, index, total))
         for m_index, message in enumerate(call.messages):
             total += self._frame(message, ctx, style)
             start = total
-            for b_index, block in enumerate(message.content):
-                stats = _BLOCK_COUNTERS[type(block)](block, ctx)
-                total += stats.tokens + stats.fixed
-                if b_index == len(message.content) - 1:  # the message's own count closes it
-                    whole = _content(message, ctx)
-                    total = start + whole.tokens + whole.fixed
+            for b_index, offset in enumerate(self._offsets(message, ctx)):
+                total = start + offset
                 positions.append(Position("messages", m_index, b_index, total))
         return tuple(positions)
+
+    def _offsets(self, message: Message, ctx: CountContext) -> tuple[int, ...]:
+        """Counts after each block of ``message`` from its start (its frame not included),
+        each message object counted once: a conversation's calls resend every earlier
+        message (the same objects, see :mod:`costsim.model.sharing`)."""
+        key = (id(message), ctx.count.name, ctx.keep_thinking, ctx.model, ctx.flavour)
+        hit = self._block_offsets.get(key)
+        if hit is not None and hit[0] is message and hit[1] == ctx.wrap_parallel:
+            return hit[2]
+        offsets: list[int] = []
+        total = 0
+        for block in message.content[:-1]:
+            stats = BLOCK_COUNTERS[type(block)](block, ctx)
+            total += stats.tokens + stats.fixed
+            offsets.append(total)
+        if message.content:  # the message's own count closes it
+            whole = content_stats(message, ctx)
+            offsets.append(whole.tokens + whole.fixed)
+        self._block_offsets[key] = (message, ctx.wrap_parallel, tuple(offsets))
+        return tuple(offsets)
 
 
 def serialise(call: Call) -> Features:

@@ -27,6 +27,7 @@ from costsim.model import (
     Provenance,
     Usage,
 )
+from costsim.model.sharing import shared_calls
 from costsim.pricing.prices import host_provider
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
@@ -69,7 +70,7 @@ def normalise(cassette: Cassette) -> CassetteTrace:
             foreign.append(call)
     return CassetteTrace(
         path=cassette.path,
-        calls=tuple(calls),
+        calls=shared_calls(calls),
         other_interactions=len(cassette.interactions) - len(calls) - len(foreign),
         size_bytes=cassette.size_bytes,
         foreign_calls=tuple(foreign),

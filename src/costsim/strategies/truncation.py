@@ -127,7 +127,7 @@ class Truncation:
     ) -> tuple[SimTrace, list[Event]]:
         truncator = _Truncator(params)
         events: list[Event] = []
-        announced: set[int] = set()
+        announced: set[str] = set()
         removed_so_far: dict[str, str] = {}  # tool_use_id -> removed middle
         flagged: set[str] = set()
         calls: list[SimCall] = []
@@ -139,8 +139,9 @@ class Truncation:
                 messages.append(new_message)
                 for block, removed in changed:
                     removed_so_far[block.tool_use_id] = removed
-                    if id(block) not in announced:
-                        announced.add(id(block))
+                    # each tool result once, where it is first cut (later requests resend it)
+                    if block.tool_use_id not in announced:
+                        announced.add(block.tool_use_id)
                         before = sum(len(b.text) for b in block.content if isinstance(b, TextBlock))
                         after = before - len(removed) + len(MARKER) + 8
                         events.append(
