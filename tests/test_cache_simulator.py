@@ -212,3 +212,23 @@ def test_openai_writes_billed_from_gpt_56() -> None:
     first = cache.request(prefix, model="gpt-5.6", at=0, when=datetime(2026, 7, 1, tzinfo=UTC))
     assert first.write_5m == 3000
     assert cache.request(prefix, model="gpt-4o", at=0, when=WHEN).write_5m == 0
+
+
+def test_a_block_moved_to_another_position_keeps_every_other_field() -> None:
+    import dataclasses
+
+    from costsim.cache.prefix import PrefixBlock, _placed
+    from costsim.model import CacheControl
+
+    # a field added to PrefixBlock must be carried over by _placed (built field by field)
+    assert [f.name for f in dataclasses.fields(PrefixBlock)] == [
+        "key",
+        "tokens",
+        "breakpoint",
+        "section",
+        "content",
+        "label",
+        "exact",
+    ]
+    block = PrefixBlock("k", 10, CacheControl("1h"), "messages", "c", "message 2", True)
+    assert _placed(block, 42, False) == dataclasses.replace(block, tokens=42, exact=False)

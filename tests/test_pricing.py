@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
 from hypothesis import event, given, settings
 from hypothesis import strategies as st
 
@@ -277,3 +279,34 @@ def test_an_errored_request_and_a_billed_response_of_one_model_are_one_row() -> 
     billed = meter(_call("claude-3-5-haiku-20241022", Usage(uncached_input=10, output=5)))
     errored = meter(_call("claude-3-5-haiku-20241022", None, error="overloaded"))
     assert billed.billed_model == errored.billed_model == "claude-3-5-haiku"
+
+
+def test_class_costs_summed_at_once_equal_adding_them_one_by_one() -> None:
+    from costsim.pricing.split import ClassCost
+
+    # divisions give 28 significant digits: sums round, so the order of additions is kept
+    costs = [ClassCost(*(Decimal(n) / Decimal(7 + k) for k in range(5))) for n in range(1, 40)]
+    one_by_one = ClassCost()
+    for cost in costs:
+        one_by_one = one_by_one + cost
+    assert ClassCost.total_of(costs) == one_by_one
+    assert str(ClassCost.total_of(costs).uncached) == str(one_by_one.uncached)
+    assert ClassCost.total_of([], start=costs[0]) == costs[0]
+
+
+def test_a_metered_call_is_remembered_per_usage_moment_and_day(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from costsim.pricing import ledger
+
+    call = _call("claude-sonnet-4-5", Usage(uncached_input=1000, output=10))
+    assert meter(call) is meter(call)  # billed once per variant that leaves it alone
+    other = Usage(uncached_input=2000, output=10)
+    assert meter(call, usage=other).price != meter(call).price
+    later = datetime(2026, 3, 1, tzinfo=UTC)
+    assert meter(call, as_of=later).price.priced_at != meter(call).price.priced_at  # type: ignore[union-attr]
+    undated = dataclasses.replace(call, recorded_at=None)
+    today = meter(undated)
+    assert today.price is not None and today.price.undated
+    monkeypatch.setattr(ledger, "today", lambda: datetime(2030, 1, 1, tzinfo=UTC))
+    assert meter(undated) is not today  # another day: priced again, never from yesterday

@@ -114,10 +114,10 @@ class ToolUse:
 def group_cost(
     calls: Iterable[MeteredCall], key: Callable[[MeteredCall], str]
 ) -> dict[str, Totals]:
-    groups: dict[str, Totals] = defaultdict(Totals)
+    members: dict[str, list[MeteredCall]] = defaultdict(list)
     for item in calls:
-        groups[key(item)].add(item)
-    return dict(groups)
+        members[key(item)].append(item)
+    return {name: Totals.of(items) for name, items in members.items()}
 
 
 class _Counts:

@@ -75,12 +75,15 @@ def _plain(value: Any) -> Any:
     return str(value)
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, ensure_ascii=False, default=_plain, separators=(",", ":")
+)
+
+
 def _canonical(value: Any) -> str:
     """The JSON text two equal contents share (what ``dataclasses.asdict`` would give,
     without copying every field on the way)."""
-    return json.dumps(
-        value, sort_keys=True, ensure_ascii=False, default=_plain, separators=(",", ":")
-    )
+    return _CANONICAL.encode(value)
 
 
 class PrefixBuilder:
@@ -239,17 +242,25 @@ def _align(
     head_tokens = reference.blocks[shared - 1].tokens
     head_raw, raw_total = raw[shared - 1], raw[-1]
     aligned = [
-        dataclasses.replace(
-            block, tokens=reference.blocks[i].tokens, exact=reference.blocks[i].exact
-        )
+        _placed(block, reference.blocks[i].tokens, reference.blocks[i].exact)
         for i, block in enumerate(blocks[:shared])
     ]
     span = raw_total - head_raw
     for i, block in enumerate(blocks[shared:], start=shared):
         share = (raw[i] - head_raw) / span if span > 0 else 1.0
-        aligned.append(
-            dataclasses.replace(
-                block, tokens=round(head_tokens + share * (total - head_tokens)), exact=False
-            )
-        )
+        aligned.append(_placed(block, round(head_tokens + share * (total - head_tokens)), False))
     return aligned
+
+
+def _placed(block: PrefixBlock, tokens: int, exact: bool) -> PrefixBlock:
+    """``block`` at another position (built directly: ``dataclasses.replace`` reads every
+    field by name, and a long conversation moves thousands of blocks)."""
+    return PrefixBlock(
+        key=block.key,
+        tokens=tokens,
+        breakpoint=block.breakpoint,
+        section=block.section,
+        content=block.content,
+        label=block.label,
+        exact=exact,
+    )

@@ -33,8 +33,12 @@ __all__ = [
 _INDENT = "    "
 
 
+_COMPACT = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), default=str)
+"""One encoder for every value (``json.dumps`` with options builds one per call)."""
+
+
 def compact_json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+    return _COMPACT.encode(value)
 
 
 def anthropic_tool_tokens(tool: ToolDef, count: TokenCounter) -> int:

@@ -140,11 +140,19 @@ class Totals:
     @classmethod
     def of(cls, calls: Iterable[MeteredCall]) -> Totals:
         totals = cls()
-        for metered in calls:
-            totals.add(metered)
+        splits = [split for metered in calls if (split := totals._count(metered)) is not None]
+        if splits:
+            totals.split = ClassCost.total_of(splits, start=totals.split)
         return totals
 
     def add(self, metered: MeteredCall) -> None:
+        split = self._count(metered)
+        if split is not None:
+            self.split = self.split + split
+
+    def _count(self, metered: MeteredCall) -> ClassCost | None:
+        """Add everything of ``metered`` but its split by class, which is returned (to be
+        added, in order, by the caller)."""
         self.llm_calls += 1
         call, usage = metered.call, metered.usage
         if call.errored:
@@ -152,7 +160,7 @@ class Totals:
         if usage is None:
             if not call.errored:
                 self.unmetered_calls += 1
-            return
+            return None
         if usage.source is UsageSource.ESTIMATED:
             self.estimated_calls += 1
         else:
@@ -170,7 +178,7 @@ class Totals:
         self.web_searches += usage.web_searches
         cost = metered.price
         if cost is None:
-            return
+            return None
         if cost.undated:
             self.undated_calls += 1
         if cost.reads is not ReadPricing.OWN:
@@ -179,13 +187,12 @@ class Totals:
             models[model] = models.get(model, 0) + 1
         if cost.amount is not None:
             self.priced_cost += cost.amount
-            if metered.split is not None:
-                self.split = self.split + metered.split
             self.gateway_priced_calls += cost.source == "gateway"
-        else:
-            self.priced_cost += cost.lower_bound
-            reason = cost.unpriced_reason or "no price"
-            self.unpriced.append(UnpricedCall(call.provenance, call.priced_model, reason))
+            return metered.split
+        self.priced_cost += cost.lower_bound
+        reason = cost.unpriced_reason or "no price"
+        self.unpriced.append(UnpricedCall(call.provenance, call.priced_model, reason))
+        return None
 
     def merge(self, other: Totals) -> None:
         """Add ``other``'s sums to these (field by field: merging runs once per table cell)."""

@@ -15,6 +15,7 @@ addition.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -59,6 +60,21 @@ class ClassCost:
             self.output + other.output,
             self.other + other.other,
         )
+
+    @staticmethod
+    def total_of(costs: Iterable[ClassCost], start: ClassCost | None = None) -> ClassCost:
+        """``start`` plus every one of ``costs``, in order: what adding them one by one gives
+        (each class summed in the same order), without a new object per addition."""
+        first = start or ClassCost()
+        uncached, read, write = first.uncached, first.cache_read, first.cache_write
+        output, other = first.output, first.other
+        for cost in costs:
+            uncached += cost.uncached
+            read += cost.cache_read
+            write += cost.cache_write
+            output += cost.output
+            other += cost.other
+        return ClassCost(uncached, read, write, output, other)
 
     def get(self, name: str) -> Decimal:
         value: Decimal = getattr(self, name)
