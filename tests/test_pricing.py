@@ -310,3 +310,15 @@ def test_a_metered_call_is_remembered_per_usage_moment_and_day(
     assert today.price is not None and today.price.undated
     monkeypatch.setattr(ledger, "today", lambda: datetime(2030, 1, 1, tzinfo=UTC))
     assert meter(undated) is not today  # another day: priced again, never from yesterday
+
+
+def test_an_undated_call_is_said_undated_whatever_was_metered_before() -> None:
+    from costsim.pricing.prices import today
+
+    undated = _call("claude-sonnet-4-5", Usage(uncached_input=1000, output=10))
+    undated = dataclasses.replace(undated, recorded_at=None)
+    for order in ((None, today()), (today(), None)):
+        fresh = dataclasses.replace(undated)  # another object: nothing remembered for it
+        seen = {when: meter(fresh, as_of=when) for when in order}
+        assert seen[None].price is not None and seen[None].price.undated
+        assert seen[today()].price is not None and not seen[today()].price.undated

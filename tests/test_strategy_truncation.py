@@ -100,6 +100,28 @@ def test_a_result_resent_as_another_object_is_announced_once() -> None:
     assert len(changes) == 1 and changes[0].provenance == trace.calls[1].provenance
 
 
+def test_two_results_of_one_id_are_two_changes() -> None:
+    """Ids are not unique everywhere (a legacy function result's is its function's name): two
+    different results cut under one id are each announced."""
+    first = Message("user", (TextBlock("Read both logs."),))
+    results = [
+        Message("tool", (ToolResultBlock("read_log", (TextBlock(f"{tag} {BIG}"),)),))
+        for tag in ("east", "west")
+    ]
+    call = Call(
+        flavour=Flavour.OPENAI_CHAT,
+        model="gpt-4o",
+        provenance=Provenance(Path("t.yaml"), 0),
+        messages=(first, *results),
+        response=(TextBlock("ok"),),
+        recorded_at=WHEN,
+    )
+    call = dataclasses.replace(call, usage=Usage(uncached_input=serialise(call).raw, output=5))
+    trace = CassetteTrace(Path("t.yaml"), (call,), 0, 0)
+    result = Engine([trace]).run(Variant("t", (make_step("truncation"),)))
+    assert len([e for e in result.events if e.kind == "change"]) == 2
+
+
 def test_error_results_capped_at_2000() -> None:
     trace = _trace(error=True)
     result = Engine([trace]).run(Variant("t", (make_step("truncation"),)))

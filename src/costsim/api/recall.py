@@ -30,7 +30,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from costsim.api.execution import resolve
 from costsim.errors import CostsimError
-from costsim.io.store import CacheStore, content_digest, file_digest
+from costsim.io.store import CacheStore, content_digest, file_digest, writable
 from costsim.scenario.files import find_scenarios, scenario_files
 
 __all__ = ["Transcript", "comparison_key", "recall_output", "remember_output"]
@@ -149,7 +149,9 @@ def remember_output(key: str | None, transcript: Transcript, *, again: str | Non
     store = resolve().store()
     if key is None or again != key or store is None:
         return
-    body = transcript.text.encode()
+    body = writable(transcript.text.encode)  # text of an undecodable file name: not kept
+    if body is None:
+        return
     header = _Header(
         warnings=transcript.warnings,
         failures=transcript.failures,

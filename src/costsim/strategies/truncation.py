@@ -98,6 +98,10 @@ class _Truncator:
         return dataclasses.replace(message, content=tuple(content)), changed
 
 
+def _texts(block: ToolResultBlock) -> tuple[str, ...]:
+    return tuple(part.text for part in block.content if isinstance(part, TextBlock))
+
+
 def _assistant_texts(call: Call) -> list[str]:
     history = [
         b.text
@@ -127,7 +131,7 @@ class Truncation:
     ) -> tuple[SimTrace, list[Event]]:
         truncator = _Truncator(params)
         events: list[Event] = []
-        announced: set[str] = set()
+        announced: set[tuple[str, tuple[str, ...]]] = set()
         removed_so_far: dict[str, str] = {}  # tool_use_id -> removed middle
         flagged: set[str] = set()
         calls: list[SimCall] = []
@@ -139,9 +143,12 @@ class Truncation:
                 messages.append(new_message)
                 for block, removed in changed:
                     removed_so_far[block.tool_use_id] = removed
-                    # each tool result once, where it is first cut (later requests resend it)
-                    if block.tool_use_id not in announced:
-                        announced.add(block.tool_use_id)
+                    # each tool result once, where it is first cut (later requests resend
+                    # it); by its id and its text (ids are not always unique: a legacy
+                    # function result's is its function's name, a missing one "")
+                    key = (block.tool_use_id, _texts(block))
+                    if key not in announced:
+                        announced.add(key)
                         before = sum(len(b.text) for b in block.content if isinstance(b, TextBlock))
                         after = before - len(removed) + len(MARKER) + 8
                         events.append(
