@@ -22,6 +22,7 @@ import time
 import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any
@@ -131,7 +132,7 @@ class Recorder(Observing):
     ) -> None:
         # the file as an absolute path and its name as reports show it, both from this
         # process's working folder (a test may change it; the metering process's stays put)
-        file, shown = os.path.abspath(path), display_path(Path(path))
+        file, shown = _named(path, os.getcwd())
         stamp = _stamp(file, index) if stored is not None else None
         # the patch hands over the stored request itself when the one sent matches it
         if stamp is not None and stamp in self._sent and request is stored:
@@ -275,10 +276,18 @@ class Recorder(Observing):
                 os.waitpid(self.pid, 0)
 
 
-def _stamp(path: str, index: int) -> tuple[str, int, int, int] | None:
-    """An interaction of a file as it is now (a re-recorded file is another)."""
+@lru_cache(maxsize=4096)
+def _named(path: str, cwd: str) -> tuple[str, str]:
+    """(absolute path, name as reports show it) of a cassette from ``cwd``: once per file and
+    working folder, not once per call."""
+    return os.path.normpath(os.path.join(cwd, path)), display_path(Path(path))  # as abspath
+
+
+def _stamp(file: str, index: int) -> tuple[str, int, int, int] | None:
+    """An interaction of a file (an absolute path) as it is now (a re-recorded file is
+    another)."""
     try:
-        status = os.stat(path)
+        status = os.stat(file)
     except OSError:
         return None
-    return (os.path.abspath(path), index, status.st_mtime_ns, status.st_size)
+    return (file, index, status.st_mtime_ns, status.st_size)
