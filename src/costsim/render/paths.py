@@ -7,13 +7,27 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["display_path"]
+__all__ = ["display_path", "printable"]
+
+
+def printable(text: str) -> str:
+    """``text`` as it can be written out: a byte of a file name that is not UTF-8 (which Python
+    reads as a lone surrogate) as ``\\xNN``, any other lone surrogate as ``\\udNNN``."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            raw = text.encode("utf-8", "surrogateescape")
+        except UnicodeEncodeError:
+            return text.encode("utf-8", "backslashreplace").decode("utf-8")
+        return raw.decode("utf-8", "backslashreplace")
+    return text
 
 
 def display_path(path: Path) -> str:
     """A path relative to the working directory: below it, or up to two folders above it
-    (``../.costsim/main.json``); else as given."""
-    return _display(path, os.getcwd())
+    (``../.costsim/main.json``); else as given. Printable (see :func:`printable`)."""
+    return printable(_display(path, os.getcwd()))
 
 
 @lru_cache(maxsize=65536)

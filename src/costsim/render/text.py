@@ -91,7 +91,7 @@ def _cut(text: str, width: int, side: Literal["left", "right"] | None) -> str:
 def extra_bytes(text: str) -> int:
     """Bytes beyond one per character (``…``, ``Δ``, ``±``): tools that measure lines in
     bytes (``awk``, ``wc -c``) see them too, so fitting keeps room for them."""
-    return len(text.encode("utf-8")) - len(text)
+    return len(text.encode("utf-8", "surrogatepass")) - len(text)  # a name not UTF-8: no error
 
 
 def _fit(
