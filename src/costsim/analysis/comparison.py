@@ -22,6 +22,7 @@ from typing import Any
 from costsim.analysis.bands import Band, Spread, VariantBands
 from costsim.analysis.economics import BreakpointEconomics
 from costsim.analysis.groups import AgentMatcher
+from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, VariantPart, cassette_tables, outcome, part
 from costsim.analysis.turns import Turns
 from costsim.engine.simulate import Engine, VariantResult
@@ -185,7 +186,11 @@ def compare_variants(
     for variant in chosen:
         if on_variant is not None:
             on_variant(variant)
-    share = outcome(engine, chosen, as_of=as_of, attribute=attribute, agents=agents)
+    shares = [
+        outcome(piece, chosen, as_of=as_of, attribute=attribute, agents=agents)
+        for piece in engine.by_distinct_paths()
+    ]
+    share = shares[0] if len(shares) == 1 else merge(shares, chosen, attribute=attribute)
     return finish(share, chosen, as_of=as_of, title=title, description=description)
 
 

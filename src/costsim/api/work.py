@@ -353,30 +353,10 @@ def _batch_share(job: SimulateJob, traces: list[CassetteTrace]) -> Share:
     """The batch's share of the comparison: one engine runs each variant over all its traces
     at once (a share is sums per cassette and lists in cassette order, so this is exactly the
     merge of one share per cassette, without each variant's fixed cost once per cassette)."""
-    meter = Meter(job.report)
+    engine = Engine(traces, meter=Meter(job.report), rules=job.rules, agents=job.agents)
     shares = [
-        outcome(
-            Engine(group, meter=meter, rules=job.rules, agents=job.agents),
-            job.variants,
-            as_of=job.as_of,
-            attribute=job.attribute,
-            agents=job.matcher,
-        )
-        for group in _distinct_paths(traces)
+        outcome(piece, job.variants, as_of=job.as_of, attribute=job.attribute, agents=job.matcher)
+        for piece in engine.by_distinct_paths()  # ``costsim simulate F F``: F counted twice
     ]
     _trim()
     return shares[0] if len(shares) == 1 else merge(shares, job.variants, attribute=job.attribute)
-
-
-def _distinct_paths(traces: list[CassetteTrace]) -> list[list[CassetteTrace]]:
-    """``traces`` in runs of distinct paths, in order (one run, almost always): an engine
-    knows its traces by path, and ``costsim simulate F F`` counts the file twice."""
-    groups: list[list[CassetteTrace]] = [[]]
-    seen: set[Path] = set()
-    for trace in traces:
-        if trace.path in seen:
-            groups.append([])
-            seen.clear()
-        groups[-1].append(trace)
-        seen.add(trace.path)
-    return groups

@@ -32,6 +32,7 @@ from costsim.engine.results import (
 )
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource
+from costsim.model.sharing import distinct_path_runs
 from costsim.strategies.registry import AgentSpec, Context, Variant, get_strategy
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
@@ -92,6 +93,18 @@ class Engine:
         self._by_path = {trace.path: trace for trace in self.traces}
         self._replayed: dict[Path, TraceResult] = {}
         self._hidden: dict[int, tuple[Call, int]] = {}
+
+    def by_distinct_paths(self) -> list[Engine]:
+        """This engine; or, when traces share a path (a file named twice), one engine per run
+        of traces with distinct paths, in order, alike otherwise: an engine knows traces by
+        path."""
+        runs = distinct_path_runs(self.traces)
+        if len(runs) == 1:
+            return [self]
+        tags, agents = dict(self.context.tags), dict(self.context.agents)
+        return [
+            Engine(r, meter=self.meter, rules=self.rules, tags=tags, agents=agents) for r in runs
+        ]
 
     # --- variants ------------------------------------------------------------------------
 

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 
 from costsim.model.blocks import Block, Message, ToolDef
-from costsim.model.call import Call
+from costsim.model.call import Call, CassetteTrace
 
-__all__ = ["shared_calls"]
+__all__ = ["distinct_path_runs", "shared_calls"]
 
 _RECENT = 8
 """Earlier requests a call is matched against (interleaved agents each have their own)."""
@@ -58,3 +59,17 @@ def shared_calls(calls: Sequence[Call]) -> tuple[Call, ...]:
         recent.insert(0, shared)
         del recent[_RECENT:]
     return tuple(result)
+
+
+def distinct_path_runs(traces: Sequence[CassetteTrace]) -> list[list[CassetteTrace]]:
+    """``traces`` in runs whose paths are distinct, in order: one run unless a path comes
+    again (the same file named twice), which starts the next."""
+    runs: list[list[CassetteTrace]] = [[]]
+    seen: set[Path] = set()
+    for trace in traces:
+        if trace.path in seen:
+            runs.append([])
+            seen.clear()
+        runs[-1].append(trace)
+        seen.add(trace.path)
+    return runs
