@@ -322,3 +322,26 @@ def test_an_undated_call_is_said_undated_whatever_was_metered_before() -> None:
         seen = {when: meter(fresh, as_of=when) for when in order}
         assert seen[None].price is not None and seen[None].price.undated
         assert seen[today()].price is not None and not seen[today()].price.undated
+
+
+def test_class_rates_read_once_per_price_period_equal_those_of_each_day() -> None:
+    from datetime import date, timedelta
+
+    from costsim.pricing.split import _rates, _rates_on
+
+    models = [
+        ("claude-sonnet-4-5", "anthropic"),
+        ("claude-3-5-haiku-20241022", "anthropic"),
+        ("gpt-4o", "openai"),
+        ("gpt-4o-mini", "openai"),
+        ("o3", "openai"),
+    ]
+    # into 2026, across a price change (o3: $10/$40 per MTok, then $2/$8 from June 2025)
+    days = [date(2024, 6, 1) + timedelta(days=37 * k) for k in range(22)]
+    for model, provider in models:
+        for day in days:
+            midnight = datetime(day.year, day.month, day.day, tzinfo=UTC)
+            assert _rates(model, provider, day) == _rates_on(model, provider, midnight), (
+                model,
+                day,
+            )

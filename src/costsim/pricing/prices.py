@@ -215,6 +215,15 @@ def _linear(model: str, provider: str, day: datetime) -> LinearPrices | None:
 _PERIODS: dict[tuple[str, str, str], LinearPrices | None] = {}
 
 
+def price_period(model: str, provider: str, day: datetime) -> tuple[str, str, str] | None:
+    """What names the model's price on ``day`` (a midnight): every day with the same model
+    price is one period; None for a model priced by the time of day, or without a price."""
+    if not priced_by_day(model, provider):
+        return None
+    flat = _flat(model, provider, day)
+    return None if flat is None else (model, provider, repr(flat.model_price))
+
+
 def _read_linear(model: str, provider: str, day: datetime) -> LinearPrices | None:
     """Per-token rates below the first tier, read from genai-prices with one token of each
     class; None for a model with a per-request fee, without a price, or whose price units

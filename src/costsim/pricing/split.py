@@ -23,7 +23,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from costsim.model import Usage
-from costsim.pricing.prices import Price, price
+from costsim.pricing.prices import Price, price, price_period
 
 if TYPE_CHECKING:
     from costsim.model import Call
@@ -92,8 +92,21 @@ _SAMPLES = {
 
 @cache
 def _rates(model: str, provider: str, day: date) -> dict[str, Decimal] | None:
-    """The price of :data:`_PER` tokens of each class alone (None: some class has no price)."""
+    """The price of :data:`_PER` tokens of each class alone (None: some class has no price),
+    read once per price period (a recording spread over many days has few periods)."""
     when = datetime(day.year, day.month, day.day, tzinfo=UTC)
+    period = price_period(model, provider, when)
+    if period is None:
+        return _rates_on(model, provider, when)
+    if period not in _PERIOD_RATES:
+        _PERIOD_RATES[period] = _rates_on(model, provider, when)
+    return _PERIOD_RATES[period]
+
+
+_PERIOD_RATES: dict[tuple[str, str, str], dict[str, Decimal] | None] = {}
+
+
+def _rates_on(model: str, provider: str, when: datetime) -> dict[str, Decimal] | None:
     rates = {}
     for name, sample in _SAMPLES.items():
         amount = price(sample, model=model, provider=provider, at=when).amount
