@@ -11,6 +11,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
+from functools import lru_cache
 
 from costsim.errors import ConfigError
 
@@ -39,9 +40,13 @@ class DatedRule:
     since: date = date(2000, 1, 1)
 
 
-def _pick(rules: Iterable[DatedRule], model: str, when: datetime | None, default: int) -> int:
-    name = model.lower()
-    day = (when or datetime.now(UTC)).date()
+def _pick(rules: tuple[DatedRule, ...], model: str, when: datetime | None, default: int) -> int:
+    return _picked(rules, model.lower(), (when or datetime.now(UTC)).date(), default)
+
+
+@lru_cache(maxsize=4096)
+def _picked(rules: tuple[DatedRule, ...], name: str, day: date, default: int) -> int:
+    """Once per rule set, model and day: the cache simulator asks at every request."""
     matching = [r for r in rules if name.startswith(r.model) and r.since <= day]
     if not matching:
         return default

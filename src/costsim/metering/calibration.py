@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 from typing import Any, Literal
 
@@ -97,6 +97,14 @@ def vector(features: Features) -> Vector:
     )
 
 
+@lru_cache(maxsize=1 << 14)
+def _predicted(values: Vector, features: Features) -> float:
+    """Once per coefficients and features: a request most variants leave alone is estimated
+    for each of them."""
+    linear = sum(c * x for c, x in zip(values, vector(features), strict=True))
+    return features.fixed + linear
+
+
 @dataclass(frozen=True, slots=True)
 class Coefficients:
     family: str
@@ -106,8 +114,7 @@ class Coefficients:
 
     def predict(self, features: Features) -> float:
         """Estimated prompt total: rule tokens plus the fitted linear part."""
-        linear = sum(c * x for c, x in zip(self.values, vector(features), strict=True))
-        return features.fixed + linear
+        return _predicted(self.values, features)
 
     @property
     def intercept(self) -> float:
