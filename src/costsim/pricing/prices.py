@@ -85,8 +85,15 @@ def host_provider(host: str) -> str | None:
 
 def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:
     """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so)."""
-    result = _price_on(usage, model, provider, at or today())
-    return dataclasses.replace(result, undated=True) if at is None else result
+    if at is None:
+        return _undated(usage, model, provider, today())
+    return _price_on(usage, model, provider, at)
+
+
+@lru_cache(maxsize=1 << 14)
+def _undated(usage: Usage, model: str, provider: str, day: datetime) -> Price:
+    """Today's price, said to be so (once per usage, model and day)."""
+    return dataclasses.replace(_price_on(usage, model, provider, day), undated=True)
 
 
 @lru_cache(maxsize=1 << 16)
