@@ -7,7 +7,6 @@ genai-prices ships a dated price snapshot inside the package: nothing is downloa
 from __future__ import annotations
 
 import dataclasses
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
@@ -15,7 +14,7 @@ from functools import cache, lru_cache
 from typing import TYPE_CHECKING, Any
 
 from genai_prices import Usage as PriceUsage
-from genai_prices import calc_price, data_snapshot
+from genai_prices import calc_price
 
 from costsim.model import Usage
 from costsim.pricing.linear import KINDS, LinearPrices
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 __all__ = [
     "Price",
     "base_parts",
-    "host_provider",
     "price",
     "price_moment",
     "priced_by_day",
@@ -59,28 +57,6 @@ class Price:
     @property
     def priced(self) -> bool:
         return self.amount is not None
-
-
-@cache
-def _provider_patterns() -> tuple[tuple[str, re.Pattern[str]], ...]:
-    snapshot = data_snapshot.get_snapshot()
-    return tuple(
-        (provider.id, re.compile(provider.api_pattern))
-        for provider in snapshot.providers
-        if provider.api_pattern
-    )
-
-
-@cache
-def host_provider(host: str) -> str | None:
-    """The provider whose API lives on ``host`` (per genai-prices), or None for unknown hosts."""
-    if not host:
-        return None
-    url = f"https://{host}/"
-    for provider_id, pattern in _provider_patterns():
-        if pattern.match(url):
-            return provider_id
-    return None
 
 
 def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:

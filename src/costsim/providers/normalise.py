@@ -28,7 +28,7 @@ from costsim.model import (
     Usage,
 )
 from costsim.model.sharing import shared_calls
-from costsim.pricing.prices import host_provider
+from costsim.pricing.hosts import host_provider
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
 from costsim.providers.routes import Route, route_of
