@@ -253,9 +253,9 @@ class BatchShare:
     that could not be read, by its index in the batch. One merged share travels back from a
     worker instead of one per cassette.
 
-    It travels as the share's JSON (what the cache keeps, so a worker that kept it sends the
-    same bytes): pickling the share's dataclasses and decimals cost several times as much,
-    on both sides, as writing and validating its JSON."""
+    It travels as the share's packed JSON, the form the cache keeps: a worker that kept it
+    sends the very bytes it wrote (before shares were packed, pickling their dataclasses and
+    decimals cost several times as much as their JSON)."""
 
     share: Share
     errors: tuple[tuple[int, str], ...]
