@@ -116,9 +116,7 @@ def _read_trace(store: CacheStore | None, item: Item) -> tuple[CassetteTrace, bo
     trace = trace_from_bytes(path, data)
     read = content_digest(data) if store is not None and digest else None
     if store is not None and read is not None:
-        encoded = writable(lambda: encode_trace(trace))
-        if encoded is not None:
-            store.put("trace", _trace_key(path, read), encoded)
+        store.put_made("trace", _trace_key(path, read), lambda: encode_trace(trace))
     return trace, read == digest
 
 
@@ -210,9 +208,7 @@ def _check_item(store: CacheStore | None, item: Item) -> list[Finding]:
     findings = check_bytes(path, data)
     if store is not None:  # keyed by the bytes checked, whatever the file holds by now
         key = _findings_key(path, content_digest(data))
-        encoded = writable(lambda: _findings_adapter().dump_json(tuple(findings)))
-        if encoded is not None:
-            store.put("findings", key, encoded)
+        store.put_made("findings", key, lambda: _findings_adapter().dump_json(tuple(findings)))
     return findings
 
 
@@ -322,10 +318,7 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
     traces, errors, as_hashed = _read_traces(items, store)
     merged = _batch_share(job, traces)
     if store is not None and key is not None and not errors and as_hashed:
-        data = writable(lambda: _dump_share(merged))
-        if data is not None:
-            store.put("share", key, data)
-            return BatchShare(merged, errors, data)
+        return BatchShare(merged, errors, store.put_made("share", key, lambda: _dump_share(merged)))
     return BatchShare(merged, errors)
 
 

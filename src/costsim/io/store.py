@@ -187,6 +187,14 @@ class CacheStore:
             return
         self.put_chunks(kind, key, (data,))
 
+    def put_made(self, kind: str, key: str, make: Callable[[], bytes]) -> bytes | None:
+        """:meth:`put` what ``make`` writes, and return it; None (nothing kept) when it holds
+        text that cannot be written (see :func:`writable`)."""
+        data = writable(make)
+        if data is not None:
+            self.put(kind, key, data)
+        return data
+
     def put_chunks(self, kind: str, key: str, chunks: Iterable[bytes]) -> None:
         """:meth:`put` an entry made piece by piece (a file kind's: never all in memory)."""
         if kind not in _FILES:

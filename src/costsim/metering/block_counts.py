@@ -139,14 +139,21 @@ BLOCK_COUNTERS: dict[type, BlockCounter] = {
 }
 
 
-def content_stats(message: Message, ctx: CountContext) -> BlockStats:
-    """Stats of a message's blocks; OpenAI's parallel calls of one turn as one call."""
-    stats = sum((BLOCK_COUNTERS[type(b)](b, ctx) for b in message.content), start=BlockStats())
+def content_stats(message: Message, ctx: CountContext) -> tuple[BlockStats, tuple[int, ...]]:
+    """Stats of a message's blocks (OpenAI's parallel calls of one turn as one call), and the
+    count after each block from the message's start (its frame not included: the message's
+    own count closes it), in one pass over the blocks."""
+    stats = BlockStats()
+    offsets: list[int] = []
+    for block in message.content:
+        stats = stats + BLOCK_COUNTERS[type(block)](block, ctx)
+        offsets.append(stats.tokens + stats.fixed)
     calls = [b for b in message.content if isinstance(b, ToolUseBlock)]
     if ctx.wrap_parallel and len(calls) > 1:
         separate = sum(call_tokens(b, ctx.count) for b in calls)
         stats = stats + BlockStats(parallel_calls_tokens(calls, ctx.count) - separate)
-    return stats
+        offsets[-1] = stats.tokens + stats.fixed
+    return stats, tuple(offsets)
 
 
 def block_tokens(

@@ -113,13 +113,13 @@ class Serialiser:
     serialiser keeps its memory bounded)."""
 
     def __init__(self) -> None:
-        self._messages: dict[tuple[int, str, bool, str], tuple[Message, BlockStats]] = {}
+        self._messages: dict[
+            tuple[int, str, bool, str, Flavour | None, bool],
+            tuple[Message, BlockStats, tuple[int, ...]],
+        ] = {}
         self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
         self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], BlockStats]] = []
         self._calls: dict[int, tuple[Call, Features]] = {}
-        self._block_offsets: dict[
-            tuple[int, str, bool, str, Flavour | None], tuple[Message, bool, tuple[int, ...]]
-        ] = {}
 
     def _context(self, call: Call) -> tuple[CountContext, _Style]:
         style = _STYLES[call.flavour.shape]
@@ -148,13 +148,27 @@ class Serialiser:
         return stats
 
     def _message(self, message: Message, ctx: CountContext, style: _Style) -> BlockStats:
-        key = (id(message), ctx.count.name, ctx.keep_thinking, ctx.model)
+        return self._counted(message, ctx)[0] + BlockStats(self._frame(message, ctx, style))
+
+    def _counted(self, message: Message, ctx: CountContext) -> tuple[BlockStats, tuple[int, ...]]:
+        """A message's content stats and block offsets (see :func:`content_stats`), each
+        message object counted once: a conversation's calls resend every earlier message (the
+        same objects, see :mod:`costsim.model.sharing`), and features and prefix positions
+        both read them."""
+        key = (
+            id(message),
+            ctx.count.name,
+            ctx.keep_thinking,
+            ctx.model,
+            ctx.flavour,
+            ctx.wrap_parallel,
+        )
         hit = self._messages.get(key)
         if hit is not None and hit[0] is message:
-            return hit[1]
-        stats = content_stats(message, ctx) + BlockStats(self._frame(message, ctx, style))
-        self._messages[key] = (message, stats)
-        return stats
+            return hit[1], hit[2]
+        stats, offsets = content_stats(message, ctx)
+        self._messages[key] = (message, stats, offsets)
+        return stats, offsets
 
     @staticmethod
     def _frame(message: Message, ctx: CountContext, style: _Style) -> int:
@@ -244,30 +258,10 @@ class Serialiser:
         for m_index, message in enumerate(call.messages):
             total += self._frame(message, ctx, style)
             start = total
-            for b_index, offset in enumerate(self._offsets(message, ctx)):
+            for b_index, offset in enumerate(self._counted(message, ctx)[1]):
                 total = start + offset
                 positions.append(Position("messages", m_index, b_index, total))
         return tuple(positions)
-
-    def _offsets(self, message: Message, ctx: CountContext) -> tuple[int, ...]:
-        """Counts after each block of ``message`` from its start (its frame not included),
-        each message object counted once: a conversation's calls resend every earlier
-        message (the same objects, see :mod:`costsim.model.sharing`)."""
-        key = (id(message), ctx.count.name, ctx.keep_thinking, ctx.model, ctx.flavour)
-        hit = self._block_offsets.get(key)
-        if hit is not None and hit[0] is message and hit[1] == ctx.wrap_parallel:
-            return hit[2]
-        offsets: list[int] = []
-        total = 0
-        for block in message.content[:-1]:
-            stats = BLOCK_COUNTERS[type(block)](block, ctx)
-            total += stats.tokens + stats.fixed
-            offsets.append(total)
-        if message.content:  # the message's own count closes it
-            whole = content_stats(message, ctx)
-            offsets.append(whole.tokens + whole.fixed)
-        self._block_offsets[key] = (message, ctx.wrap_parallel, tuple(offsets))
-        return tuple(offsets)
 
 
 def serialise(call: Call) -> Features:

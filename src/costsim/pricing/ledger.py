@@ -65,7 +65,8 @@ again. Bounded."""
 
 
 def forget_metered() -> None:
-    """Empty the memo of metered calls (a worker does after each batch: it holds requests)."""
+    """Empty the memo of metered calls (a comparison run does as it ends: the memo holds its
+    requests)."""
     _METERED.clear()
 
 
@@ -145,7 +146,11 @@ class Totals:
     @classmethod
     def of(cls, calls: Iterable[MeteredCall]) -> Totals:
         totals = cls()
-        splits = [split for metered in calls if (split := totals._count(metered)) is not None]
+        splits: list[ClassCost] = []
+        for metered in calls:
+            split = totals._count(metered)
+            if split is not None:
+                splits.append(split)
         if splits:
             totals.split = ClassCost.total_of(splits, start=totals.split)
         return totals
