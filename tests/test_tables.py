@@ -93,19 +93,15 @@ def test_corpus_output_fits_100_columns(name: str, corpus: Path, text: SnapshotA
         assert out == text
 
 
-NARROW = [(name, 80) for name in CORPUS_COMMANDS] + [
-    (name, 60)
-    for name in CORPUS_COMMANDS
-    if name != "calibrate"  # 64: its error columns
-]
+NARROW = [(name, width) for name in CORPUS_COMMANDS for width in (80, 60)]
 
 
 @pytest.mark.parametrize(("name", "width"), NARROW)
 def test_corpus_output_fits_narrow_terminals(
     name: str, width: int, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Narrow, tables leave out or cut their least needed columns (calibrate: LOCO and pair
-    counts; check-cache: the call's path from the left, then the model; report: hit rate and
+    """Narrow, tables leave out or cut their least needed columns (calibrate: LOCO, pair
+    counts, exact matches, then the increments' error; check-cache: the call's path from the left, then the model; report: hit rate and
     output) and a finding's file goes on its own line, rather than overflow (in bytes too)."""
     monkeypatch.setenv("COLUMNS", str(width))
     args, code = CORPUS_COMMANDS[name]

@@ -19,7 +19,8 @@ from costsim.plugin.run import SummaryOptions, wrap
 from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.band_text import spread_text
 from costsim.render.report import FORMAT_VERSION
-from costsim.render.text import fit_table, money, percent
+from costsim.render.rows import natural_key, others_label, others_note, split_rows
+from costsim.render.text import fit_table, money, percent, plural
 
 __all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
 
@@ -37,10 +38,28 @@ _COLUMNS: tuple[tuple[str, bool], ...] = (
 
 
 def _sorted(costs: dict[str, TestCost]) -> list[tuple[str, TestCost]]:
-    """Costliest first by priced cost, then by prompt tokens (an unpriced test never leads)."""
+    """Costliest first by priced cost, then by prompt tokens (an unpriced test never leads),
+    then by test id in natural order (``test[2]`` before ``test[10]``)."""
     return sorted(
-        costs.items(), key=lambda kv: (-kv[1].priced_cost_usd, -kv[1].prompt_tokens, kv[0])
+        costs.items(),
+        key=lambda kv: (-kv[1].priced_cost_usd, -kv[1].prompt_tokens, natural_key(kv[0])),
     )
+
+
+def _split(state: CostsimSession, options: SummaryOptions) -> tuple[list[str], list[str]]:
+    """(the tests listed, the cheaper ones summed in one row): ``--costsim-top N`` lists N;
+    otherwise a long run lists its costliest, unless ``-v`` or a report file asks for all."""
+    ranked = [name for name, _ in _sorted(state.costs())]
+    every = options.verbose >= 1 or options.markdown
+    return split_rows(ranked, every=every, limit=options.top)
+
+
+def answer_line(state: CostsimSession) -> str:
+    """What the run's LLM calls cost, in one sentence, before the table."""
+    whole = total(state)
+    unpriced = f" ({plural(whole.unpriced_calls, 'call')} unpriced)" if whole.unpriced_calls else ""
+    where = plural(len(state.costs()), "test")
+    return f"{plural(whole.calls, 'LLM call')} in {where}: {cost_text(whole)}{unpriced}."
 
 
 def _partial(priced: Decimal, unknown: int, calls: int | None = None) -> str:
@@ -93,6 +112,14 @@ def _what_if_sum(state: CostsimSession, column: str, tests: int) -> WhatIfCost |
     return sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
 
 
+def _what_if_of(state: CostsimSession, column: str, tests: list[str]) -> WhatIfCost | None:
+    """A what-if variant's cost over ``tests``; None unless each of them has it."""
+    values = [state.what_if_costs.get(name, {}).get(column) for name in tests]
+    if None in values:
+        return None
+    return sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
+
+
 def _what_if_total(state: CostsimSession, column: str, tests: int) -> str:
     whole = _what_if_sum(state, column, tests)
     return "-" if whole is None else _partial(whole.priced, whole.unpriced_calls)
@@ -124,14 +151,20 @@ def _rows(
     state: CostsimSession, options: SummaryOptions, columns: list[str], what_if: list[str]
 ) -> list[list[str]]:
     costs = state.costs()
-    ranked = _sorted(costs)
-    shown = ranked[: options.top] if options.top is not None else ranked
+    shown, others = _split(state, options)
     label = (lambda name: name.replace("|", "\\|")) if options.markdown else str
     rows = []
-    for name, cost in shown:
-        cells = _cells(cost)
+    for name in shown:
+        cells = _cells(costs[name])
         extra = [_what_if_cell(state.what_if_costs.get(name, {}).get(c)) for c in what_if]
         rows.append([label(name), *(cells[c] for c in columns), *extra])
+    if shown and others:  # the cheaper tests in one row: the rows still add up to the TOTAL
+        summed = TestCost()
+        for name in others:
+            summed.merge(costs[name])
+        cells = _cells(summed)
+        extra = [_what_if_cell(_what_if_of(state, column, others)) for column in what_if]
+        rows.append([others_label(len(others), "test"), *(cells[c] for c in columns), *extra])
     cells = _cells(total(state))
     extra = [_what_if_total(state, column, len(costs)) for column in what_if]
     rows.append(["TOTAL", *(cells[c] for c in columns), *extra])
@@ -176,9 +209,12 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
         for i, name in enumerate(what_if, start=1)
     ]
     lines += [part for note in notes for part in wrap(note, options.width)]
-    ranked = len(state.costs())
-    if options.top is not None and ranked > options.top:
-        lines.append(f"({ranked - options.top} cheaper tests not shown; --costsim-top)")
+    shown_tests, others = _split(state, options)
+    if others and shown_tests:
+        how = "-v lists every one, --costsim-top N the costliest N, a --costsim-report file all"
+        lines += wrap(others_note(len(others), "test", how), options.width)
+    elif others:
+        lines.append(f"({plural(len(others), 'test')} in the TOTAL; --costsim-top N lists some)")
     return lines
 
 
@@ -263,7 +299,7 @@ def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
 def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     """The table (or a line saying no call was seen), then every note, fitted to the width."""
     if state.costs():
-        head = _table(state, options)
+        head = [*wrap(answer_line(state), options.width), "", *_table(state, options)]
     else:
         head = ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
     notes = [out for line in _notes(state, options) for out in wrap(line, options.width)]

@@ -4,6 +4,7 @@ is printed in blocks of columns."""
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +12,7 @@ from costsim.analysis.breakdown import Breakdown, ToolUse
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.render.report import FORMAT_VERSION
+from costsim.render.rows import natural_key, others_label, others_note, split_rows
 from costsim.render.text import (
     Column,
     decimals_for,
@@ -18,6 +20,7 @@ from costsim.render.text import (
     markdown_table,
     money_cells,
     table_blocks,
+    wrap,
 )
 
 __all__ = ["breakdown_document", "breakdown_json", "breakdown_markdown", "breakdown_table"]
@@ -33,14 +36,55 @@ def _unit(table: Breakdown) -> str:
     return "sent / definition tokens / result tokens" if table.by == "tool" else "cost"
 
 
-def _rows(table: Breakdown, *, calls: bool) -> list[list[str]]:
-    keys = list(table.rows)
+Values = tuple[Totals | ToolUse | None, ...]
+
+
+def _weight(value: Totals | ToolUse | None) -> Decimal:
+    """What ranks a row: its baseline cost (the priced part), or a tool's tokens."""
+    if isinstance(value, Totals):
+        return value.priced_cost
+    if isinstance(value, ToolUse):
+        return Decimal(value.definition_tokens + value.result_tokens)
+    return Decimal(0)
+
+
+def _summed(values: list[Totals | ToolUse | None]) -> Totals | ToolUse | None:
+    """One column's cells of the rows left out, added up (None when none has a value)."""
+    tools = [v for v in values if isinstance(v, ToolUse)]
+    if tools:
+        return sum(tools[1:], tools[0])
+    costs = [v for v in values if isinstance(v, Totals)]
+    if not costs:
+        return None
+    whole = Totals()
+    for value in costs:
+        whole.merge(value)
+    return whole
+
+
+def _listed(table: Breakdown, every: bool) -> tuple[list[tuple[str, Values]], int]:
+    """The rows, biggest baseline first: every one, or the biggest and one row that sums the
+    others; and how many that row sums."""
+    ranked = sorted(
+        ((_key(table, key), values) for key, values in table.rows.items()),
+        key=lambda row: (-_weight(row[1][0] if row[1] else None), natural_key(row[0])),
+    )
+    shown, others = split_rows(ranked, every=every)
+    if not others:
+        return shown, 0
+    columns = range(len(table.columns))
+    summed = tuple(_summed([values[i] for _, values in others]) for i in columns)
+    return [*shown, (others_label(len(others), table.by), summed)], len(others)
+
+
+def _rows(table: Breakdown, *, calls: bool, every: bool = True) -> list[list[str]]:
+    listed = _listed(table, every)[0]
     decimals = decimals_for(
         v.cost_usd for values in table.rows.values() for v in values if isinstance(v, Totals)
     )
     columns: list[list[str]] = []
     for index in range(len(table.columns)):
-        values = [table.rows[key][index] for key in keys]
+        values = [row[index] for _, row in listed]
         if table.by == "tool":
             columns.append(
                 [
@@ -61,9 +105,7 @@ def _rows(table: Breakdown, *, calls: bool) -> list[list[str]]:
                 for t, cost in zip(totals, costs, strict=True)
             ]
         )
-    return [
-        [_key(table, key), *(column[row] for column in columns)] for row, key in enumerate(keys)
-    ]
+    return [[label, *(column[row] for column in columns)] for row, (label, _) in enumerate(listed)]
 
 
 def _columns(table: Breakdown) -> list[Column]:
@@ -71,9 +113,14 @@ def _columns(table: Breakdown) -> list[Column]:
     return [first, *(Column(name) for name in table.columns)]
 
 
-def breakdown_table(table: Breakdown, *, width: int) -> str:
+def breakdown_table(table: Breakdown, *, width: int, verbose: bool = False) -> str:
+    """The breakdown, biggest first; without ``verbose``, a long one's biggest rows and one
+    that sums the others."""
     lines = [f"By {table.by} ({_unit(table)} per variant):"]
-    lines += table_blocks(_columns(table), _rows(table, calls=False), width=width)
+    lines += table_blocks(_columns(table), _rows(table, calls=False, every=verbose), width=width)
+    summed = _listed(table, verbose)[1]
+    if summed:
+        lines += wrap(others_note(summed, table.by), width)
     if table.by == "tool":
         lines.append(_TOOL_NOTE)
     return "\n".join(lines) + "\n"

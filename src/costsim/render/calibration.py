@@ -146,13 +146,13 @@ def _cell_table(report: CalibrationReport, wide: bool) -> tuple[list[Column], li
         (Column("calls"), lambda c: f"{c.calls:,}", False),
         (Column(f"{held} med"), lambda c: _pct(c.median_ape), False),
         (Column(f"{held} p90"), lambda c: _pct(c.p90_ape), False),
-        (Column("LOCO med", drop=3), lambda c: _pct(c.loco_median_ape), False),
+        (Column("LOCO med", drop=4), lambda c: _pct(c.loco_median_ape), False),
         (Column("LOCO p90"), lambda c: _pct(c.loco_p90_ape), True),
-        (Column("Δ pairs", drop=2), lambda c: f"{c.increment_pairs:,}", False),
-        (Column(f"Δ {held} med"), lambda c: _pct(c.increment_median_error_pct), False),
+        (Column("Δ pairs", drop=3), lambda c: f"{c.increment_pairs:,}", False),
+        (Column(f"Δ {held} med", drop=1), lambda c: _pct(c.increment_median_error_pct), False),
         (Column(f"Δ {held} p90"), lambda c: _pct(c.increment_p90_error_pct), True),
         (Column("Δ LOCO med"), lambda c: _pct(c.loco_increment_median_error_pct), True),
-        (Column("exact", drop=1), lambda c: _rate(c.exact_match_rate), False),
+        (Column("exact", drop=2), lambda c: _rate(c.exact_match_rate), False),
     ]
     picked = [(col, cell) for col, cell, detail in _shown(spec, held) if wide or not detail]
     rows = [[cell(c) for _, cell in picked] for c in report.cells]

@@ -105,7 +105,7 @@ KINDS: dict[str, Kind] = {
     "breakdown": Kind(
         breakdown.breakdown_document,
         {
-            "table": lambda d, o: breakdown.breakdown_table(d, width=o.fit),
+            "table": lambda d, o: breakdown.breakdown_table(d, width=o.fit, verbose=o.verbose),
             "markdown": lambda d, o: breakdown.breakdown_markdown(d),
         },
         "breakdown.schema.json",

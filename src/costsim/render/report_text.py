@@ -9,6 +9,7 @@ from decimal import Decimal
 from costsim.analysis.report import Report, ReportNote
 from costsim.pricing.ledger import Totals
 from costsim.render.report import ESTIMATED, UNMETERED, band_text, read_pricing_notes
+from costsim.render.rows import natural_key, others_label, others_note, split_rows
 from costsim.render.text import (
     Column,
     display_path,
@@ -82,17 +83,29 @@ def _row(name: str, totals: Totals, cost: str, wide: bool) -> list[str]:
 
 
 def _ranked(report: Report) -> list[tuple[str, Totals]]:
-    """The rows, costliest first (by the priced part of an unknown cost), then by name: the
-    table leads with what matters."""
+    """The rows, costliest first (by the priced part of an unknown cost), then by name in
+    natural order: the table leads with what matters."""
     if report.by == "cassette":
         named = [(display_path(item.path), item.totals) for item in report.cassettes]
     else:
         named = list(report.groups.items())
-    return sorted(named, key=lambda row: (-row[1].priced_cost, row[0]))
+    return sorted(named, key=lambda row: (-row[1].priced_cost, natural_key(row[0])))
 
 
-def _rows(report: Report, wide: bool) -> list[list[str]]:
-    named = [*_ranked(report), ("TOTAL", report.totals)]
+def _shown(report: Report, every: bool) -> tuple[list[tuple[str, Totals]], int]:
+    """The rows to list (the costliest, unless ``every``), then one summing the others, if
+    any; and how many that one sums."""
+    shown, others = split_rows(_ranked(report), every=every)
+    if not others:
+        return shown, 0
+    summed = Totals()
+    for _, totals in others:
+        summed.merge(totals)
+    return [*shown, (others_label(len(others), report.by), summed)], len(others)
+
+
+def _rows(report: Report, wide: bool, every: bool = True) -> list[list[str]]:
+    named = [*_shown(report, every)[0], ("TOTAL", report.totals)]
     costs = _cost_cells([totals for _, totals in named])
     return [
         _row(name, totals, cost, wide) for (name, totals), cost in zip(named, costs, strict=True)
@@ -232,10 +245,13 @@ def _recording_notes(report: Report, width: int, verbose: bool) -> list[str]:
 
 
 def render_table(report: Report, *, width: int, verbose: bool, wide: bool) -> str:
-    rows = _rows(report, wide)
+    rows = _rows(report, wide, every=verbose)
     lines = wrap(answer_line(report, rows[-1][-1]), width)
     if report.cassettes:
         lines += ["", *table(_columns(report.by, wide), rows, width=width)]
+        summed = _shown(report, verbose)[1]
+        if summed:
+            lines += wrap(others_note(summed, report.by), width)
     notes = _notes(report, width, verbose)
     return "\n".join([*lines, *([""] if notes else []), *notes]) + "\n"
 

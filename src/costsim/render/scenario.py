@@ -70,7 +70,9 @@ def comparisons_text(runs: ScenarioRuns, fmt: str, options: RenderOptions) -> st
             text += "\n" + (
                 breakdown.breakdown_markdown(run.breakdown)
                 if fmt == "markdown"
-                else breakdown.breakdown_table(run.breakdown, width=options.fit)
+                else breakdown.breakdown_table(
+                    run.breakdown, width=options.fit, verbose=options.verbose
+                )
             )
         if fmt == "markdown" and run.gate_failures:  # the terminal has them on stderr
             text += "\n" + "".join(f"- **gate:** {failure}\n" for failure in run.gate_failures)
