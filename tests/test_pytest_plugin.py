@@ -592,13 +592,13 @@ def test_top_n_and_unpriced_models(project: pytest.Pytester) -> None:
     assert [name.rsplit("::", 1)[1] for name in table] == ["test_2", "test_3"]
     total = next(line for line in lines if line.startswith("TOTAL"))
     assert total.endswith("≥$0.024656*")  # the priced part, starred: never $0, never hidden
-    result.stdout.fnmatch_lines(["6 LLM calls in 3 tests: ≥$0.024656* (2 calls unpriced)."])
+    result.stdout.fnmatch_lines(["6 LLM calls in 3 tests: ≥$0.024656 (2 calls unpriced)."])
     result.stdout.fnmatch_lines(["* partial cost: 2 call(s) have no known cost*"])
     result.stdout.fnmatch_lines(
         [
-            "1 other test * $0.008218",
+            "1 other * $0.008218",
             "TOTAL * ≥$0.024656*",
-            "1 other test, no costlier than those listed, is shown as one row: -v lists*",
+            "The 1 other is the cheapest test: a larger --costsim-top lists more, a",
             "unpriced: agent.yaml interaction 1: *",
             "*claude-imaginary-9*",
         ]
@@ -857,12 +857,12 @@ def test_a_long_run_lists_its_costliest_tests_and_sums_the_rest(
     listed = [line.split()[0].rsplit("::", 1)[1] for line in lines if "::test_many[" in line]
     # the costliest first, then equal costs in natural order (n=2 before n=10)
     assert listed == ["test_many[29]", *(f"test_many[{n}]" for n in range(19))]
-    summed = next(line for line in lines if line.startswith("10 other tests"))
-    assert summed.split()[3:5] == ["10", f"{2042 * 10:,}"]  # by hand: 10 first calls
+    summed = next(line for line in lines if line.startswith("10 others"))
+    assert summed.split()[2:4] == ["10", f"{2042 * 10:,}"]  # by hand: 10 first calls
     total = next(line for line in lines if line.startswith("TOTAL"))
     assert total.split()[1:3] == ["31", f"{2042 * 30 + 2151:,}"]
-    result.stdout.fnmatch_lines(["10 other tests, none costlier than those listed, are shown*"])
+    result.stdout.fnmatch_lines(["The 10 others are the cheapest tests, summed in one row: -v*"])
     markdown = (project.path / "out.md").read_text()
-    assert markdown.count("::test_many[") == 30 and "other tests" not in markdown
+    assert markdown.count("::test_many[") == 30 and "others" not in markdown
     verbose = project.runpytest("--costsim", "-v")
     assert sum("::test_many[" in line and "$" in line for line in verbose.outlines) == 30

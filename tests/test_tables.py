@@ -101,8 +101,9 @@ def test_corpus_output_fits_narrow_terminals(
     name: str, width: int, corpus: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Narrow, tables leave out or cut their least needed columns (calibrate: LOCO, pair
-    counts, exact matches, then the increments' error; check-cache: the call's path from the left, then the model; report: hit rate and
-    output) and a finding's file goes on its own line, rather than overflow (in bytes too)."""
+    counts, exact matches, then the increments' error; check-cache: the call's path from the
+    left, then the model; report: hit rate and output) and a finding's file goes on its own
+    line, rather than overflow (in bytes too)."""
     monkeypatch.setenv("COLUMNS", str(width))
     args, code = CORPUS_COMMANDS[name]
     result = CliRunner().invoke(cli, [*args, "../shared/corpus"])
@@ -232,3 +233,29 @@ def test_a_p90_range_whose_ends_read_alike_is_said_as_the_band_column_says_it() 
     assert said("0.00355", "0.0000001", "0.0000002", 5) == "-<$0.00001/+<$0.00001"
     assert said("0.00355", "0", "0", 5) == "±<$0.00001"
     assert said("0.00355", "0.001", "0.002", 5) == "+$0.00255 to +$0.00555"
+
+
+@pytest.fixture(scope="module")
+def corpus_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache for the corpus breakdowns: the comparison is simulated once."""
+    return tmp_path_factory.mktemp("corpus-cache")
+
+
+@pytest.mark.parametrize("width", [100, 80, 60])
+@pytest.mark.parametrize("by", ["cassette", "model", "tool"])
+def test_corpus_breakdowns_fit(
+    by: str, width: int, corpus: Path, corpus_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A breakdown of the corpus (902 cassettes, 44 models, tools of every project) lists its
+    20 biggest rows and sums the others, in blocks of columns that fit, in bytes too (cut
+    paths keep room for two ellipses; the headings and notes wrap); a comparison too long for
+    the width cuts its variant names rather than overflow."""
+    monkeypatch.setenv("COLUMNS", str(width))
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(corpus_cache))
+    scenario = "benchmarks/corpus_scenario.yaml"
+    args = ["compare", scenario, "--variant", "routing", "--variant", "caching-static"]
+    result = CliRunner().invoke(cli, [*args, "--by", by])
+    assert result.exit_code == 0, result.output
+    lines = result.stdout.splitlines()
+    assert max(len(line.encode()) for line in lines) <= width
+    assert sum(line.startswith("The ") and " others are the " in line for line in lines) == 1

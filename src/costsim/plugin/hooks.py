@@ -41,7 +41,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--costsim", action="store_true", help="Meter the LLM calls replayed from cassettes."
     )
     group.addoption(
-        "--costsim-top", type=int, default=None, metavar="N", help="Show the N costliest tests."
+        "--costsim-top",
+        type=int,
+        default=None,
+        metavar="N",
+        help="List the N costliest tests, the others summed in one row (default: 20 of a run of "
+        "more than 25; -v: every test).",
     )
     group.addoption(
         "--costsim-save", metavar="NAME", help="Save per-test figures to .costsim/NAME.json."

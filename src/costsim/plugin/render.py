@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
+from costsim.plugin.ranking import Listing, answer_line, listing, others_how, ranked_tests, whole
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.band_text import spread_text
 from costsim.render.report import FORMAT_VERSION
-from costsim.render.rows import natural_key, others_label, others_note, split_rows
+from costsim.render.rows import merged, others_label, others_note
 from costsim.render.text import fit_table, money, percent, plural
 
 __all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
@@ -35,31 +36,6 @@ _COLUMNS: tuple[tuple[str, bool], ...] = (
     ("cache write", True), ("output", False), ("hit rate", False), ("cost", False),
 )  # fmt: skip
 """(header, shown only with -vv or in reports)."""
-
-
-def _sorted(costs: dict[str, TestCost]) -> list[tuple[str, TestCost]]:
-    """Costliest first by priced cost, then by prompt tokens (an unpriced test never leads),
-    then by test id in natural order (``test[2]`` before ``test[10]``)."""
-    return sorted(
-        costs.items(),
-        key=lambda kv: (-kv[1].priced_cost_usd, -kv[1].prompt_tokens, natural_key(kv[0])),
-    )
-
-
-def _split(state: CostsimSession, options: SummaryOptions) -> tuple[list[str], list[str]]:
-    """(the tests listed, the cheaper ones summed in one row): ``--costsim-top N`` lists N;
-    otherwise a long run lists its costliest, unless ``-v`` or a report file asks for all."""
-    ranked = [name for name, _ in _sorted(state.costs())]
-    every = options.verbose >= 1 or options.markdown
-    return split_rows(ranked, every=every, limit=options.top)
-
-
-def answer_line(state: CostsimSession) -> str:
-    """What the run's LLM calls cost, in one sentence, before the table."""
-    whole = total(state)
-    unpriced = f" ({plural(whole.unpriced_calls, 'call')} unpriced)" if whole.unpriced_calls else ""
-    where = plural(len(state.costs()), "test")
-    return f"{plural(whole.calls, 'LLM call')} in {where}: {cost_text(whole)}{unpriced}."
 
 
 def _partial(priced: Decimal, unknown: int, calls: int | None = None) -> str:
@@ -103,26 +79,12 @@ def _what_if_cell(value: WhatIfCost | None) -> str:
     return "-" if value is None else _partial(value.priced, value.unpriced_calls)
 
 
-def _what_if_sum(state: CostsimSession, column: str, tests: int) -> WhatIfCost | None:
-    """A what-if variant's cost over every one of the run's ``tests`` (how many); None
-    unless every test has it."""
-    values = [item.get(column) for item in state.what_if_costs.values()]
-    if None in values or len(state.what_if_costs) < tests:
-        return None
-    return sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
-
-
-def _what_if_of(state: CostsimSession, column: str, tests: list[str]) -> WhatIfCost | None:
+def _what_if_sum(state: CostsimSession, column: str, tests: list[str]) -> WhatIfCost | None:
     """A what-if variant's cost over ``tests``; None unless each of them has it."""
     values = [state.what_if_costs.get(name, {}).get(column) for name in tests]
     if None in values:
         return None
     return sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
-
-
-def _what_if_total(state: CostsimSession, column: str, tests: int) -> str:
-    whole = _what_if_sum(state, column, tests)
-    return "-" if whole is None else _partial(whole.priced, whole.unpriced_calls)
 
 
 def _what_if_band(whole: WhatIfCost | None) -> str:
@@ -141,33 +103,24 @@ def _what_if_columns(state: CostsimSession) -> list[str]:
 def total(state: CostsimSession) -> TestCost:
     """Every test's figures summed (calls that could not be read are unpriced in their
     test's, and so here)."""
-    whole = TestCost()
-    for cost in state.costs().values():
-        whole.merge(cost)
-    return whole
+    return whole(state.costs())
 
 
 def _rows(
-    state: CostsimSession, options: SummaryOptions, columns: list[str], what_if: list[str]
+    state: CostsimSession, shown: Listing, columns: list[str], what_if: list[str], markdown: bool
 ) -> list[list[str]]:
     costs = state.costs()
-    shown, others = _split(state, options)
-    label = (lambda name: name.replace("|", "\\|")) if options.markdown else str
+    label = (lambda name: name.replace("|", "\\|")) if markdown else str
+    named = [(label(name), costs[name], [name]) for name in shown.listed]
+    if shown.listed and shown.others:  # the cheaper tests in one row: the TOTAL stays whole
+        summed = merged((costs[name] for name in shown.others), TestCost())
+        named.append((others_label(len(shown.others)), summed, shown.others))
+    named.append(("TOTAL", whole(costs), list(costs)))
     rows = []
-    for name in shown:
-        cells = _cells(costs[name])
-        extra = [_what_if_cell(state.what_if_costs.get(name, {}).get(c)) for c in what_if]
-        rows.append([label(name), *(cells[c] for c in columns), *extra])
-    if shown and others:  # the cheaper tests in one row: the rows still add up to the TOTAL
-        summed = TestCost()
-        for name in others:
-            summed.merge(costs[name])
-        cells = _cells(summed)
-        extra = [_what_if_cell(_what_if_of(state, column, others)) for column in what_if]
-        rows.append([others_label(len(others), "test"), *(cells[c] for c in columns), *extra])
-    cells = _cells(total(state))
-    extra = [_what_if_total(state, column, len(costs)) for column in what_if]
-    rows.append(["TOTAL", *(cells[c] for c in columns), *extra])
+    for name, cost, tests in named:
+        cells = _cells(cost)
+        extra = [_what_if_cell(_what_if_sum(state, column, tests)) for column in what_if]
+        rows.append([name, *(cells[c] for c in columns), *extra])
     return rows
 
 
@@ -180,9 +133,10 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
     wide = options.verbose >= 2 or options.markdown
     columns = [name for name, detail in _COLUMNS if wide or not detail]
     what_if = [v.name for v in parse_strategies(options.strategies)] if options.strategies else []
+    shown = listing(state.costs(), options)
     if options.markdown:
         headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
-        rows = _rows(state, options, columns, what_if)
+        rows = _rows(state, shown, columns, what_if, markdown=True)
         return fit_table(headers, rows, width=10**6, tablefmt="github")
     # columns go before a test id is cut below TEST_COLUMN_MIN characters; then, with all
     # of them gone, the id gets every character left
@@ -193,29 +147,26 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
         attempts.append((kept, TEST_COLUMN_MIN))
     attempts.append((kept, 12))
     lines: list[str] = []
-    shown = columns
-    for shown, keep in attempts:
-        headers = ["test", *shown, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
-        rows = _rows(state, options, shown, what_if)
+    fitted = columns
+    for fitted, keep in attempts:
+        headers = ["test", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
+        rows = _rows(state, shown, fitted, what_if, markdown=False)
         lines = fit_table(headers, rows, width=options.width, min_first=keep)
         if max(map(len, lines)) <= options.width:
             break
-    left_out = [c for c in columns if c not in shown]
+    left_out = [c for c in columns if c not in fitted]
     leaves = f"(left out to fit: {', '.join(left_out)}; the report file has them)"
     notes = [leaves] if left_out else []
-    tests = len(state.costs())
+    tests = list(state.costs())
     notes += [
         f"what-if {i}: cost with {name}{_what_if_band(_what_if_sum(state, name, tests))}"
         for i, name in enumerate(what_if, start=1)
     ]
-    lines += [part for note in notes for part in wrap(note, options.width)]
-    shown_tests, others = _split(state, options)
-    if others and shown_tests:
-        how = "-v lists every one, --costsim-top N the costliest N, a --costsim-report file all"
-        lines += wrap(others_note(len(others), "test", how), options.width)
-    elif others:
-        lines.append(f"({plural(len(others), 'test')} in the TOTAL; --costsim-top N lists some)")
-    return lines
+    if shown.others and shown.listed:
+        notes.append(others_note(len(shown.others), "test", others_how(options)))
+    elif shown.others:
+        notes.append(f"({plural(len(shown.others), 'test')} in the TOTAL; {others_how(options)})")
+    return lines + [part for note in notes for part in wrap(note, options.width)]
 
 
 def _drift_lines(entry: DriftEntry, width: int, markdown: bool) -> list[str]:
@@ -299,7 +250,7 @@ def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
 def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     """The table (or a line saying no call was seen), then every note, fitted to the width."""
     if state.costs():
-        head = [*wrap(answer_line(state), options.width), "", *_table(state, options)]
+        head = [*wrap(answer_line(state.costs()), options.width), "", *_table(state, options)]
     else:
         head = ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
     notes = [out for line in _notes(state, options) for out in wrap(line, options.width)]
@@ -312,10 +263,10 @@ def _total_json(state: CostsimSession) -> dict[str, Any]:
     document = total(state).to_json()
     columns = _what_if_columns(state)
     if columns:
-        tests = len(state.costs())
+        tests = list(state.costs())
         sums = {name: _what_if_sum(state, name, tests) for name in columns}
         document["what_if"] = {
-            name: None if whole is None else whole.to_json() for name, whole in sums.items()
+            name: None if summed is None else summed.to_json() for name, summed in sums.items()
         }
     return document
 
@@ -340,7 +291,7 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
                     else {}
                 ),
             }
-            for name, cost in _sorted(costs)
+            for name, cost in ranked_tests(costs)
         },
         "drift": [entry.to_json() for entry in state.drifted()],
         "failures": failures,

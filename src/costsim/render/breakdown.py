@@ -12,13 +12,12 @@ from costsim.analysis.breakdown import Breakdown, ToolUse
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.render.report import FORMAT_VERSION
-from costsim.render.rows import natural_key, others_label, others_note, split_rows
+from costsim.render.rows import cost_cells, merged, others_label, others_note, ranked, split_rows
 from costsim.render.text import (
     Column,
     decimals_for,
     display_path,
     markdown_table,
-    money_cells,
     table_blocks,
     wrap,
 )
@@ -37,15 +36,24 @@ def _unit(table: Breakdown) -> str:
 
 
 Values = tuple[Totals | ToolUse | None, ...]
+Row = tuple[str, Values]
 
 
-def _weight(value: Totals | ToolUse | None) -> Decimal:
-    """What ranks a row: its baseline cost (the priced part), or a tool's tokens."""
-    if isinstance(value, Totals):
-        return value.priced_cost
-    if isinstance(value, ToolUse):
-        return Decimal(value.definition_tokens + value.result_tokens)
-    return Decimal(0)
+def _weight(values: Values) -> Decimal:
+    """What ranks a row: its largest cost in any column (the priced part), so that a row a
+    variant makes costly is listed too; or a tool's largest token count."""
+    weights = [Decimal(0)]
+    for value in values:
+        if isinstance(value, Totals):
+            weights.append(value.priced_cost)
+        elif isinstance(value, ToolUse):
+            weights.append(Decimal(value.definition_tokens + value.result_tokens))
+    return max(weights)
+
+
+def _unknown(row: Row) -> bool:
+    """A row with a cost not fully known in some column: never folded away."""
+    return any(isinstance(value, Totals) and value.cost_usd is None for value in row[1])
 
 
 def _summed(values: list[Totals | ToolUse | None]) -> Totals | ToolUse | None:
@@ -54,31 +62,32 @@ def _summed(values: list[Totals | ToolUse | None]) -> Totals | ToolUse | None:
     if tools:
         return sum(tools[1:], tools[0])
     costs = [v for v in values if isinstance(v, Totals)]
-    if not costs:
-        return None
-    whole = Totals()
-    for value in costs:
-        whole.merge(value)
-    return whole
+    return merged(costs, Totals()) if costs else None
 
 
-def _listed(table: Breakdown, every: bool) -> tuple[list[tuple[str, Values]], int]:
-    """The rows, biggest baseline first: every one, or the biggest and one row that sums the
-    others; and how many that row sums."""
-    ranked = sorted(
-        ((_key(table, key), values) for key, values in table.rows.items()),
-        key=lambda row: (-_weight(row[1][0] if row[1] else None), natural_key(row[0])),
-    )
-    shown, others = split_rows(ranked, every=every)
+def _listed(table: Breakdown, every: bool) -> tuple[list[Row], int]:
+    """The rows, biggest first: every one, or the biggest (and those of unknown cost) and one
+    row that sums the others; and how many that row sums."""
+    rows = ranked(((_key(table, key), values) for key, values in table.rows.items()), _weight)
+    shown, others = split_rows(rows, every=every, keep=_unknown)
     if not others:
         return shown, 0
     columns = range(len(table.columns))
     summed = tuple(_summed([values[i] for _, values in others]) for i in columns)
-    return [*shown, (others_label(len(others), table.by), summed)], len(others)
+    return [*shown, (others_label(len(others)), summed)], len(others)
 
 
-def _rows(table: Breakdown, *, calls: bool, every: bool = True) -> list[list[str]]:
-    listed = _listed(table, every)[0]
+def _tool_cell(value: Totals | ToolUse | None, summed: bool) -> str:
+    """``sent / definition tokens / result tokens``; summed over tools, requests sending any
+    of them are not known (one request sends many): ``-``."""
+    if not isinstance(value, ToolUse):
+        return "-"
+    sent = "-" if summed else str(value.sent)
+    return f"{sent} / {value.definition_tokens:,} / {value.result_tokens:,}"
+
+
+def _rows(listed: list[Row], table: Breakdown, *, calls: bool, summed: int) -> list[list[str]]:
+    """The cells of ``listed`` (the last one sums others when ``summed``), column by column."""
     decimals = decimals_for(
         v.cost_usd for values in table.rows.values() for v in values if isinstance(v, Totals)
     )
@@ -86,22 +95,16 @@ def _rows(table: Breakdown, *, calls: bool, every: bool = True) -> list[list[str
     for index in range(len(table.columns)):
         values = [row[index] for _, row in listed]
         if table.by == "tool":
+            last = len(values) - 1
             columns.append(
-                [
-                    "-"
-                    if not isinstance(v, ToolUse)
-                    else f"{v.sent} / {v.definition_tokens:,} / {v.result_tokens:,}"
-                    for v in values
-                ]
+                [_tool_cell(v, bool(summed) and i == last) for i, v in enumerate(values)]
             )
             continue
         totals = [v if isinstance(v, Totals) else None for v in values]
-        costs = money_cells(
-            [t.cost_usd if t is not None else None for t in totals], decimals=decimals
-        )
+        costs = cost_cells(totals, decimals=decimals)
         columns.append(
             [
-                "-" if t is None else (f"{t.llm_calls} / {cost}" if calls else cost)
+                cost if t is None or not calls else f"{t.llm_calls} / {cost}"
                 for t, cost in zip(totals, costs, strict=True)
             ]
         )
@@ -114,22 +117,26 @@ def _columns(table: Breakdown) -> list[Column]:
 
 
 def breakdown_table(table: Breakdown, *, width: int, verbose: bool = False) -> str:
-    """The breakdown, biggest first; without ``verbose``, a long one's biggest rows and one
-    that sums the others."""
-    lines = [f"By {table.by} ({_unit(table)} per variant):"]
-    lines += table_blocks(_columns(table), _rows(table, calls=False, every=verbose), width=width)
-    summed = _listed(table, verbose)[1]
+    """The breakdown, biggest first; without ``verbose``, a long one's biggest rows (and
+    those of unknown cost) and one that sums the others."""
+    lines = wrap(f"By {table.by} ({_unit(table)} per variant):", width)
+    listed, summed = _listed(table, verbose)
+    rows = _rows(listed, table, calls=False, summed=summed)
+    lines += table_blocks(_columns(table), rows, width=width)
     if summed:
-        lines += wrap(others_note(summed, table.by), width)
+        least = "smallest" if table.by == "tool" else "cheapest"
+        how = "-v lists every one, as do JSON and Markdown"
+        lines += wrap(others_note(summed, table.by, how, least), width)
     if table.by == "tool":
-        lines.append(_TOOL_NOTE)
+        lines += wrap(_TOOL_NOTE, width)
     return "\n".join(lines) + "\n"
 
 
 def breakdown_markdown(table: Breakdown) -> str:
     unit = "sent / definition tokens / result tokens" if table.by == "tool" else "calls / cost"
     lines = [f"### By {table.by} ({unit})", ""]
-    lines += markdown_table(_columns(table), _rows(table, calls=True))
+    listed = _listed(table, every=True)[0]
+    lines += markdown_table(_columns(table), _rows(listed, table, calls=True, summed=0))
     if table.by == "tool":
         lines += ["", _TOOL_NOTE]
     return "\n".join(lines) + "\n"

@@ -221,9 +221,13 @@ NAME_ROOM = 24
 cut name, ``truncate-co…``, no longer says which variant a row is); longer ones are cut."""
 
 
-def _columns(wide: bool, rows: Sequence[Sequence[str]] = ()) -> list[Column]:
+def _columns(
+    wide: bool, rows: Sequence[Sequence[str]] = (), *, cut_names: bool = False
+) -> list[Column]:
+    """The comparison's columns; ``cut_names``: names may be cut to 12 characters (when even
+    without every droppable column the table does not fit)."""
     longest = max((len(row[0]) for row in rows), default=0)
-    name = longest if 12 < longest <= NAME_ROOM else 12
+    name = longest if 12 < longest <= NAME_ROOM and not cut_names else 12
     split = [
         Column("uncached"), Column("cache read"), Column("write 5m"), Column("write 1h"),
         Column("output"), Column("thinking"),
@@ -356,7 +360,10 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
         lines += wrap(comparison.description, width, subsequent="")
     lines.append("")
     rows = _rows(comparison, cells, wide)
-    lines += table(_columns(wide, rows), rows, width=width)
+    fitted = table(_columns(wide, rows), rows, width=width)
+    if max(len(line.encode()) for line in fitted) > width:  # names are cut rather than overflow
+        fitted = table(_columns(wide, rows, cut_names=True), rows, width=width)
+    lines += fitted
     lines.append("")
     note = _like_for_like_note(comparison)
     lines += wrap(note, width, subsequent="") if note else []

@@ -9,12 +9,11 @@ from decimal import Decimal
 from costsim.analysis.report import Report, ReportNote
 from costsim.pricing.ledger import Totals
 from costsim.render.report import ESTIMATED, UNMETERED, band_text, read_pricing_notes
-from costsim.render.rows import natural_key, others_label, others_note, split_rows
+from costsim.render.rows import cost_cells, merged, others_label, others_note, ranked, split_rows
 from costsim.render.text import (
     Column,
     display_path,
     markdown_table,
-    money_cells,
     more_line,
     percent,
     plural,
@@ -27,6 +26,7 @@ __all__ = ["NOTES_SHOWN", "render_markdown", "render_table"]
 
 NOTES_SHOWN = 10
 """Unpriced calls and notes about interactions listed without ``verbose``."""
+EVERY_ROW = "-v lists every one, as do JSON and Markdown"
 
 
 def _columns(first: str, wide: bool) -> list[Column]:
@@ -45,23 +45,6 @@ def _columns(first: str, wide: bool) -> list[Column]:
         Column("hit rate", drop=2),
         Column("cost"),
     ]
-
-
-def _cost_cells(rows: list[Totals]) -> list[str]:
-    """Costs with one precision; a partial cost is a lower bound (``≥$0.0312*``)."""
-    amounts: list[Decimal | None] = [
-        t.cost_usd if t.cost_usd is not None else (t.priced_cost or None) for t in rows
-    ]
-    cells = money_cells(amounts, missing="")
-    out = []
-    for totals, cell in zip(rows, cells, strict=True):
-        if totals.cost_usd is not None:
-            out.append(cell)
-        elif cell:
-            out.append(f"≥{cell}*")
-        else:
-            out.append("unpriced*" if totals.unpriced else "unknown*")
-    return out
 
 
 def _row(name: str, totals: Totals, cost: str, wide: bool) -> list[str]:
@@ -89,24 +72,24 @@ def _ranked(report: Report) -> list[tuple[str, Totals]]:
         named = [(display_path(item.path), item.totals) for item in report.cassettes]
     else:
         named = list(report.groups.items())
-    return sorted(named, key=lambda row: (-row[1].priced_cost, natural_key(row[0])))
+    return ranked(named, lambda totals: totals.priced_cost)
 
 
-def _shown(report: Report, every: bool) -> tuple[list[tuple[str, Totals]], int]:
-    """The rows to list (the costliest, unless ``every``), then one summing the others, if
-    any; and how many that one sums."""
-    shown, others = split_rows(_ranked(report), every=every)
+def _listed(report: Report, every: bool) -> tuple[list[tuple[str, Totals]], int]:
+    """The rows to list (the costliest and every one whose cost is not fully known, unless
+    ``every``), then one summing the others, if any; and how many that one sums."""
+    shown, others = split_rows(
+        _ranked(report), every=every, keep=lambda row: row[1].cost_usd is None
+    )
     if not others:
         return shown, 0
-    summed = Totals()
-    for _, totals in others:
-        summed.merge(totals)
-    return [*shown, (others_label(len(others), report.by), summed)], len(others)
+    summed = merged((totals for _, totals in others), Totals())
+    return [*shown, (others_label(len(others)), summed)], len(others)
 
 
-def _rows(report: Report, wide: bool, every: bool = True) -> list[list[str]]:
-    named = [*_shown(report, every)[0], ("TOTAL", report.totals)]
-    costs = _cost_cells([totals for _, totals in named])
+def _rows(named: list[tuple[str, Totals]], report: Report, wide: bool) -> list[list[str]]:
+    named = [*named, ("TOTAL", report.totals)]
+    costs = cost_cells([totals for _, totals in named])
     return [
         _row(name, totals, cost, wide) for (name, totals), cost in zip(named, costs, strict=True)
     ]
@@ -123,10 +106,10 @@ def answer_line(report: Report, cost: str) -> str:
     where = plural(len(report.cassettes), "cassette")
     unpriced = f" ({plural(totals.unpriced_calls, 'call')} unpriced)" if totals.unpriced else ""
     line = f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
-    ranked = _ranked(report)
+    rows = _ranked(report)
     whole = totals.priced_cost
-    if len(ranked) >= 10 and whole > 0:  # where the rows are too many to scan
-        top = ranked[:2]
+    if len(rows) >= 10 and whole > 0:  # where the rows are too many to scan
+        top = rows[:2]
         share = sum((row[1].priced_cost for row in top), start=Decimal(0)) / whole
         if share >= Decimal("0.25"):
             names = " and ".join(shorten_left(name, 40) for name, _ in top)
@@ -245,19 +228,19 @@ def _recording_notes(report: Report, width: int, verbose: bool) -> list[str]:
 
 
 def render_table(report: Report, *, width: int, verbose: bool, wide: bool) -> str:
-    rows = _rows(report, wide, every=verbose)
+    listed, summed = _listed(report, verbose)
+    rows = _rows(listed, report, wide)
     lines = wrap(answer_line(report, rows[-1][-1]), width)
     if report.cassettes:
         lines += ["", *table(_columns(report.by, wide), rows, width=width)]
-        summed = _shown(report, verbose)[1]
         if summed:
-            lines += wrap(others_note(summed, report.by), width)
+            lines += wrap(others_note(summed, report.by, EVERY_ROW), width)
     notes = _notes(report, width, verbose)
     return "\n".join([*lines, *([""] if notes else []), *notes]) + "\n"
 
 
 def render_markdown(report: Report, *, verbose: bool) -> str:
-    rows = _rows(report, True)
+    rows = _rows(_ranked(report), report, True)
     answer = answer_line(report, rows[-1][-1])
     rows[-1] = [f"**{cell}**" if cell else cell for cell in rows[-1]]
     body = f"## costsim report\n\n{answer}\n\n"

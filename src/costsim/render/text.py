@@ -243,15 +243,24 @@ def table_blocks(
     """A table with more columns than fit ``width``, in blocks of columns one under the other,
     each repeating the first column (as pandas prints a wide frame)."""
     sizes = [max([len(c.header), *(len(row[i]) for row in rows)]) for i, c in enumerate(columns)]
+    # bytes beyond the characters (``Δ``, ``…``) count too, as in :func:`table`
+    extra = [
+        max(extra_bytes(cell) for cell in [c.header, *(row[i] for row in rows)])
+        for i, c in enumerate(columns)
+    ]
     first = min(sizes[0], max(columns[0].min_width, width // 3))
+    # a path cut from the left may need a second ellipsis to stay apart from a twin
+    ellipses = 2 if columns[0].cut == "left" else columns[0].ellipses
+    cut = 2 * ellipses if first < sizes[0] and columns[0].cut else 0
+    key_room = first + extra[0] + cut
     blocks: list[list[int]] = [[]]
-    used = first
+    used = key_room
     for index in range(1, len(columns)):
-        if blocks[-1] and used + len(GAP) + sizes[index] > width:
+        if blocks[-1] and used + len(GAP) + sizes[index] + extra[index] > width:
             blocks.append([])
-            used = first
+            used = key_room
         blocks[-1].append(index)
-        used += len(GAP) + sizes[index]
+        used += len(GAP) + sizes[index] + extra[index]
     lines: list[str] = []
     for block in blocks:
         if lines:

@@ -22,6 +22,7 @@ from costsim.render.html.markup import Node, el
 from costsim.render.html.page import Figure
 from costsim.render.html.svg import short_money, short_tokens
 from costsim.render.html.tables import Cell, Table, cell, num
+from costsim.render.rows import ranked as rows_ranked
 from costsim.render.text import percent
 
 __all__ = [
@@ -158,9 +159,13 @@ def ranked_figure(
 ) -> Figure:
     """The ``TOP`` costliest rows as bars stacked by class; all rows in the table (tokens by
     class, hit rate, cost), costliest first."""
-    ranked = sorted(
-        rows, key=lambda r: (-r.spend.cost.total, -r.spend.totals.prompt_tokens, r.label)
-    )
+    ranked = [
+        row
+        for _, row in rows_ranked(
+            ((r.label, r) for r in rows),
+            lambda r: (r.spend.cost.total, r.spend.totals.prompt_tokens),
+        )
+    ]
     shown = ranked[:TOP]
     whole = Spend()
     for row in rows:

@@ -20,6 +20,7 @@ from costsim.render.html.markup import Node, el
 from costsim.render.html.page import Figure, document
 from costsim.render.html.svg import short_money, short_tokens
 from costsim.render.html.tables import Cell, Table, cell, num
+from costsim.render.rows import ranked as rows_ranked
 from costsim.render.text import percent
 
 __all__ = ["DriftRow", "TestRun", "WhatIf", "test_run_page"]
@@ -67,9 +68,7 @@ def _cost(cost: TestCost) -> Cell:
 
 
 def _ranked(run: TestRun) -> list[tuple[str, TestCost]]:
-    return sorted(
-        run.tests.items(), key=lambda kv: (-kv[1].priced_cost_usd, -kv[1].prompt_tokens, kv[0])
-    )
+    return rows_ranked(run.tests.items(), lambda cost: (cost.priced_cost_usd, cost.prompt_tokens))
 
 
 def _what_if_cell(value: WhatIf | None) -> Cell:
@@ -110,11 +109,11 @@ def _tests_figure(run: TestRun) -> Figure:
 
 
 def _tokens_figure(run: TestRun) -> Figure:
-    ranked = sorted(run.tests.items(), key=lambda kv: (-kv[1].prompt_tokens, kv[0]))
+    by_tokens = rows_ranked(run.tests.items(), lambda cost: cost.prompt_tokens)
     title = "Tests by tokens, by class"
     bars: list[Bar] = []
     rows: list[tuple[Cell, ...]] = []
-    for name, cost in ranked:
+    for name, cost in by_tokens:
         values = (
             cost.uncached_input_tokens,
             cost.cache_read_tokens,

@@ -14,6 +14,7 @@ from costsim.render.html.figures import TOP, tokens_cell
 from costsim.render.html.page import Figure
 from costsim.render.html.svg import short_tokens
 from costsim.render.html.tables import Cell, Table, cell, num
+from costsim.render.rows import ranked as rows_ranked
 
 __all__ = ["tools_figure"]
 
@@ -31,7 +32,7 @@ def tools_figure(ident: str, tools: Breakdown, labels: Sequence[str]) -> Figure:
         name: cells[0] if isinstance(cells[0], ToolUse) else None
         for name, cells in tools.rows.items()
     }
-    ranked = sorted(tools.rows, key=lambda name: (-_tokens(baseline[name]), name))
+    ranked = [name for name, _ in rows_ranked(baseline.items(), _tokens)]
     bars = []
     for name in ranked[:TOP]:
         use = baseline[name] or ToolUse()

@@ -1,0 +1,73 @@
+"""Which tests the plugin's summary lists, in which order, and the sentence that opens it.
+
+Tests are ranked costliest first by priced cost, then by prompt tokens (an unpriced test
+never leads), then by test id in natural order (``test[2]`` before ``test[10]``). A run of
+more than 25 tests lists its 20 costliest and every test whose cost is not fully known, and
+sums the others in one row (:mod:`costsim.render.rows`); ``--costsim-top N`` lists N, ``-v``
+and the report files every test.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from costsim.api.testing import TestCost
+from costsim.plugin.run import SummaryOptions
+from costsim.render.rows import ranked, split_rows
+from costsim.render.text import money, plural
+
+__all__ = ["Listing", "answer_line", "listing", "others_how", "ranked_tests", "whole"]
+
+
+def ranked_tests(costs: dict[str, TestCost]) -> list[tuple[str, TestCost]]:
+    return ranked(costs.items(), lambda cost: (cost.priced_cost_usd, cost.prompt_tokens))
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """The tests a summary lists, in order, and those it sums in one row."""
+
+    listed: list[str]
+    others: list[str]
+
+
+def listing(costs: dict[str, TestCost], options: SummaryOptions) -> Listing:
+    every = options.verbose >= 1 or options.markdown
+    names = [name for name, _ in ranked_tests(costs)]
+    listed, others = split_rows(
+        names, every=every, limit=options.top, keep=lambda name: costs[name].unpriced_calls > 0
+    )
+    return Listing(listed, others)
+
+
+def others_how(options: SummaryOptions) -> str:
+    """How to see the tests a summary sums in one row."""
+    if options.top is not None:
+        return "a larger --costsim-top lists more, a --costsim-report file every one"
+    return "-v lists every one, --costsim-top N the costliest N, a --costsim-report file all"
+
+
+def whole(costs: dict[str, TestCost]) -> TestCost:
+    """Every test's figures summed."""
+    summed = TestCost()
+    for cost in costs.values():
+        summed.merge(cost)
+    return summed
+
+
+def answer_line(costs: dict[str, TestCost]) -> str:
+    """What the run's LLM calls cost, in one sentence, worded as ``costsim report`` words it:
+    the priced part of a partial cost as a lower bound, never $0."""
+    total = whole(costs)
+    if not total.unpriced_calls:
+        cost = money(total.priced_cost_usd)
+    elif total.priced_cost_usd:
+        cost = f"≥{money(total.priced_cost_usd)}"
+    else:
+        cost = "cost unknown"
+    unpriced = f" ({plural(total.unpriced_calls, 'call')} unpriced)" if total.unpriced_calls else ""
+    scopes = sum(1 for name in costs if name.startswith("<"))  # <module fixtures: …>
+    where = plural(len(costs) - scopes, "test")
+    if scopes:
+        where += f" and {plural(scopes, 'fixture scope')}"
+    return f"{plural(total.calls, 'LLM call')} in {where}: {cost}{unpriced}."
