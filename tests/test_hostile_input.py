@@ -27,6 +27,7 @@ from costsim.errors import (
 from costsim.io.cassette import load_cassette
 from costsim.model import Usage
 from costsim.providers.normalise import load_trace
+from tests.conftest import EXAMPLES
 
 ANTHROPIC_URI = "https://api.anthropic.com/v1/messages"
 OPENAI_URI = "https://api.openai.com/v1/chat/completions"
@@ -788,3 +789,25 @@ def test_file_names_that_are_not_utf8_are_shown_escaped_never_a_traceback(
         assert result.exit_code in (0, 1), (args, result.output)
         assert "\\xff" in result.output or "\\xfe" in result.output, args  # named, escaped
         assert not any("\udc80" <= char <= "\udcff" for char in result.output), args
+
+
+def test_a_cassette_cut_between_interactions_is_an_error(tmp_path: Path) -> None:
+    """Cut after its first interaction, mid-line, the rest still parses: the missing closing
+    'version' key and the missing final newline together say it is truncated (one sentence,
+    exit 2). Either sign alone is not enough: some recorders write no version (six corpus
+    files), and vcrpy's JSON cassettes end without a newline."""
+    source = EXAMPLES / "anthropic_support_agent.yaml"
+    cut = tmp_path / "cut.yaml"
+    cut.write_bytes(source.read_bytes()[:1500])
+    with pytest.raises(CassetteError, match=r"cut.yaml: ends in the middle of a line and has no "):
+        load_cassette(cut)
+    result = CliRunner().invoke(cli, ["report", str(cut)])
+    assert result.exit_code == 2 and "a truncated cassette?" in result.output
+    document = yaml.safe_load(source.read_text())
+    del document["version"]
+    unversioned = tmp_path / "unversioned.yaml"
+    unversioned.write_text(yaml.safe_dump(document))  # ends with a newline: read as usual
+    assert len(load_cassette(unversioned).interactions) == len(document["interactions"])
+    as_json = tmp_path / "recorded.json"
+    as_json.write_text(json.dumps(document, indent=4))  # no final newline, as vcrpy writes
+    assert len(load_cassette(as_json).interactions) == len(document["interactions"])

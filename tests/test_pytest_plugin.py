@@ -864,5 +864,36 @@ def test_a_long_run_lists_its_costliest_tests_and_sums_the_rest(
     result.stdout.fnmatch_lines(["The 10 others are the cheapest tests, summed in one row: -v*"])
     markdown = (project.path / "out.md").read_text()
     assert markdown.count("::test_many[") == 30 and "others" not in markdown
+    assert markdown.splitlines()[2].startswith("31 LLM calls in 30 tests: $")  # the answer
     verbose = project.runpytest("--costsim", "-v")
     assert sum("::test_many[" in line and "$" in line for line in verbose.outlines) == 30
+
+
+def test_many_failures_are_capped_in_natural_order_and_q_is_not_verbose(
+    project: pytest.Pytester,
+) -> None:
+    """Fifteen tests over budget: the terminal lists the first ten in natural order (n=2
+    before n=10) and says how many more, while the run's own failures are always listed;
+    -v lists all, and -q (a negative verbosity) does not count as -v."""
+    body = REPLAY + (
+        "\nimport pytest\n\n@pytest.mark.costsim_budget(prompt_tokens=1000)\n"
+        "@pytest.mark.parametrize('n', range(15))\ndef test_many(n):\n"
+        "    _replay(1, lambda b: {**b, 'system': b['system'] + [{'type': 'text', 'text': 'v2'}]})\n"
+    )
+    project.makepyfile(test_agent=body)
+    for args in ((), ("-q",)):
+        result = project.runpytest("--costsim", *args)
+        failed = [line for line in result.outlines if line.startswith("FAILED ")]
+        numbers = [int(line.split("[", 1)[1].split("]", 1)[0]) for line in failed]
+        assert numbers == list(range(10)), failed
+        assert "and 5 more (-v lists them; so does --costsim-report)" in result.outlines
+        # drifted calls too: ten listed, then how many more
+        assert any(
+            line.startswith("  and 5 more (-v, or --costsim-report)") for line in result.outlines
+        )
+        assert result.ret == 1
+    verbose = project.runpytest("--costsim", "-v")
+    assert (
+        sum(line.startswith("FAILED ") and "prompt_tokens" in line for line in verbose.outlines)
+        == 15
+    )

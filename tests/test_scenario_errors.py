@@ -292,3 +292,18 @@ def test_every_step_and_pattern_problem_comes_out_with_the_others(tmp_path: Path
     assert "tiers key 'lite': expected one of 'light', 'standard' or 'heavy'" in lines[4]
     assert "(parameters)=" not in " ".join(lines) and "[key]" not in " ".join(lines)
     assert lines[5].startswith(f"{path}:7:1: colour: unknown key 'colour'")
+
+
+@pytest.mark.parametrize(
+    "data", [b"\x00\x01binary garbage", b"name: x\nvariants:\n  c: [caching]\n\x01\n"]
+)
+def test_a_control_character_is_one_sentence_exit_2(tmp_path: Path, data: bytes) -> None:
+    """A binary file, or a scenario holding a control character YAML refuses, among the
+    scenarios of a folder: one sentence with its line and column, exit 2, no traceback."""
+    (tmp_path / "bad.yaml").write_bytes(data)
+    result = CliRunner().invoke(cli, ["compare", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    line = "4:1" if data.startswith(b"name") else "1:1"
+    assert f"bad.yaml:{line}: not valid YAML: the control character U+0001" in result.output
+    assert "Traceback" not in result.output

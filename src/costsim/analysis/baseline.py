@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from costsim.analysis.tolerances import METRICS, TOKEN_METRICS, parse_tolerances
 from costsim.errors import InputError
+from costsim.model.ordering import naturally
 from costsim.pricing.ledger import MeteredCall, Totals
 from costsim.pricing.money import amount_text, money
 
@@ -285,7 +286,7 @@ def compare_baselines(
     output tokens at the cost tolerance), and a note says so.
     """
     result = Comparison()
-    for test in sorted(new):
+    for test in naturally(new):
         if test not in old:
             result.new_tests.append(test)
             continue
@@ -300,5 +301,5 @@ def compare_baselines(
         improvement = _improvement(test, old[test], new[test])
         if improvement is not None:
             result.improvements.append(improvement)
-    result.missing_tests = sorted(set(old) - set(new))
+    result.missing_tests = naturally(set(old) - set(new))
     return result

@@ -33,7 +33,8 @@ def cli() -> None:
       costsim simulate tests/cassettes/ -s caching:ttl=1h
       costsim compare scenarios/             which variant saves most, how sure
 
-    Every command takes --format table|json|markdown, -o FILE, --wide, -v and -q.
+    Every command takes --format table|json|markdown (html: report, simulate and
+    compare), -o FILE, --wide, -v and -q.
     """
 
 

@@ -20,7 +20,7 @@ CACHE_DIR = click.option(
 
 @click.group()
 def cache() -> None:
-    """costsim's cache: loaded cassettes and per-cassette results, keyed by content.
+    """The cache of loaded cassettes and results (info, clear).
 
     Always safe to delete; --no-cache on a command bypasses it."""
 

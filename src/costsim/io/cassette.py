@@ -169,10 +169,28 @@ def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
         raise CassetteError(path, str(exc)) from None
     document = parse_document(path, text, size)
     raw_interactions = _interaction_list(path, document)
+    if _cut_short(document, data):
+        raise CassetteError(
+            path,
+            "ends in the middle of a line and has no 'version' key (vcrpy writes it last): a "
+            "truncated cassette? Re-record it, or end it with the line 'version: 1'",
+        )
     interactions = tuple(
         _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)
     )
     return Cassette(path=path, interactions=interactions, size_bytes=len(data))
+
+
+def _cut_short(document: Any, data: bytes) -> bool:
+    """A YAML cassette that stops mid-line before vcrpy's closing ``version`` key: cut off
+    between two interactions, where what is left still parses (every recorder ends its YAML
+    with a newline; some write no version, so neither sign alone is enough)."""
+    return (
+        isinstance(document, Mapping)
+        and "version" not in document
+        and not data.endswith((b"\n", b"\r"))
+        and data.lstrip()[:1] not in (b"{", b"[")  # JSON cassettes end without a newline
+    )
 
 
 def _interaction_list(path: Path, document: Any) -> list[Any]:

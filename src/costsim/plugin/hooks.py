@@ -363,13 +363,12 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             f"costsim internal error: {why} (a costsim bug; please report it)",
         ]
     if failures:
-        from costsim.plugin.run import wrap
+        from costsim.plugin.run import failure_lines
 
         width = config.get_terminal_writer().fullwidth
         terminalreporter.write_sep("=", "costsim: the run fails", red=True)
-        for failure in failures:
-            for line in wrap(f"FAILED {failure}", width):
-                terminalreporter.write_line(line, red=True)
+        for line in failure_lines(failures, width, every=config.get_verbosity() > 0):
+            terminalreporter.write_line(line, red=True)
         # the last line of the run ("34 passed, 1 costsim failure in 2.1s") says so too
         noun = "costsim failure" if len(failures) == 1 else "costsim failures"
         terminalreporter.stats.setdefault(noun, []).extend(_stat(line) for line in failures)
@@ -382,7 +381,7 @@ def _options(config: pytest.Config) -> SummaryOptions:
         top=config.getoption("costsim_top"),
         strategies=config.getoption("costsim_strategies"),
         width=config.get_terminal_writer().fullwidth,
-        verbose=config.get_verbosity(),
+        verbose=max(0, config.get_verbosity()),  # -q: as by default, not "every row"
     )
 
 

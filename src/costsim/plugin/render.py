@@ -181,7 +181,7 @@ def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     entries = state.drifted()
     if not entries:
         return []
-    shown = entries if options.verbose or options.markdown else entries[:SHOWN_DRIFT]
+    shown = entries if options.verbose > 0 or options.markdown else entries[:SHOWN_DRIFT]
     lines = [
         f"drifted: {len(entries)} call(s) sent a request that differs from the recording; "
         "metered as sent (--costsim-drift=ignore meters the recordings)"
@@ -235,7 +235,7 @@ def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
             "tokens are costsim's calibrated estimate (see costsim calibrate for its error)"
         )
         named = list(dict.fromkeys(whole.unrecorded))  # a cassette several tests replay: once
-        everything = options.verbose or options.markdown  # a report file has room for all
+        everything = options.verbose > 0 or options.markdown  # a report file has room for all
         shown = named if everything else named[:UNRECORDED_SHOWN]
         lines += [f"  {entry}" for entry in shown]
         if len(named) > len(shown):
@@ -312,7 +312,8 @@ def write_report(
         body = _table(state, options) if state.costs() else ["No LLM calls were replayed."]
         notes = [f"- {line.strip()}" for line in _notes(state, options)]
         notes += [f"- :x: {failure}" for failure in failures]
-        lines = ["## costsim: LLM calls in the test run", "", *body]
+        answer = [answer_line(state.costs()), ""] if state.costs() else []
+        lines = ["## costsim: LLM calls in the test run", "", *answer, *body]
         lines += ["", *notes] if notes else []
         write_atomic(path, "\n".join(lines) + "\n")
     else:

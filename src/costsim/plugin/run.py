@@ -131,3 +131,24 @@ def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
         break_on_hyphens=False,
         drop_whitespace=True,
     ) or [line]
+
+
+SHOWN_FAILURES = 10
+"""Budget and regression failures listed on the terminal without ``-v``."""
+
+
+def failure_lines(failures: list[str], width: int, *, every: bool) -> list[str]:
+    """``FAILED …`` lines, wrapped: without ``every`` (``-v``), every failure of the run's own
+    (costsim's: usage, errors, drift) and the first :data:`SHOWN_FAILURES` of the tests'
+    (budgets and regressions, one per test and metric), then how many more."""
+    per_test = [i for i, failure in enumerate(failures) if not failure.startswith("costsim")]
+    hidden = set() if every else set(per_test[SHOWN_FAILURES:])
+    lines = [
+        line
+        for i, failure in enumerate(failures)
+        if i not in hidden
+        for line in wrap(f"FAILED {failure}", width)
+    ]
+    if hidden:
+        lines.append(f"and {len(hidden)} more (-v lists them; so does --costsim-report)")
+    return lines

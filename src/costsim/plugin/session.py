@@ -31,6 +31,7 @@ from costsim.api.testing import (
 )
 from costsim.errors import CostsimError
 from costsim.model import Call, NoteKind
+from costsim.model.ordering import naturally
 from costsim.plugin.observe import Observed, sent_call
 from costsim.plugin.settings import DriftMode
 from costsim.plugin.vcr_patch import Observing, VcrPatch
@@ -285,7 +286,9 @@ class CostsimSession(Observing):
 
     def failures(self) -> list[str]:
         failures = []
-        for test, cost in sorted(self.costs().items()):
+        costs = self.costs()
+        for test in naturally(costs):
+            cost = costs[test]
             for budget in self.budget_for(test):
                 failures.extend(budget_failures(test, cost, budget))
         return failures

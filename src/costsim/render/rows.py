@@ -11,11 +11,11 @@ Markdown.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Sequence
 from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol, Self, TypeVar
 
+from costsim.model.ordering import natural_key
 from costsim.render.text import money_cells
 
 if TYPE_CHECKING:  # the plugin's test process renders without the price lists
@@ -41,18 +41,6 @@ ROWS_SHOWN = 20
 ROWS_LIMIT = 25
 """Up to this many rows, a table lists them all (summing two or three rows hides nothing
 worth the line it saves)."""
-
-_DIGITS = re.compile(r"([0-9]+)")
-
-
-def natural_key(text: str) -> tuple[Any, ...]:
-    """``text`` with its runs of digits compared as numbers (``test[2]`` before ``test[10]``),
-    however long: by length without leading zeros, then digit by digit, then as written."""
-    parts = _DIGITS.split(text)  # text, digits, text, digits, ..., text
-    return tuple(
-        (len(part.lstrip("0")), part.lstrip("0"), part) if index % 2 else part
-        for index, part in enumerate(parts)
-    )
 
 
 def ranked(named: Iterable[tuple[str, V]], weight: Callable[[V], Any]) -> list[tuple[str, V]]:

@@ -118,6 +118,20 @@ def _text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:
 _Loader.add_constructor("tag:yaml.org,2002:timestamp", _text)
 
 
+def _at(path: Path, text: str, position: int) -> str:
+    """``path:line:column`` of a character ``position`` in ``text``."""
+    line = text.count("\n", 0, position) + 1
+    return f"{path}:{line}:{position - text.rfind(chr(10), 0, position)}"
+
+
+def _refused(exc: yaml.reader.ReaderError) -> str:
+    character = exc.character if isinstance(exc.character, int) else ord(exc.character)
+    return (
+        f"not valid YAML: the control character U+{character:04X} is not allowed in YAML "
+        "(a binary or corrupt file?)"
+    )
+
+
 def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
     """The document and its node tree (which knows lines); YAML errors name line, column and
     what the parser expected."""
@@ -127,7 +141,10 @@ def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
         raise ConfigError(f"{path}: cannot be read ({exc.strerror})") from None
     except TextEncodingError as exc:
         raise ConfigError(f"{path}: {exc}") from None
-    loader = _Loader(text)
+    try:
+        loader = _Loader(text)
+    except yaml.reader.ReaderError as exc:  # a character YAML refuses anywhere in the text
+        raise ConfigError(f"{_at(path, text, exc.position)}: {_refused(exc)}") from None
     try:
         node = loader.get_single_node()
         document = loader.construct_document(node) if node is not None else None
@@ -138,6 +155,8 @@ def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
         if "expected <block end>" in what or "mapping values are not allowed" in what:
             what += " (check the indentation of this line and the lines above it)"
         raise ConfigError(f"{place}: not valid YAML: {what}") from None
+    except yaml.reader.ReaderError as exc:
+        raise ConfigError(f"{_at(path, text, exc.position)}: {_refused(exc)}") from None
     except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not valid YAML: {exc}") from None
     except (ValueError, TypeError, OverflowError) as exc:  # a value YAML itself cannot build
