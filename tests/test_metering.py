@@ -263,7 +263,9 @@ def test_calibrate_cli_on_examples() -> None:
             assert key in cell
     table = CliRunner().invoke(cli, ["calibrate", str(EXAMPLES)])
     assert "leave-one-source-out" in table.stdout and "leave-one-cassette-out" in table.stdout
-    assert table.stdout.startswith("Prompt-total error (leave-one-cassette-out: leave-one-source")
+    assert " ".join(table.stdout.split()).startswith(
+        "Prompt-total error of requests without images or documents (leave-one-cassette-out: "
+    )
 
 
 def test_usage_defaults_are_recorded() -> None:

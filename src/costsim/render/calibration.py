@@ -110,14 +110,20 @@ def _headline(report: CalibrationReport) -> str:
     held = "shipped coefficients" if report.mode == "shipped" else "leave-one-source-out"
     if report.mode == "refit" and len(report.sources) < 2:
         held = "leave-one-cassette-out: leave-one-source-out needs 2+ sources"
+    every = {cell.flavour: cell for cell in report.cells if cell.klass == "all" and cell.calls}
     parts = []
     for cell in report.cells:
         if cell.klass != "no_media" or not cell.calls:
             continue
-        parts.append(f"{cell.flavour} ±{_pct(cell.median_ape)} median, ±{_pct(cell.p90_ape)} p90")
+        part = f"{cell.flavour} ±{_pct(cell.median_ape)} median, ±{_pct(cell.p90_ape)} p90"
+        whole = every.get(cell.flavour)
+        if whole is not None and whole.calls != cell.calls:  # images or documents too
+            part += f" (all requests: ±{_pct(whole.median_ape)}, ±{_pct(whole.p90_ape)})"
+        parts.append(part)
     sources = len(report.sources)
-    return f"Prompt-total error ({held}, {sources} source{'s' * (sources != 1)}): " + (
-        "; ".join(parts) or "no usable calls"
+    return (
+        f"Prompt-total error of requests without images or documents ({held}, {sources} "
+        f"source{'s' * (sources != 1)}): " + ("; ".join(parts) or "no usable calls")
     )
 
 
