@@ -146,13 +146,18 @@ whole (the table says which; ``--wide`` and the JSON keep them)."""
 
 
 def _rows(advice: CachingAdvice) -> list[list[str]]:
-    costs = money_cells([option.totals.cost_usd for option in advice.options])
-    # one precision for the column, as every cost column has
+    # one precision for every cost of the table, as in every other table
     places = decimals_for(
         amount
         for option in advice.options
-        for amount in (option.delta.value, option.delta.low, option.delta.high)
+        for amount in (
+            option.totals.cost_usd,
+            option.delta.value,
+            option.delta.low,
+            option.delta.high,
+        )
     )
+    costs = money_cells([option.totals.cost_usd for option in advice.options], decimals=places)
     return [
         [
             option.variant.name,
