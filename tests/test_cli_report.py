@@ -174,3 +174,15 @@ def test_verbose_names_each_errored_call(monkeypatch: pytest.MonkeyPatch) -> Non
     assert "1 errored call: unbilled, no tokens counted." in quiet
     assert "errored: cassettes/anthropic_support_agent.yaml#2: Overloaded" in verbose
     assert "errored: " not in quiet
+
+
+def test_scenario_files_beside_cassettes_are_left_out_with_a_warning() -> None:
+    """``report scenarios/`` walks into the scenarios' cassettes and leaves the scenario files
+    out, saying so (they are not recordings); a scenario named on its own is still an error."""
+    result = CliRunner().invoke(cli, ["report", str(ROOT / "scenarios"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    assert len(document["cassettes"]) == 4
+    assert "left out 5 costsim scenario file(s), not cassettes" in result.stderr
+    code, _, err = _run("report", str(ROOT / "scenarios" / "browser_mcp.yaml"))
+    assert code == 2 and "is a costsim scenario, not a vcrpy cassette" in err

@@ -12,6 +12,7 @@ legacy`` skips every ``legacy`` folder).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fnmatch import fnmatchcase
@@ -26,6 +27,7 @@ __all__ = [
     "Progress",
     "Selection",
     "find_cassettes",
+    "is_scenario_file",
 ]
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -71,6 +73,24 @@ def _skipped(folder: Path) -> bool:
     return name.startswith(".") or name in SKIPPED_FOLDERS or (folder / "pyvenv.cfg").is_file()
 
 
+_SCENARIO_KEYS = (re.compile(rb"(?m)^variants[ \t]*:"), re.compile(rb"(?m)^cassettes[ \t]*:"))
+_SNIFF_BYTES = 16_384
+
+
+def is_scenario_file(path: Path) -> bool:
+    """A costsim scenario (a YAML file with top-level ``variants`` and ``cassettes`` keys),
+    told by its first bytes: a cassette's top level holds only ``interactions`` and
+    ``version``, and every line of its content is indented under them."""
+    if path.suffix.lower() not in (".yaml", ".yml"):
+        return False
+    try:
+        with path.open("rb") as file:
+            head = file.read(_SNIFF_BYTES)
+    except OSError:
+        return False  # the load says why
+    return all(key.search(head) for key in _SCENARIO_KEYS)
+
+
 def _walk(root: Path, selection: Selection) -> list[Path]:
     found: list[Path] = []
     for current, folders, files in os.walk(root):
@@ -92,14 +112,24 @@ def _walk(root: Path, selection: Selection) -> list[Path]:
 
 @dataclass(frozen=True, slots=True)
 class Found:
-    """The cassette files under some paths, and the folders among them that hold none."""
+    """The cassette files under some paths, the folders among them that hold none, and the
+    scenario files found beside the cassettes (left out: they are not recordings)."""
 
     files: tuple[Path, ...]
     empty: tuple[Path, ...]
+    scenarios: tuple[Path, ...] = ()
 
     def warnings(self) -> list[str]:
         suffixes = ", ".join(f"*{s}" for s in CASSETTE_SUFFIXES)
-        return [f"{path}: no cassette files ({suffixes}) found here" for path in self.empty]
+        found = [f"{path}: no cassette files ({suffixes}) found here" for path in self.empty]
+        if self.scenarios:
+            names = ", ".join(str(path) for path in self.scenarios[:3])
+            more = f" and {len(self.scenarios) - 3} more" if len(self.scenarios) > 3 else ""
+            found.append(
+                f"left out {len(self.scenarios)} costsim scenario file(s), not cassettes: "
+                f"{names}{more} (costsim compare reads them)"
+            )
+        return found
 
 
 def find_cassettes(paths: Iterable[Path], selection: Selection | None = None) -> Found:
@@ -107,14 +137,18 @@ def find_cassettes(paths: Iterable[Path], selection: Selection | None = None) ->
     chosen = selection or Selection()
     files: list[Path] = []
     empty: list[Path] = []
+    scenarios: list[Path] = []
     for path in paths:
         if path.is_dir():
             under = _walk(path, chosen)
-            files.extend(under)
-            if not under:
+            kinds = [(file, is_scenario_file(file)) for file in under]
+            found = [file for file, scenario in kinds if not scenario]
+            scenarios.extend(file for file, scenario in kinds if scenario)
+            files.extend(found)
+            if not found:
                 empty.append(path)
         elif path.is_file():
             files.append(path)
         else:
             raise CassetteNotFoundError(path)
-    return Found(tuple(files), tuple(empty))
+    return Found(tuple(files), tuple(empty), tuple(scenarios))
