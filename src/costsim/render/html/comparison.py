@@ -33,7 +33,6 @@ from costsim.render.html.figures import (
     cost_figure,
     findings_table,
     ranked_figure,
-    signed_money,
     spend_label,
     turns_figure,
     waterfall_figure,
@@ -42,7 +41,7 @@ from costsim.render.html.markup import Node, el
 from costsim.render.html.page import document, section
 from costsim.render.html.tables import Cell, Table, cell, num
 from costsim.render.html.tools import tools_figure
-from costsim.render.text import display_path
+from costsim.render.text import decimals_for, display_path, money_cells
 from costsim.scenario.result import ScenarioComparison
 
 __all__ = ["scenario_page", "scenarios_page", "simulation_page"]
@@ -111,12 +110,18 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     low, high = (-delta.high, -delta.low) if saving >= 0 else (delta.low, delta.high)
     if saving >= 0:  # a cost is never below zero: nothing saves more than the baseline
         high = min(high, base)
-    sure = "" if delta.exact else f", p90 {signed_money(low)} to {signed_money(high)}"
     recorded = comparison.baseline.cost_usd
-    against = f"{money(base)} recorded"
+    # one precision for the sentence, as the text's answer has
+    places = decimals_for([cost, base, recorded, saving, low, high])
+    at, base_text, recorded_text, saved = money_cells(
+        [cost, base, recorded, abs(saving)], decimals=places
+    )
+    low_text, high_text = money_cells([low, high], decimals=places)
+    sure = "" if delta.exact else f", p90 {low_text} to {high_text}"
+    against = f"{base_text} recorded"
     if base != recorded:
-        against = f"{money(base)} like for like (recorded {money(recorded)})"
-    line = f"{lead} at {money(cost)} against {against}: {verb} {money(abs(saving))}{share}{sure}."
+        against = f"{base_text} like for like (recorded {recorded_text})"
+    line = f"{lead} at {at} against {against}: {verb} {saved}{share}{sure}."
     return Outcome(line, best.label, saving)
 
 
