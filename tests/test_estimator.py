@@ -118,8 +118,12 @@ def test_calibrate_save_writes_a_versioned_fit(tmp_path: Path) -> None:
     [
         (None, "cannot be read"),
         ("{not json", "not a calibration saved by"),
-        ('{"format_version": 2, "kind": "costsim.calibration-fit"}', "format_version"),
-        ('{"format_version": 1, "kind": "costsim.baseline"}', "kind"),
+        ('{"format_version": 2, "kind": "costsim.calibration-fit"}', "its format_version is '2'"),
+        (
+            '{"format_version": 1, "kind": "costsim.baseline"}',
+            "its kind is 'costsim.baseline', not 'costsim.calibration-fit'",
+        ),
+        ('{"format_version": 1, "kind": "costsim.calibration-fit"}', "it has no 'fitted_on'"),
     ],
 )
 def test_a_bad_calibration_file_is_one_sentence(

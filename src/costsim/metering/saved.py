@@ -16,7 +16,7 @@ from __future__ import annotations
 import hashlib
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
@@ -72,6 +72,18 @@ def read_calibration_keyed(path: Path) -> tuple[CalibrationReport, str]:
     return _parse(str(path), data), hashlib.sha256(data).hexdigest()
 
 
+def _problem(kind: str, where: str, error: Any) -> str:
+    """What is wrong with a saved calibration, in costsim's words (not pydantic's)."""
+    if kind == "json_invalid":
+        return "not JSON"
+    if kind == "missing":
+        return f"it has no {where!r}"
+    if kind == "literal_error":
+        expected = error.get("ctx", {}).get("expected", "another value")
+        return f"its {where} is {str(error.get('input'))[:60]!r}, not {expected}"
+    return f"{where}: {error['msg']}" if where else str(error["msg"])
+
+
 @cache
 def _parse(name: str, data: bytes) -> CalibrationReport:
     try:
@@ -79,8 +91,7 @@ def _parse(name: str, data: bytes) -> CalibrationReport:
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
-        problem = "not JSON" if error["type"] == "json_invalid" else error["msg"]
-        problem = f"{where}: {problem}" if where else problem
+        problem = _problem(error["type"], where, error)
         raise ConfigError(
             f"{name}: not a calibration saved by 'costsim calibrate --save' ({problem})"
         ) from None
