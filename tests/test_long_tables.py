@@ -210,3 +210,14 @@ def test_the_others_label_is_never_cut(many: Path, monkeypatch: pytest.MonkeyPat
     monkeypatch.setenv("COLUMNS", "44")
     out = _run("report", str(many))
     assert any(line.startswith("11 others ") for line in out.splitlines()), out
+
+
+def test_a_path_in_a_sentence_is_cut_at_a_folder() -> None:
+    from costsim.render.paths import shorten_path
+
+    path = "scenarios/cassettes/side_calls/assistant_with_side_calls.yaml"
+    assert shorten_path(path, 61) == path
+    assert shorten_path(path, 60) == "…/cassettes/side_calls/assistant_with_side_calls.yaml"
+    assert shorten_path(path, 40) == "…/assistant_with_side_calls.yaml"
+    assert shorten_path(path, 20) == "…ith_side_calls.yaml"  # the name alone is too long
+    assert len(shorten_path(path, 20)) == 20

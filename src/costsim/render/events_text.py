@@ -6,17 +6,18 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from costsim.render.text import display_path, shorten_left, wrap
+from costsim.render.paths import shorten_path
+from costsim.render.text import display_path, wrap
 from costsim.strategies.trace import Event
 
 __all__ = ["event_line", "said_once"]
 
 
 def event_line(event: Event, width: int) -> list[str]:
-    """``kind (strategy) path#i: message``, the path cut from the left, wrapped."""
+    """``kind (strategy) path#i: message``, the path cut from the left at a folder, wrapped."""
     where = ""
     if event.provenance is not None:
-        path = shorten_left(display_path(event.provenance.path), max(width - 40, 20))
+        path = shorten_path(display_path(event.provenance.path), max(width - 40, 20))
         where = f" {path}#{event.provenance.index}"
     return wrap(f"{event.kind} ({event.strategy}){where}: {event.message}", width, indent="  ")
 

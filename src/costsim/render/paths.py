@@ -7,7 +7,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-__all__ = ["display_path", "printable"]
+__all__ = ["display_path", "printable", "shorten_path"]
 
 
 def printable(text: str) -> str:
@@ -44,3 +44,18 @@ def _display(path: Path, cwd: str) -> str:
         if relative.parts[:3].count("..") <= 2 and ".." not in relative.parts[2:]:
             return str(relative)
     return str(path)
+
+
+def shorten_path(text: str, width: int) -> str:
+    """``text`` (a path) in at most ``width`` characters, cut from the left at a folder
+    boundary (``…/side_calls/chat.yaml``), never inside a folder's name; inside the file
+    name only when that alone is too long."""
+    if len(text) <= width:
+        return text
+    parts = text.split("/")
+    for start in range(1, len(parts)):
+        kept = "…/" + "/".join(parts[start:])
+        if len(kept) <= width:
+            return kept
+    name = parts[-1]
+    return "…" + name[len(name) - max(width - 1, 1) :]
