@@ -799,7 +799,7 @@ def test_a_cassette_cut_between_interactions_is_an_error(tmp_path: Path) -> None
     source = EXAMPLES / "anthropic_support_agent.yaml"
     cut = tmp_path / "cut.yaml"
     cut.write_bytes(source.read_bytes()[:1500])
-    with pytest.raises(CassetteError, match=r"cut.yaml: ends in the middle of a line and has no "):
+    with pytest.raises(CassetteError, match=r"cut.yaml: does not end with a newline and has no "):
         load_cassette(cut)
     result = CliRunner().invoke(cli, ["report", str(cut)])
     assert result.exit_code == 2 and "a truncated cassette?" in result.output
@@ -811,3 +811,11 @@ def test_a_cassette_cut_between_interactions_is_an_error(tmp_path: Path) -> None
     as_json = tmp_path / "recorded.json"
     as_json.write_text(json.dumps(document, indent=4))  # no final newline, as vcrpy writes
     assert len(load_cassette(as_json).interactions) == len(document["interactions"])
+    text = yaml.safe_dump(document)
+    whole = {  # complete files without a version key, as other tools write them
+        "utf16.yaml": codecs.BOM_UTF16_LE + text.replace("\n", "\r\n").encode("utf-16-le"),
+        "bom.json": codecs.BOM_UTF8 + json.dumps(document).encode(),
+    }
+    for name, data in whole.items():
+        (tmp_path / name).write_bytes(data)
+        assert len(load_cassette(tmp_path / name).interactions) == len(document["interactions"])

@@ -307,3 +307,31 @@ def test_a_control_character_is_one_sentence_exit_2(tmp_path: Path, data: bytes)
     line = "4:1" if data.startswith(b"name") else "1:1"
     assert f"bad.yaml:{line}: not valid YAML: the control character U+0001" in result.output
     assert "Traceback" not in result.output
+
+
+def test_a_scenario_beside_its_cassettes_globs_them_not_itself(tmp_path: Path) -> None:
+    """``cassettes: ['*.yaml']`` beside the scenario matches the scenario too: left out, as
+    any other scenario there; ``compare FOLDER`` takes the scenario, not the cassettes; and
+    ``report FOLDER`` leaves the scenario out, whatever its encoding."""
+    import shutil
+
+    for name in ("anthropic_support_agent.yaml", "openai_chat_streaming.yaml"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    text = "name: beside\ncassettes: ['*.yaml']\nvariants:\n  cache: [caching]\n"
+    (tmp_path / "s.yaml").write_text(text)
+    (tmp_path / "t.yaml").write_bytes(b"\xff\xfe" + text.replace("beside", "t").encode("utf-16-le"))
+    for target in (tmp_path / "s.yaml", tmp_path):
+        result = CliRunner().invoke(cli, ["compare", str(target), "--no-cache", "--format", "json"])
+        assert result.exit_code == 0, result.output
+        runs = json.loads(result.stdout)["scenarios"]
+        assert {run["baseline"]["llm_calls"] for run in runs} == {4}  # 3 + 1: no scenario
+    report = CliRunner().invoke(cli, ["report", str(tmp_path), "--no-cache"])
+    assert report.exit_code == 0, report.output
+    assert "left out 2 costsim scenario file(s)" in report.stderr
+
+
+def test_a_control_character_after_cr_line_ends_names_its_line(tmp_path: Path) -> None:
+    path = tmp_path / "cr.yaml"
+    path.write_bytes(b"name: x\rvariants:\r  c: [caching]\r\x01\r")
+    result = CliRunner().invoke(cli, ["compare", str(path)])
+    assert result.exit_code == 2 and "cr.yaml:4:1: not valid YAML" in result.output

@@ -11,6 +11,7 @@ from costsim.analysis.checks import Finding, validate_rules
 from costsim.analysis.secret_rules import Severity
 from costsim.errors import ConfigError
 from costsim.model import CassetteTrace
+from costsim.model.ordering import natural_key
 
 __all__ = [
     "SORT_KEYS",
@@ -61,15 +62,20 @@ def listing(trace: CassetteTrace) -> CassetteListing:
     )
 
 
+def _name(item: CassetteListing) -> tuple[object, ...]:
+    """A path in natural order (``test_2`` before ``test_10``)."""
+    return natural_key(str(item.path))
+
+
 SORT_KEYS: dict[str, Callable[[CassetteListing], tuple[object, ...]]] = {
-    "name": lambda item: (str(item.path),),
+    "name": lambda item: (_name(item),),
     "date": lambda item: (
         item.first is None,
         item.first.isoformat() if item.first else "",
-        str(item.path),
+        _name(item),
     ),
-    "calls": lambda item: (-item.calls, str(item.path)),
-    "size": lambda item: (-item.size, str(item.path)),
+    "calls": lambda item: (-item.calls, _name(item)),
+    "size": lambda item: (-item.size, _name(item)),
 }
 
 

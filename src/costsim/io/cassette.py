@@ -169,11 +169,11 @@ def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
         raise CassetteError(path, str(exc)) from None
     document = parse_document(path, text, size)
     raw_interactions = _interaction_list(path, document)
-    if _cut_short(document, data):
+    if _cut_short(document, text):
         raise CassetteError(
             path,
-            "ends in the middle of a line and has no 'version' key (vcrpy writes it last): a "
-            "truncated cassette? Re-record it, or end it with the line 'version: 1'",
+            "does not end with a newline and has no 'version' key (vcrpy writes it last): a "
+            "truncated cassette? Re-record it; if it is whole, end it with a newline",
         )
     interactions = tuple(
         _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)
@@ -181,16 +181,16 @@ def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
     return Cassette(path=path, interactions=interactions, size_bytes=len(data))
 
 
-def _cut_short(document: Any, data: bytes) -> bool:
+def _cut_short(document: Any, text: str) -> bool:
     """A YAML cassette that stops mid-line before vcrpy's closing ``version`` key: cut off
-    between two interactions, where what is left still parses (every recorder ends its YAML
-    with a newline; some write no version, so neither sign alone is enough)."""
-    return (
-        isinstance(document, Mapping)
-        and "version" not in document
-        and not data.endswith((b"\n", b"\r"))
-        and data.lstrip()[:1] not in (b"{", b"[")  # JSON cassettes end without a newline
-    )
+    between two interactions, where what is left still parses. Every YAML writer ends its
+    file with a newline, but some recorders write no version, so neither sign alone is
+    enough; JSON cassettes do not count (vcrpy writes them without a final newline)."""
+    if not isinstance(document, Mapping) or "version" in document:
+        return False
+    if not text or text.endswith(("\n", "\r")):
+        return False
+    return text.lstrip()[:1] not in ("{", "[")
 
 
 def _interaction_list(path: Path, document: Any) -> list[Any]:

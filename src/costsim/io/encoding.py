@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import codecs
 
-__all__ = ["TextEncodingError", "decode", "decode_text"]
+__all__ = ["TextEncodingError", "decode", "decode_head", "decode_text"]
 
 _MARKS = (  # longest first: a UTF-32 LE mark begins with the UTF-16 LE one
     (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -58,3 +58,10 @@ def decode(data: bytes) -> tuple[str, int]:
         label = label.replace("-LE", " LE")
         raise TextEncodingError(f"is not {label} text (byte {exc.start + skip})") from None
     return text, len(data) - skip if name == "utf-8" else len(text.encode("utf-8"))
+
+
+def decode_head(data: bytes) -> str:
+    """The text of the first bytes of a file (``data``), in its encoding, without its mark;
+    a character the cut splits, or a byte that is not text, is left out."""
+    name, skip = _encoding(data)
+    return data[skip:].decode(name, errors="ignore")

@@ -19,6 +19,7 @@ from fnmatch import fnmatchcase
 from pathlib import Path, PurePosixPath
 
 from costsim.errors import CassetteNotFoundError
+from costsim.io.encoding import decode_head
 
 __all__ = [
     "CASSETTE_SUFFIXES",
@@ -28,6 +29,7 @@ __all__ = [
     "Selection",
     "find_cassettes",
     "is_scenario_file",
+    "sniff_kind",
 ]
 
 CASSETTE_SUFFIXES = (".yaml", ".yml", ".json")
@@ -73,22 +75,30 @@ def _skipped(folder: Path) -> bool:
     return name.startswith(".") or name in SKIPPED_FOLDERS or (folder / "pyvenv.cfg").is_file()
 
 
-_SCENARIO_KEYS = (re.compile(rb"(?m)^variants[ \t]*:"), re.compile(rb"(?m)^cassettes[ \t]*:"))
+_TOP_KEY = re.compile(r"^([A-Za-z_]+)[ \t]*:", re.MULTILINE)
 _SNIFF_BYTES = 16_384
 
 
-def is_scenario_file(path: Path) -> bool:
-    """A costsim scenario (a YAML file with top-level ``variants`` and ``cassettes`` keys),
-    told by its first bytes: a cassette's top level holds only ``interactions`` and
-    ``version``, and every line of its content is indented under them."""
+def sniff_kind(path: Path) -> str | None:
+    """``scenario`` (a costsim scenario: top-level ``variants`` and ``cassettes`` keys) or
+    ``cassette`` (a vcrpy cassette: top-level ``interactions``), told by the top-level keys
+    of a YAML file's first bytes in its encoding; None when they do not say. A cassette's
+    content is indented under its two keys, so no line of it can read as either."""
     if path.suffix.lower() not in (".yaml", ".yml"):
-        return False
+        return None
     try:
         with path.open("rb") as file:
-            head = file.read(_SNIFF_BYTES)
+            head = decode_head(file.read(_SNIFF_BYTES))
     except OSError:
-        return False  # the load says why
-    return all(key.search(head) for key in _SCENARIO_KEYS)
+        return None  # the load says why
+    keys = set(_TOP_KEY.findall(head))
+    if {"variants", "cassettes"} <= keys:
+        return "scenario"
+    return "cassette" if "interactions" in keys else None
+
+
+def is_scenario_file(path: Path) -> bool:
+    return sniff_kind(path) == "scenario"
 
 
 def _walk(root: Path, selection: Selection) -> list[Path]:

@@ -78,6 +78,8 @@ def _problem(kind: str, where: str, error: Any) -> str:
         return "not JSON"
     if kind == "missing":
         return f"it has no {where!r}"
+    if kind == "model_type":
+        return "not a JSON object"
     if kind == "literal_error":
         expected = error.get("ctx", {}).get("expected", "another value")
         return f"its {where} is {str(error.get('input'))[:60]!r}, not {expected}"

@@ -1,5 +1,5 @@
 """One order for names people read: runs of digits as numbers (``test[2]`` before
-``test[10]``), the same wherever costsim lists tests, cassettes or models."""
+``test[10]``), wherever costsim lists tests, cassettes or models by name or breaks a tie."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ _DIGITS = re.compile(r"([0-9]+)")
 
 def natural_key(text: str) -> tuple[Any, ...]:
     """``text`` with its runs of digits compared as numbers, however long: by length without
-    leading zeros, then digit by digit, then as written (``t[2]`` before ``t[02]``), so that
+    leading zeros, then digit by digit, then as written (``t[02]`` before ``t[2]``), so that
     no two names compare equal."""
     parts = _DIGITS.split(text)  # text, digits, text, digits, ..., text
     return tuple(

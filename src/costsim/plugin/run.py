@@ -135,13 +135,15 @@ def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
 
 SHOWN_FAILURES = 10
 """Budget and regression failures listed on the terminal without ``-v``."""
+RUN_FAILURES = ("costsim: ", "costsim internal error")
+"""How the run's own failures begin (a test's begin with its node id)."""
 
 
 def failure_lines(failures: list[str], width: int, *, every: bool) -> list[str]:
     """``FAILED …`` lines, wrapped: without ``every`` (``-v``), every failure of the run's own
     (costsim's: usage, errors, drift) and the first :data:`SHOWN_FAILURES` of the tests'
     (budgets and regressions, one per test and metric), then how many more."""
-    per_test = [i for i, failure in enumerate(failures) if not failure.startswith("costsim")]
+    per_test = [i for i, failure in enumerate(failures) if not failure.startswith(RUN_FAILURES)]
     hidden = set() if every else set(per_test[SHOWN_FAILURES:])
     lines = [
         line

@@ -14,7 +14,7 @@ import yaml
 
 from costsim.errors import ConfigError, CostsimError
 from costsim.io.encoding import decode_text
-from costsim.io.walk import Found, find_cassettes
+from costsim.io.walk import Found, find_cassettes, is_scenario_file, sniff_kind
 
 __all__ = ["SCENARIO_SUFFIXES", "ScenarioFiles", "expand", "find_scenarios", "scenario_files"]
 
@@ -25,9 +25,13 @@ def find_scenarios(paths: list[Path]) -> list[Path]:
     """Scenario files among ``paths``; a folder contributes its top-level YAML files."""
     found: list[Path] = []
     for path in paths:
-        if path.is_dir():
+        if path.is_dir():  # its top-level YAML files, but for those that are cassettes
             found.extend(
-                sorted(p for p in path.iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
+                sorted(
+                    p
+                    for p in path.iterdir()
+                    if p.suffix in SCENARIO_SUFFIXES and p.is_file() and sniff_kind(p) != "cassette"
+                )
             )
         elif path.is_file():
             found.append(path)
@@ -43,25 +47,46 @@ def expand(scenario: Path, patterns: list[str]) -> tuple[list[Path], list[int]]:
     are globs relative to the scenario's folder; a pattern that names an existing file or
     folder is that path (pytest-recording names parametrised cassettes ``test_x[param].yaml``,
     which as a glob would be a character class); a folder stands for the cassette files
-    under it."""
+    under it. What a glob or a folder finds leaves out the scenario itself and any other
+    scenario file (``*.yaml`` beside the scenario matches it): they are not recordings."""
     files: list[Path] = []
     unmatched: list[int] = []
     for index, pattern in enumerate(patterns):
         full = scenario.parent / pattern
+        if full.is_file():
+            files.append(full)  # named: kept as it is (its load says what it is)
+            continue
         if full.exists():
-            matches = [full]
+            found = sorted(p for p in full.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
         else:
             matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
-        if not matches:
-            unmatched.append(index)
-        for match in matches:
-            if match.is_dir():
-                files.extend(
-                    sorted(p for p in match.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
-                )
-            else:
-                files.append(match)
+            found = []
+            for match in matches:
+                if match.is_dir():
+                    found.extend(
+                        sorted(
+                            p for p in match.rglob("*") if p.suffix in (".yaml", ".yml", ".json")
+                        )
+                    )
+                else:
+                    found.append(match)
+            if not matches:
+                unmatched.append(index)
+        files.extend(p for p in found if not _is_scenario(p, scenario))
     return files, unmatched
+
+
+def _is_scenario(path: Path, scenario: Path) -> bool:
+    """``path`` is the scenario itself, or another scenario beside it (only files in the
+    scenario's own folder are looked at: a cassette folder's thousand files cost nothing)."""
+    if path.parent != scenario.parent:
+        return False
+    try:
+        if path.samefile(scenario):
+            return True
+    except OSError:
+        return False
+    return is_scenario_file(path)
 
 
 @dataclass(frozen=True, slots=True)

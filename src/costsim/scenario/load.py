@@ -120,8 +120,10 @@ _Loader.add_constructor("tag:yaml.org,2002:timestamp", _text)
 
 def _at(path: Path, text: str, position: int) -> str:
     """``path:line:column`` of a character ``position`` in ``text``."""
-    line = text.count("\n", 0, position) + 1
-    return f"{path}:{line}:{position - text.rfind(chr(10), 0, position)}"
+    lines = text[:position].splitlines(keepends=True)  # \n, \r\n and \r alike
+    if not lines or lines[-1].endswith(("\n", "\r")):
+        return f"{path}:{len(lines) + 1}:1"
+    return f"{path}:{len(lines)}:{len(lines[-1]) + 1}"
 
 
 def _refused(exc: yaml.reader.ReaderError) -> str:
