@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from costsim.api.testing import TestCost
 from costsim.plugin.run import SummaryOptions
-from costsim.render.rows import ranked, split_rows
+from costsim.render.rows import merged, ranked, split_rows
 from costsim.render.text import money, plural
 
 __all__ = ["Listing", "answer_line", "listing", "others_how", "ranked_tests", "whole"]
@@ -48,11 +48,9 @@ def others_how(options: SummaryOptions) -> str:
 
 
 def whole(costs: dict[str, TestCost]) -> TestCost:
-    """Every test's figures summed."""
-    summed = TestCost()
-    for cost in costs.values():
-        summed.merge(cost)
-    return summed
+    """Every test's figures summed (calls that could not be read are unpriced in their
+    test's, and so here)."""
+    return merged(costs.values(), TestCost())
 
 
 def answer_line(costs: dict[str, TestCost]) -> str:

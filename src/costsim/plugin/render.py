@@ -100,16 +100,19 @@ def _what_if_columns(state: CostsimSession) -> list[str]:
     return list(dict.fromkeys(name for costs in state.what_if_costs.values() for name in costs))
 
 
-def total(state: CostsimSession) -> TestCost:
-    """Every test's figures summed (calls that could not be read are unpriced in their
-    test's, and so here)."""
-    return whole(state.costs())
+Costs = dict[str, TestCost]
+"""Each test's figures, as :meth:`CostsimSession.costs` makes them: once per summary or
+report (making them meters every call again)."""
 
 
 def _rows(
-    state: CostsimSession, shown: Listing, columns: list[str], what_if: list[str], markdown: bool
+    state: CostsimSession,
+    costs: Costs,
+    shown: Listing,
+    columns: list[str],
+    what_if: list[str],
+    markdown: bool,
 ) -> list[list[str]]:
-    costs = state.costs()
     label = (lambda name: name.replace("|", "\\|")) if markdown else str
     named = [(label(name), costs[name], [name]) for name in shown.listed]
     if shown.listed and shown.others:  # the cheaper tests in one row: the TOTAL stays whole
@@ -129,14 +132,14 @@ _DROP_ORDER = ("hit rate", "output", "calls", "prompt")
 what ``-vv`` asked for (the token split) stay; the report files keep them all."""
 
 
-def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
+def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
     wide = options.verbose >= 2 or options.markdown
     columns = [name for name, detail in _COLUMNS if wide or not detail]
     what_if = [v.name for v in parse_strategies(options.strategies)] if options.strategies else []
-    shown = listing(state.costs(), options)
+    shown = listing(costs, options)
     if options.markdown:
         headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
-        rows = _rows(state, shown, columns, what_if, markdown=True)
+        rows = _rows(state, costs, shown, columns, what_if, markdown=True)
         return fit_table(headers, rows, width=10**6, tablefmt="github")
     # columns go before a test id is cut below TEST_COLUMN_MIN characters; then, with all
     # of them gone, the id gets every character left
@@ -150,14 +153,14 @@ def _table(state: CostsimSession, options: SummaryOptions) -> list[str]:
     fitted = columns
     for fitted, keep in attempts:
         headers = ["test", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
-        rows = _rows(state, shown, fitted, what_if, markdown=False)
+        rows = _rows(state, costs, shown, fitted, what_if, markdown=False)
         lines = fit_table(headers, rows, width=options.width, min_first=keep)
         if max(map(len, lines)) <= options.width:
             break
     left_out = [c for c in columns if c not in fitted]
     leaves = f"(left out to fit: {', '.join(left_out)}; the report file has them)"
     notes = [leaves] if left_out else []
-    tests = list(state.costs())
+    tests = list(costs)
     notes += [
         f"what-if {i}: cost with {name}{_what_if_band(_what_if_sum(state, name, tests))}"
         for i, name in enumerate(what_if, start=1)
@@ -221,27 +224,27 @@ UNRECORDED_SHOWN = 3
 """Calls recorded without usable usage named in the summary without -v."""
 
 
-def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
-    whole = total(state)
+def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
+    total = whole(costs)
     lines = []
-    if whole.unpriced_calls:
+    if total.unpriced_calls:
         lines.append(
-            f"* partial cost: {whole.unpriced_calls} call(s) have no known cost (listed below); "
+            f"* partial cost: {total.unpriced_calls} call(s) have no known cost (listed below); "
             "the figure is the priced part"
         )
-    if whole.unrecorded_calls:
+    if total.unrecorded_calls:
         lines.append(
-            f"est.: {whole.unrecorded_calls} call(s) were recorded without usable usage; their "
+            f"est.: {total.unrecorded_calls} call(s) were recorded without usable usage; their "
             "tokens are costsim's calibrated estimate (see costsim calibrate for its error)"
         )
-        named = list(dict.fromkeys(whole.unrecorded))  # a cassette several tests replay: once
+        named = list(dict.fromkeys(total.unrecorded))  # a cassette several tests replay: once
         everything = options.verbose > 0 or options.markdown  # a report file has room for all
         shown = named if everything else named[:UNRECORDED_SHOWN]
         lines += [f"  {entry}" for entry in shown]
         if len(named) > len(shown):
             lines.append(f"  and {len(named) - len(shown)} more (-v)")
     lines += drift_lines(state, options)
-    lines += [f"unpriced: {entry}" for entry in whole.unpriced]
+    lines += [f"unpriced: {entry}" for entry in total.unpriced]
     lines += [f"unreadable: {error}" for error in state.errors]
     lines += state.notes
     return lines
@@ -249,21 +252,22 @@ def _notes(state: CostsimSession, options: SummaryOptions) -> list[str]:
 
 def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     """The table (or a line saying no call was seen), then every note, fitted to the width."""
-    if state.costs():
-        head = [*wrap(answer_line(state.costs()), options.width), "", *_table(state, options)]
+    costs = state.costs()
+    if costs:
+        head = [*wrap(answer_line(costs), options.width), "", *_table(state, costs, options)]
     else:
         head = ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
-    notes = [out for line in _notes(state, options) for out in wrap(line, options.width)]
+    notes = [out for line in _notes(state, costs, options) for out in wrap(line, options.width)]
     return [*head, *notes]
 
 
-def _total_json(state: CostsimSession) -> dict[str, Any]:
+def _total_json(state: CostsimSession, costs: Costs) -> dict[str, Any]:
     """The run's total; with what-if variants, each one's cost over every test (null when a
     test has no figure for it)."""
-    document = total(state).to_json()
+    document = whole(costs).to_json()
     columns = _what_if_columns(state)
     if columns:
-        tests = list(state.costs())
+        tests = list(costs)
         sums = {name: _what_if_sum(state, name, tests) for name in columns}
         document["what_if"] = {
             name: None if summed is None else summed.to_json() for name, summed in sums.items()
@@ -276,7 +280,7 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
     return {
         "format_version": FORMAT_VERSION,
         "kind": "costsim.pytest",
-        "total": _total_json(state),
+        "total": _total_json(state, costs),
         "tests": {
             name: {
                 **cost.to_json(),
@@ -309,10 +313,11 @@ def write_report(
         write_atomic(path, _html(state, failures, strategies))
     elif path.suffix.lower() in (".md", ".markdown"):
         options = SummaryOptions(strategies=strategies, markdown=True)
-        body = _table(state, options) if state.costs() else ["No LLM calls were replayed."]
-        notes = [f"- {line.strip()}" for line in _notes(state, options)]
+        costs = state.costs()
+        body = _table(state, costs, options) if costs else ["No LLM calls were replayed."]
+        notes = [f"- {line.strip()}" for line in _notes(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
-        answer = [answer_line(state.costs()), ""] if state.costs() else []
+        answer = [answer_line(costs), ""] if costs else []
         lines = ["## costsim: LLM calls in the test run", "", *answer, *body]
         lines += ["", *notes] if notes else []
         write_atomic(path, "\n".join(lines) + "\n")
@@ -324,10 +329,10 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
     from costsim.render.html.testrun import DriftRow, TestRun, WhatIf, test_run_page
 
     run = TestRun(
-        tests=state.costs(),
+        tests=(costs := state.costs()),
         what_if={
-            test: {name: WhatIf(v.priced, v.unpriced_calls) for name, v in costs.items()}
-            for test, costs in state.what_if_costs.items()
+            test: {name: WhatIf(v.priced, v.unpriced_calls) for name, v in columns.items()}
+            for test, columns in state.what_if_costs.items()
         },
         variants=[v.name for v in parse_strategies(strategies)] if strategies else [],
         drift=[
@@ -335,7 +340,7 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
             for e in state.drifted()
         ],
         notes=[
-            *(f"unpriced: {entry}" for entry in total(state).unpriced),
+            *(f"unpriced: {entry}" for entry in whole(costs).unpriced),
             *(f"unreadable: {error}" for error in state.errors),
             *state.notes,
         ],
