@@ -335,3 +335,9 @@ def test_a_control_character_after_cr_line_ends_names_its_line(tmp_path: Path) -
     path.write_bytes(b"name: x\rvariants:\r  c: [caching]\r\x01\r")
     result = CliRunner().invoke(cli, ["compare", str(path)])
     assert result.exit_code == 2 and "cr.yaml:4:1: not valid YAML" in result.output
+
+
+def test_compare_of_a_folder_of_cassettes_says_what_reads_them() -> None:
+    result = CliRunner().invoke(cli, ["compare", str(EXAMPLES)])
+    assert result.exit_code == 2
+    assert "only vcrpy cassettes (3): costsim report and simulate read cassettes" in result.output

@@ -22,23 +22,28 @@ SCENARIO_SUFFIXES = (".yaml", ".yml")
 
 
 def find_scenarios(paths: list[Path]) -> list[Path]:
-    """Scenario files among ``paths``; a folder contributes its top-level YAML files."""
+    """Scenario files among ``paths``; a folder contributes its top-level YAML files, but for
+    those that are cassettes."""
     found: list[Path] = []
+    cassettes = 0
     for path in paths:
-        if path.is_dir():  # its top-level YAML files, but for those that are cassettes
-            found.extend(
-                sorted(
-                    p
-                    for p in path.iterdir()
-                    if p.suffix in SCENARIO_SUFFIXES and p.is_file() and sniff_kind(p) != "cassette"
-                )
-            )
+        if path.is_dir():
+            top = sorted(p for p in path.iterdir() if p.suffix in SCENARIO_SUFFIXES and p.is_file())
+            kept = [p for p in top if sniff_kind(p) != "cassette"]
+            cassettes += len(top) - len(kept)
+            found.extend(kept)
         elif path.is_file():
             found.append(path)
         else:
             raise ConfigError(f"{path}: no such scenario file or folder")
     if not found:
-        raise ConfigError(f"no scenario files (*.yaml) in {', '.join(map(str, paths))}")
+        where = ", ".join(map(str, paths))
+        if cassettes:
+            raise ConfigError(
+                f"no scenario files in {where}, only vcrpy cassettes ({cassettes}): costsim "
+                "report and simulate read cassettes; compare reads scenario files that list them"
+            )
+        raise ConfigError(f"no scenario files (*.yaml) in {where}")
     return found
 
 
