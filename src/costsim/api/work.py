@@ -33,7 +33,7 @@ from costsim.errors import CostsimError
 from costsim.io.store import CACHE_DIR_NAME, CacheStore, content_digest, writable
 from costsim.io.trace_codec import decode_trace, encode_trace
 from costsim.metering.meter import Meter
-from costsim.metering.tokenizers import trim_counters
+from costsim.metering.tokenizers import keep_vocabularies_in, trim_counters
 from costsim.metering.validation import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.providers.normalise import load_trace, trace_from_bytes
@@ -309,6 +309,7 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
     :func:`costsim.api.batches.stable_batches`), so a later run in which a few cassettes
     changed simulates the runs that hold them and reads one share for each other run."""
     store = _store(job.cache)
+    keep_vocabularies_in(store)
     key = _run_key(job, items) if store is not None else None
     if store is not None and key is not None:
         hit = store.get("share", key)

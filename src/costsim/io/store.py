@@ -53,9 +53,10 @@ MAX_ENTRY_BYTES = 1 << 30
 FORMAT_VERSION = 1
 """Bumped when the layout of entries changes."""
 
-_SUFFIXES = {"output": ".out"}
-"""Entries that are not JSON documents (an output: a JSON header line, then text)."""
-_FILES = frozenset({"output", "comparison"})
+_SUFFIXES = {"output": ".out", "vocabulary": ".bin"}
+"""Entries that are not JSON documents (an output: a JSON header line, then text; a packed
+tokenizer vocabulary)."""
+_FILES = frozenset({"output", "comparison", "vocabulary"})
 """Kinds kept as files: large, one per run, written piece by piece; the rest are rows."""
 _DATABASE = "entries.sqlite"
 _ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())

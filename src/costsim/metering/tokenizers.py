@@ -18,8 +18,17 @@ from importlib import resources
 import tiktoken
 
 from costsim.errors import DataError
+from costsim.io.store import CacheStore
+from costsim.metering.vocabulary import pack, unpack
 
-__all__ = ["ENCODINGS", "TokenCounter", "counter", "encoding", "trim_counters"]
+__all__ = [
+    "ENCODINGS",
+    "TokenCounter",
+    "counter",
+    "encoding",
+    "keep_vocabularies_in",
+    "trim_counters",
+]
 
 _ENDOFTEXT = "<|endoftext|>"
 _ENDOFPROMPT = "<|endofprompt|>"
@@ -95,16 +104,47 @@ def _read_vocabulary(spec: EncodingSpec) -> bytes:
     return data
 
 
+def _shipped_ranks(spec: EncodingSpec) -> dict[bytes, int]:
+    fields = _read_vocabulary(spec).split()  # "<base64 token> <rank>" per line
+    if len(fields) % 2:
+        raise DataError(f"the {spec.name} vocabulary file is malformed")
+    return dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+
+
+_KEPT: list[CacheStore] = []
+"""Where packed vocabularies are kept: the run's cache, when it has one."""
+
+
+def keep_vocabularies_in(store: CacheStore | None) -> None:
+    """Read and keep the encodings' packed vocabularies in ``store`` (None: neither); a
+    worker of a run with a cache says so before it counts anything."""
+    _KEPT[:] = [store] if store is not None else []
+
+
+def _ranks(spec: EncodingSpec) -> dict[bytes, int]:
+    """The encoding's ranks: packed in the run's cache, else built from the shipped file
+    (and kept there packed, for the next process; see :mod:`costsim.metering.vocabulary`)."""
+    if not _KEPT:
+        return _shipped_ranks(spec)
+    store = _KEPT[0]
+    key = CacheStore.key("vocabulary", spec.name, spec.sha256)
+    kept = store.get("vocabulary", key)
+    ranks = unpack(kept) if kept is not None else None
+    if ranks is None:  # absent, or not a whole packed vocabulary: built again, and kept
+        ranks = _shipped_ranks(spec)
+        packed = pack(ranks)
+        if packed is not None:
+            store.put("vocabulary", key, packed)
+    return ranks
+
+
 @cache
 def encoding(name: str) -> tiktoken.Encoding:
     """A tiktoken encoding built offline from shipped, hash-verified data."""
     spec = ENCODINGS.get(name)
     if spec is None:
         raise DataError(f"unknown encoding {name!r}; known: {', '.join(ENCODINGS)}")
-    fields = _read_vocabulary(spec).split()  # "<base64 token> <rank>" per line
-    if len(fields) % 2:
-        raise DataError(f"the {spec.name} vocabulary file is malformed")
-    ranks = dict(zip(map(binascii.a2b_base64, fields[0::2]), map(int, fields[1::2]), strict=True))
+    ranks = _ranks(spec)
     return tiktoken.Encoding(
         name=spec.name,
         pat_str=spec.pat_str,
