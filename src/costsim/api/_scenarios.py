@@ -16,7 +16,14 @@ from costsim.api.results import Comparison, Comparisons
 from costsim.cache.rules import default_rules
 from costsim.errors import ConfigError
 from costsim.io.walk import Progress, find_cassettes
-from costsim.scenario import Scenario, find_scenarios, gate, load_scenario, prepare_scenario
+from costsim.scenario import (
+    LoadedScenario,
+    Scenario,
+    find_scenarios,
+    gate,
+    load_scenario,
+    prepare_scenario,
+)
 from costsim.scenario.result import ScenarioComparison, ScenarioRun, ScenarioRuns, agent_matcher
 from costsim.strategies.registry import AgentSpec
 
@@ -44,6 +51,21 @@ def compare(
         loaded = prepare_scenario(scenario, Path.cwd() / "(scenario)")
     else:
         loaded = load_scenario(Path(scenario))
+    label = scenario.name if isinstance(scenario, Scenario) else Path(scenario).stem
+    return _compare(loaded, label, variants, lenient, progress, jobs, cache, scheduler)
+
+
+def _compare(
+    loaded: LoadedScenario,
+    label: str,
+    variants: Iterable[str] | None,
+    lenient: bool,
+    progress: Progress | None,
+    jobs: int | None = None,
+    cache: bool | None = None,
+    scheduler: str | None = None,
+) -> Comparison:
+    """:func:`compare` of a scenario read and checked already."""
     known = [variant.name for variant in loaded.variants]
     wanted = known if variants is None else list(variants)
     missing = [name for name in wanted if name not in known]
@@ -56,7 +78,6 @@ def compare(
     day = model.pricing.as_of
     as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
     found = find_cassettes(list(loaded.cassettes))
-    label = model.name if isinstance(scenario, Scenario) else Path(scenario).stem
     share, skipped = compare_all(
         found.files,
         chosen,
@@ -94,7 +115,8 @@ def compare_scenarios(
     if fail_over is not None and fail_over < 0:
         raise ConfigError(f"a regression limit is 0% or more, not {fail_over:g}%")
     files = find_scenarios(paths_of(paths))
-    names = {path: scenario_variants(path) for path in files}
+    loaded = {path: load_scenario(path) for path in files}  # each file read and checked once
+    names = {path: [variant.name for variant in loaded[path].variants] for path in files}
     only = list(variants)
     known = sorted({name for found in names.values() for name in found})
     missing = [name for name in only if name not in known]
@@ -105,7 +127,7 @@ def compare_scenarios(
         chosen = [name for name in names[path] if name in only] if only else names[path]
         if not chosen:
             continue
-        result = compare(path, variants=chosen, lenient=lenient, progress=progress)
+        result = _compare(loaded[path], path.stem, chosen, lenient, progress)
         table = result.breakdown(by).data if by else None
         failures = tuple(result.gate(fail_over=fail_over))
         runs.append(ScenarioRun(result.data, failures, table, result.skipped, result.warnings))
