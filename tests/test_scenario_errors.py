@@ -278,7 +278,7 @@ def test_every_step_and_pattern_problem_comes_out_with_the_others(tmp_path: Path
         "cassettes: [nowhere/*.yaml]\n"
         "variants:\n"
         '  a: "truncation:max_char=100 & caching:ttl=2h"\n'
-        '  b: [{truncation: {max_chars: "100"}}]\n'
+        '  b: [{truncation: {max_chars: "100", head: 80}}]\n'
         '  c: "routing:tiers.lite=claude-haiku-4-5"\n'
         "colour: red\n",
     )
@@ -288,7 +288,7 @@ def test_every_step_and_pattern_problem_comes_out_with_the_others(tmp_path: Path
     assert "max_char='100': unknown parameter" in lines[2]
     assert "strategy 'caching:ttl=2h'" in lines[2] and "ttl='2h'" in lines[2]  # the second step
     # a rule over several parameters, said as the rule; a mapping's key, as a key
-    assert "'truncation': head (3000) + tail (2000) must be below max_chars (100)" in lines[3]
+    assert "'truncation': head (80) + tail (25) must be below max_chars (100)" in lines[3]
     assert "tiers key 'lite': expected one of 'light', 'standard' or 'heavy'" in lines[4]
     assert "(parameters)=" not in " ".join(lines) and "[key]" not in " ".join(lines)
     assert lines[5].startswith(f"{path}:7:1: colour: unknown key 'colour'")

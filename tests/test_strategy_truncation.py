@@ -177,3 +177,26 @@ def test_truncation_over_the_corpus(corpus: Path) -> None:
         and totals.cost_usd <= base.cost_usd
     )
     assert result.divergences >= 0
+
+
+def test_max_chars_alone_scales_head_and_tail() -> None:
+    """``truncation:max_chars=2000`` works on its own: head and tail keep their share of it
+    (3/8 and 1/4, as 3000 and 2000 are of the default 8000); given ones are kept."""
+    from costsim.strategies.truncation import TruncationParams
+
+    assert (TruncationParams(max_chars=2000).head, TruncationParams(max_chars=2000).tail) == (
+        750,
+        500,
+    )
+    assert TruncationParams().head == 3000 and TruncationParams().tail == 2000
+    assert TruncationParams(max_chars=2000, head=100).head == 100
+
+
+def test_a_scaled_head_and_tail_are_not_written_back() -> None:
+    from costsim.strategies.syntax import parse_variant
+
+    variant = parse_variant("truncation:max_chars=2000")
+    assert variant.describe() == "truncation:max_chars=2000"  # reads as it was written
+    params = variant.steps[0].params
+    assert (params.head, params.tail) == (750, 500)  # type: ignore[attr-defined]
+    assert parse_variant(variant.describe()).steps == variant.steps

@@ -28,6 +28,11 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
     """A docstring under a field is its meaning (``costsim strategies NAME`` prints it)."""
 
+    def written(self) -> dict[str, Any]:
+        """The parameters a step writes out: those not at their defaults (a parameter whose
+        default follows from another, left to follow, is not written either)."""
+        return self.model_dump(exclude_defaults=True, mode="json")
+
 
 @dataclass(frozen=True, slots=True)
 class AgentSpec:

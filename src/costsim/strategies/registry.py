@@ -139,7 +139,7 @@ class Step:
     def describe(self) -> str:
         """The step in the strategy syntax: ``caching:ttl=1h`` (parameters left at their
         defaults are not written)."""
-        values = self.params.model_dump(exclude_defaults=True, mode="json")
+        values = self.params.written()
         if not values:
             return self.strategy
         return f"{self.strategy}:" + ",".join(_options(values))

@@ -13,6 +13,7 @@ depended on text the variant would not have sent.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from pydantic import Field, model_validator
 
@@ -30,14 +31,29 @@ class TruncationParams(Params):
     max_chars: int = Field(default=8000, ge=1)
     """Tool results longer than this many characters are cut."""
     head: int = Field(default=3000, ge=0)
-    """Characters kept from the start of a cut result."""
+    """Characters kept from the start of a cut result (default: 3/8 of max_chars)."""
     tail: int = Field(default=2000, ge=0)
-    """Characters kept from the end of a cut result."""
+    """Characters kept from the end of a cut result (default: 1/4 of max_chars)."""
     error_max_chars: int = Field(default=2000, ge=1)
     """Error results are capped at this many characters."""
 
+    def written(self) -> dict[str, Any]:
+        values = super().written()
+        for name in ("head", "tail"):
+            if name not in self.model_fields_set:  # follows max_chars: not written
+                values.pop(name, None)
+        return values
+
     @model_validator(mode="after")
     def _fits(self) -> TruncationParams:
+        # max_chars alone: head and tail keep their share of it (3/8 and 1/4, as 3000 and
+        # 2000 are of the default 8000), so any max_chars works on its own; they stay unset
+        # (the variant reads as it was written)
+        if "max_chars" in self.model_fields_set:
+            if "head" not in self.model_fields_set:
+                object.__setattr__(self, "head", self.max_chars * 3 // 8)
+            if "tail" not in self.model_fields_set:
+                object.__setattr__(self, "tail", self.max_chars // 4)
         if self.head + self.tail >= self.max_chars:
             raise ValueError(
                 f"head ({self.head}) + tail ({self.tail}) must be below "
