@@ -897,3 +897,27 @@ def test_many_failures_are_capped_in_natural_order_and_q_is_not_verbose(
         sum(line.startswith("FAILED ") and "prompt_tokens" in line for line in verbose.outlines)
         == 15
     )
+
+
+def test_errored_calls_fixture_scopes_and_the_baseline_total_are_said(
+    project: pytest.Pytester,
+) -> None:
+    """The example's third interaction is an errored call (unbilled): the calls cell flags it,
+    a note says what it is, the JSON counts it; a module fixture's calls are a fixture scope,
+    not a test; and a comparison with a baseline gives the change of the tests' total."""
+    body = REPLAY + (
+        "\nimport pytest\n\n@pytest.fixture(scope='module')\ndef warm():\n    _replay(1)\n\n"
+        "def test_all(warm):\n    _replay(3)\n\ndef test_one():\n    _replay(1)\n"
+    )
+    project.makepyfile(test_agent=body)
+    saved = project.runpytest("--costsim", "--costsim-save", "base")
+    saved.stdout.fnmatch_lines(["5 LLM calls in 2 tests and 1 fixture scope: $*"])
+    row = next(line for line in saved.outlines if line.startswith("test_agent.py::test_all"))
+    assert row.split()[1:3] == ["3", "(1"] and "errored)" in row
+    text = " ".join(saved.stdout.str().split())
+    assert "errored: 1 call the API answered with an error (4xx/5xx): unbilled" in text
+    project.runpytest("--costsim", "--costsim-report", "out.json")
+    assert _report(project)["total"]["errored_calls"] == 1  # type: ignore[index]
+    grown = project.runpytest("--costsim", "--costsim-compare", "base")
+    text = " ".join(grown.stdout.str().split())
+    assert "; no regression; the tests in both cost $" in text and "(+0.0%)" in text

@@ -37,7 +37,8 @@ READABLE_VERSIONS = (1, 2)
 
 
 _COUNTS = (
-    "calls", "estimated_calls", "unrecorded_calls", "drifted_calls", "prompt_tokens",
+    "calls", "estimated_calls", "unrecorded_calls", "drifted_calls", "errored_calls",
+    "prompt_tokens",
     "uncached_input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
     "unpriced_calls",
 )  # fmt: skip
@@ -60,6 +61,8 @@ class TestCost:
     """Calls recorded without usage (estimated)."""
     drifted_calls: int = 0
     """Replayed calls whose request, as the code sent it, differs from the recorded one."""
+    errored_calls: int = 0
+    """Calls the API answered with an error (4xx/5xx): unbilled, no tokens counted."""
     prompt_tokens: int = 0
     uncached_input_tokens: int = 0
     cache_read_tokens: int = 0
@@ -78,6 +81,7 @@ class TestCost:
         return cls(
             calls=totals.llm_calls,
             estimated_calls=totals.estimated_calls,
+            errored_calls=totals.errored_calls,
             prompt_tokens=totals.prompt_tokens,
             uncached_input_tokens=totals.uncached_input_tokens,
             cache_read_tokens=totals.cache_read_tokens,

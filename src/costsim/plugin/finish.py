@@ -24,7 +24,7 @@ from costsim.errors import CostsimError
 from costsim.plugin.collected import test_file
 from costsim.plugin.run import Run, baseline_path
 from costsim.plugin.session import CostsimSession
-from costsim.render.text import display_path
+from costsim.render.text import display_path, money
 
 __all__ = ["finish"]
 
@@ -99,8 +99,25 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
     over = f"{len(result.regressions)} regression(s)" if result.regressions else "no regression"
     state.notes.append(
         f"compared with baseline {name}: {compared} test(s) against {run.option('fail')}; {over}"
+        + _change(old, tests)
     )
     return result.regressions
+
+
+def _change(old: dict[str, TestCost], new: dict[str, TestCost]) -> str:
+    """``; the tests in both cost $0.7317 -> $0.8398 (+14.8%)``: what a reviewer asks first
+    (nothing when a cost on either side is unknown)."""
+    both = [test for test in new if test in old]
+    before, after = TestCost(), TestCost()
+    for test in both:
+        before.merge(old[test])
+        after.merge(new[test])
+    if not both or before.cost_usd is None or after.cost_usd is None:
+        return ""
+    shift = (
+        f" ({(after.cost_usd - before.cost_usd) / before.cost_usd:+.1%})" if before.cost_usd else ""
+    )
+    return f"; the tests in both cost {money(before.cost_usd)} -> {money(after.cost_usd)}{shift}"
 
 
 def _save(run: Run, state: CostsimSession, name: str) -> None:

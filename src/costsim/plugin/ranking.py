@@ -16,7 +16,15 @@ from costsim.plugin.run import SummaryOptions
 from costsim.render.rows import merged, ranked, split_rows
 from costsim.render.text import money, plural
 
-__all__ = ["Listing", "answer_line", "listing", "others_how", "ranked_tests", "whole"]
+__all__ = [
+    "Listing",
+    "answer_line",
+    "listing",
+    "others_how",
+    "ranked_tests",
+    "tests_text",
+    "whole",
+]
 
 
 def ranked_tests(costs: dict[str, TestCost]) -> list[tuple[str, TestCost]]:
@@ -64,8 +72,16 @@ def answer_line(costs: dict[str, TestCost]) -> str:
     else:
         cost = "cost unknown"
     unpriced = f" ({plural(total.unpriced_calls, 'call')} unpriced)" if total.unpriced_calls else ""
-    scopes = sum(1 for name in costs if name.startswith("<"))  # <module fixtures: …>
-    where = plural(len(costs) - scopes, "test")
-    if scopes:
-        where += f" and {plural(scopes, 'fixture scope')}"
-    return f"{plural(total.calls, 'LLM call')} in {where}: {cost}{unpriced}."
+    return f"{plural(total.calls, 'LLM call')} in {tests_text(list(costs))}: {cost}{unpriced}."
+
+
+def tests_text(names: list[str]) -> str:
+    """``47 tests and 1 fixture scope``: fixtures' calls are listed apart from the tests'
+    (``<module fixtures: …>``)."""
+    scopes = sum(1 for name in names if name.startswith("<"))
+    tests = len(names) - scopes
+    if not scopes:
+        return plural(tests, "test")
+    if not tests:
+        return plural(scopes, "fixture scope")
+    return f"{plural(tests, 'test')} and {plural(scopes, 'fixture scope')}"

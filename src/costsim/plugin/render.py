@@ -15,7 +15,15 @@ from pathlib import Path
 from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
-from costsim.plugin.ranking import Listing, answer_line, listing, others_how, ranked_tests, whole
+from costsim.plugin.ranking import (
+    Listing,
+    answer_line,
+    listing,
+    others_how,
+    ranked_tests,
+    tests_text,
+    whole,
+)
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.band_text import spread_text
@@ -56,7 +64,11 @@ def _calls(cost: TestCost) -> str:
     """Calls, with how many were estimated (no usage) or drifted (a changed request)."""
     flags = [
         f"{count} {label}"
-        for count, label in ((cost.unrecorded_calls, "est."), (cost.drifted_calls, "drifted"))
+        for count, label in (
+            (cost.unrecorded_calls, "est."),
+            (cost.drifted_calls, "drifted"),
+            (cost.errored_calls, "errored"),
+        )
         if count
     ]
     return f"{cost.calls} ({', '.join(flags)})" if flags else str(cost.calls)
@@ -158,7 +170,7 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
         if max(map(len, lines)) <= options.width:
             break
     left_out = [c for c in columns if c not in fitted]
-    leaves = f"(left out to fit: {', '.join(left_out)}; the report file has them)"
+    leaves = f"(left out to fit: {', '.join(left_out)}; a --costsim-report file has every column)"
     notes = [leaves] if left_out else []
     tests = list(costs)
     notes += [
@@ -168,7 +180,7 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     if shown.others and shown.listed:
         notes.append(others_note(len(shown.others), "test", others_how(options)))
     elif shown.others:
-        notes.append(f"({plural(len(shown.others), 'test')} in the TOTAL; {others_how(options)})")
+        notes.append(f"({tests_text(shown.others)} in the TOTAL; {others_how(options)})")
     return lines + [part for note in notes for part in wrap(note, options.width)]
 
 
@@ -243,6 +255,11 @@ def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
         lines += [f"  {entry}" for entry in shown]
         if len(named) > len(shown):
             lines.append(f"  and {len(named) - len(shown)} more (-v)")
+    if total.errored_calls:
+        lines.append(
+            f"errored: {plural(total.errored_calls, 'call')} the API answered with an error "
+            "(4xx/5xx): unbilled, no tokens counted"
+        )
     lines += drift_lines(state, options)
     lines += [f"unpriced: {entry}" for entry in total.unpriced]
     lines += [f"unreadable: {error}" for error in state.errors]
