@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
+from costsim.plugin.drift_text import drift_lines
 from costsim.plugin.ranking import (
     Listing,
     answer_line,
@@ -33,8 +34,6 @@ from costsim.render.text import fit_table, money, percent, plural
 
 __all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
 
-SHOWN_DRIFT = 10
-"""Drifted calls listed on the terminal without ``-v``."""
 TEST_COLUMN_MIN = 30
 """Characters of a test id kept before the table drops a column."""
 
@@ -182,30 +181,6 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     elif shown.others:
         notes.append(f"({tests_text(shown.others)} in the TOTAL; {others_how(options)})")
     return lines + [part for note in notes for part in wrap(note, options.width)]
-
-
-def _drift_lines(entry: DriftEntry, width: int, markdown: bool) -> list[str]:
-    """``test (cassette #i) prompt +N tok: what differs``, wrapped, never cut."""
-    effect = "" if entry.prompt_delta is None else f" prompt {entry.prompt_delta:+,} tok"
-    details = "; ".join(str(d) for d in entry.differences)
-    line = f"  {entry.test} ({entry.cassette} #{entry.index}){effect}: {details}"
-    return [line] if markdown else wrap(line, width, indent="      ")
-
-
-def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
-    entries = state.drifted()
-    if not entries:
-        return []
-    shown = entries if options.verbose > 0 or options.markdown else entries[:SHOWN_DRIFT]
-    lines = [
-        f"drifted: {len(entries)} call(s) sent a request that differs from the recording; "
-        "metered as sent (--costsim-drift=ignore meters the recordings)"
-    ]
-    for entry in shown:
-        lines += _drift_lines(entry, options.width, options.markdown)
-    if len(shown) < len(entries):
-        lines.append(f"  and {len(entries) - len(shown)} more (-v, or --costsim-report)")
-    return lines
 
 
 def _vcrpy_hint() -> list[str]:
