@@ -50,3 +50,11 @@ def _cache_folder(tmp_path_factory: pytest.TempPathFactory) -> None:
 def columns_100(monkeypatch: pytest.MonkeyPatch) -> None:
     """A terminal of 100 columns, whatever the one running the tests (CLI output fits it)."""
     monkeypatch.setenv("COLUMNS", "100")
+
+
+def said(output: str, pattern: str) -> bool:
+    """``output`` holds ``pattern`` (an fnmatch pattern) once its lines are joined: costsim
+    wraps what it says to the terminal, so a sentence may span lines."""
+    import fnmatch
+
+    return fnmatch.fnmatchcase(" ".join(output.split()), pattern)

@@ -17,7 +17,7 @@ import yaml
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
 from costsim.providers.normalise import load_trace
-from tests.conftest import EXAMPLES, REPLAY
+from tests.conftest import EXAMPLES, REPLAY, said
 
 pytest_plugins = ["pytester"]
 
@@ -153,7 +153,7 @@ def test_corrupt_baseline_is_a_clear_error(project: pytest.Pytester) -> None:
     project.makepyfile(test_agent="def test_x():\n    pass\n")
     result = project.runpytest("--costsim", "--costsim-compare", "bad")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*costsim: baseline *bad.json: not valid JSON*"])
+    assert said(result.stderr.str(), "*costsim: baseline *bad.json: not valid JSON*")
     assert "Traceback" not in result.stderr.str()
 
 
@@ -486,7 +486,7 @@ def test_bad_markers_are_usage_errors(project: pytest.Pytester, marker: str, mes
     )
     result = project.runpytest("--costsim")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines([message])
+    assert said(result.stderr.str(), message), result.stderr.str()
     assert "LLM calls" not in result.stdout.str()  # no test ran: no costsim section either
 
 
@@ -711,8 +711,8 @@ def test_a_bad_marker_stops_the_run_before_any_test(project: pytest.Pytester) ->
     result = project.runpytest("--costsim", "-s")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "RAN" not in result.stdout.str()
-    result.stderr.fnmatch_lines(
-        ["*test_bad: costsim_budget: cost_usd: *greater than or equal to 0*"]
+    assert said(
+        result.stderr.str(), "*test_bad: costsim_budget: cost_usd: *greater than or equal to 0*"
     )
 
 

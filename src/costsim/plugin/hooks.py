@@ -35,6 +35,12 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _usage_text(config: pytest.Config, exc: Exception) -> str:
+    from costsim.plugin.run import usage_text
+
+    return usage_text(config, str(exc))  # wrapped to the terminal, as every costsim line
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("costsim", "LLM cost metering (costsim)")
     group.addoption(
@@ -146,7 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
         state = configure(config, SETTINGS)
     except CostsimError as exc:
-        raise pytest.UsageError(f"costsim: {exc}") from None
+        raise pytest.UsageError(_usage_text(config, exc)) from None
     except Exception as exc:  # costsim's own bug: the tests run, the costsim part fails
         config.stash[FAILURES] = [
             f"costsim internal error: setting up: {type(exc).__name__}: {exc} "
@@ -186,7 +192,7 @@ def pytest_collection_modifyitems(
         if hasattr(config, "workerinput"):  # an xdist worker: the controller fails the run
             state.usage_errors.append(str(exc))
             return
-        raise pytest.UsageError(f"costsim: {exc}") from None
+        raise pytest.UsageError(_usage_text(config, exc)) from None
 
 
 def _marker_values(item: pytest.Item, name: str) -> dict[str, Any] | None:

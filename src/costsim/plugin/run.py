@@ -8,6 +8,7 @@ Light on purpose: importing it imports nothing heavy.
 from __future__ import annotations
 
 import re
+import shutil
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,3 +155,12 @@ def failure_lines(failures: list[str], width: int, *, every: bool) -> list[str]:
     if hidden:
         lines.append(f"and {len(hidden)} more (-v lists them; so does --costsim-report)")
     return lines
+
+
+def usage_text(config: Any, message: str) -> str:
+    """A usage error's text for pytest to print after ``ERROR: ``, wrapped to the terminal
+    (its width from the terminal reporter once there is one, else from the environment)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    writer = getattr(reporter, "_tw", None)
+    width = writer.fullwidth if writer is not None else shutil.get_terminal_size().columns
+    return "\n".join(wrap(f"costsim: {message}", max(width - len("ERROR: "), 40)))
