@@ -21,6 +21,7 @@ from costsim.api.results import Calibration
 from costsim.cli import cli
 from costsim.metering.calibration import Coefficients
 from costsim.metering.saved import read_calibration
+from tests.conftest import said
 
 pytest_plugins = ["pytester"]
 
@@ -231,7 +232,7 @@ def test_the_plugin_estimates_with_the_saved_calibration(pytester: pytest.Pytest
     saved.write_text("{broken")
     result = pytester.runpytest_subprocess("--costsim")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*fit.json*not a calibration saved by*"])
+    assert said(result.stderr.str(), "*fit.json*not a calibration saved by*")
 
 
 def test_an_empty_calibration_setting_is_refused_by_both_doors(
@@ -244,7 +245,7 @@ def test_an_empty_calibration_setting_is_refused_by_both_doors(
     pytester.makepyprojecttoml('[tool.costsim]\ncalibration = ""\n')
     result = pytester.runpytest_subprocess("--costsim")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*pyproject.toml*calibration must be the path of a file*"])
+    assert said(result.stderr.str(), "*pyproject.toml*calibration must be the path of a file*")
     with pytest.MonkeyPatch.context() as patch:
         patch.chdir(pytester.path)
         cli_result = CliRunner().invoke(cli, ["report", "agent.yaml"])
