@@ -928,3 +928,18 @@ def test_errored_calls_fixture_scopes_and_the_baseline_total_are_said(
     grown = project.runpytest("--costsim", "--costsim-compare", "base")
     text = " ".join(grown.stdout.str().split())
     assert "; no regression; the tests in both cost $" in text and "(+0.0%)" in text
+
+
+def test_a_budget_of_calls(project: pytest.Pytester) -> None:
+    """``calls`` budgets how many LLM calls a test may make (a loop that runs away)."""
+    body = REPLAY + (
+        "\nimport pytest\n\n@pytest.mark.costsim_budget(calls=1)\ndef test_two():\n"
+        "    _replay(2)\n\n@pytest.mark.costsim_budget(calls=2)\ndef test_ok():\n    _replay(2)\n"
+    )
+    project.makepyfile(test_agent=body)
+    result = project.runpytest("--costsim")
+    assert result.ret == 1
+    assert said(
+        result.stdout.str(), "*FAILED test_agent.py::test_two: calls 2 over the budget of 1*"
+    )
+    assert "test_ok: calls" not in result.stdout.str()

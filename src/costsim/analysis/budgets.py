@@ -28,6 +28,8 @@ class Budget(BaseModel):
     output_tokens: NonNegativeInt | None = None
     cost_usd: Annotated[float, Field(ge=0)] | None = None
     cache_hit_rate_min: Annotated[float, Field(ge=0, le=1)] | None = None
+    calls: NonNegativeInt | None = None
+    """LLM calls the test may make (an agent loop that runs away shows here first)."""
 
     @classmethod
     def parse(cls, values: Mapping[str, Any], where: str) -> Budget:
@@ -88,6 +90,7 @@ _LIMITS = (
     _Limit(
         "cache_hit_rate_min", lambda c: c.cache_hit_rate or 0.0, lambda v: f"{v:.1%}", minimum=True
     ),
+    _Limit("calls", lambda c: c.calls, lambda v: f"{v:,}"),
 )
 
 

@@ -139,7 +139,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "costsim_budget(prompt_tokens=None, output_tokens=None, cost_usd=None, "
-        "cache_hit_rate_min=None): fail the costsim run when this test's LLM calls exceed it",
+        "cache_hit_rate_min=None, calls=None): fail the costsim run when this test's LLM calls "
+        "exceed it",
     )
     config.addinivalue_line(
         "markers",
