@@ -26,6 +26,8 @@ def test_a_damaged_or_foreign_entry_is_refused() -> None:
     assert unpack(packed[:-1] + b"x") is None  # a changed byte
     assert unpack(b"not a vocabulary") is None
     assert unpack(b"") is None
+    empty = pack({})
+    assert empty is not None and unpack(empty) is None  # a whole entry, but counts nothing
 
 
 def test_an_encoding_keeps_its_vocabulary_in_the_cache_and_reads_it_back(

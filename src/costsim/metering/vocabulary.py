@@ -57,7 +57,7 @@ def unpack(data: bytes) -> dict[bytes, int] | None:
         return None
     (count,) = _COUNT.unpack_from(body)
     tokens_at = _COUNT.size + 4 * count
-    if len(body) < tokens_at:
+    if not count or len(body) < tokens_at:  # an empty vocabulary would count nothing
         return None
     ends = array("I")
     if ends.itemsize != 4:
@@ -66,7 +66,7 @@ def unpack(data: bytes) -> dict[bytes, int] | None:
     if _SWAP:
         ends.byteswap()
     tokens = bytes(body[tokens_at:])
-    if count and ends[-1] != len(tokens):
+    if ends[-1] != len(tokens):
         return None
     # the digest says the bytes are the ones written (a torn or damaged file is refused)
     starts = [0, *ends]

@@ -14,11 +14,15 @@ SHOWN_DRIFT = 10
 """Drifted calls (or groups of calls that differ alike) listed on the terminal without ``-v``."""
 
 
+def _what(entry: DriftEntry) -> str:
+    """What differs in a drifted call's request (``system changed (+2,560 chars)``)."""
+    return "; ".join(str(d) for d in entry.differences)
+
+
 def _drift_lines(entry: DriftEntry, width: int, markdown: bool) -> list[str]:
     """``test (cassette #i) prompt +N tok: what differs``, wrapped, never cut."""
     effect = "" if entry.prompt_delta is None else f" prompt {entry.prompt_delta:+,} tok"
-    details = "; ".join(str(d) for d in entry.differences)
-    line = f"  {entry.test} ({entry.cassette} #{entry.index}){effect}: {details}"
+    line = f"  {entry.test} ({entry.cassette} #{entry.index}){effect}: {_what(entry)}"
     return [line] if markdown else wrap(line, width, indent="      ")
 
 
@@ -26,13 +30,12 @@ def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     entries = state.drifted()
     if not entries:
         return []
-    shown = entries if options.verbose > 0 or options.markdown else entries[:SHOWN_DRIFT]
     lines = [
         f"drifted: {len(entries)} call(s) sent a request that differs from the recording; "
         "metered as sent (--costsim-drift=ignore meters the recordings)"
     ]
-    if options.verbose > 0 or options.markdown:
-        for entry in shown:
+    if options.verbose > 0 or options.markdown:  # every call, on its own line
+        for entry in entries:
             lines += _drift_lines(entry, options.width, options.markdown)
         return lines
     groups = _alike(entries)  # one change made to many calls reads as one line
@@ -48,7 +51,7 @@ def _alike(entries: list[DriftEntry]) -> list[list[DriftEntry]]:
     """Drifted calls grouped by what differs, in the order each first drifted."""
     groups: dict[str, list[DriftEntry]] = {}
     for entry in entries:
-        groups.setdefault("; ".join(str(d) for d in entry.differences), []).append(entry)
+        groups.setdefault(_what(entry), []).append(entry)
     return list(groups.values())
 
 
@@ -64,9 +67,8 @@ def _drift_group(group: list[DriftEntry], width: int) -> list[str]:
         span = f"{deltas[0]:+,}" if len(deltas) == 1 else f"{deltas[0]:+,} to {deltas[-1]:+,}"
         effect = f", prompt {span} tok each"
     tests = len({e.test for e in group})
-    details = "; ".join(str(d) for d in first.differences)
+    example = f"{first.test} ({first.cassette} #{first.index})"
     line = (
-        f"  {details}: {len(group)} calls in {plural(tests, 'test')}{effect} (e.g. {first.test} "
-        f"({first.cassette} #{first.index}))"
+        f"  {_what(first)}: {len(group)} calls in {plural(tests, 'test')}{effect} (e.g. {example})"
     )
     return wrap(line, width, indent="      ")

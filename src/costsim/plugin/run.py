@@ -160,7 +160,8 @@ def failure_lines(failures: list[str], width: int, *, every: bool) -> list[str]:
 def usage_text(config: Any, message: str) -> str:
     """A usage error's text for pytest to print after ``ERROR: ``, wrapped to the terminal
     (its width from the terminal reporter once there is one, else from the environment)."""
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    writer = getattr(reporter, "_tw", None)
-    width = writer.fullwidth if writer is not None else shutil.get_terminal_size().columns
+    if config.pluginmanager.get_plugin("terminalreporter") is not None:
+        width = config.get_terminal_writer().fullwidth
+    else:  # configuring, before the terminal reporter is there
+        width = shutil.get_terminal_size().columns
     return "\n".join(wrap(f"costsim: {message}", max(width - len("ERROR: "), 40)))
