@@ -60,6 +60,9 @@ EXTRA_ENDPOINTS: dict[tuple[str, str], str] = {
     ("api.openai.com", "/v1/responses/compact"): "responses",
 }
 _BEDROCK_CONVERSE = re.compile(r"/model/[^/]*anthropic[^/]*/converse$")
+# OpenAI's Chat Completions shape served by other providers' hosts (Azure OpenAI, Mistral):
+# billed by those providers, at their prices.
+_OTHER_CHAT_HOST = re.compile(r"(\.openai\.azure\.com|^api\.mistral\.ai)$")
 
 
 @dataclass(frozen=True)
@@ -286,6 +289,8 @@ def _extra_kind(request: dict[str, Any]) -> str | None:
         return None
     if host.startswith("bedrock-runtime.") and _BEDROCK_CONVERSE.search(path.replace("%3A", ":")):
         return "converse"
+    if _OTHER_CHAT_HOST.search(host) and path.endswith("/chat/completions"):
+        return "chat"
     return EXTRA_ENDPOINTS.get((host, path))
 
 

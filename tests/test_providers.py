@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from costsim.model import (
@@ -19,6 +22,7 @@ from costsim.model import (
     ToolUseBlock,
     Usage,
 )
+from costsim.pricing.ledger import meter
 from costsim.providers.normalise import load_trace
 
 
@@ -453,16 +457,57 @@ def test_gateway_host_is_recognised_by_path_and_shape(tmp_path: Path) -> None:
     assert len(trace.calls) == 1 and trace.calls[0].provider == "anthropic"
 
 
-def test_other_provider_host_is_kept_but_not_metered(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("url", "model", "served_by", "cost"),
+    [
+        # genai-prices' lists on 2025-11-01, per million input / output tokens:
+        # mistral-small-latest $0.10 / $0.30 (later $0.15 / $0.60), Azure's gpt-4o $2.50 / $10, Groq's llama-3.3-70b-versatile
+        # $0.59 / $0.79, Anthropic's claude-sonnet-4-5 $3 / $15; 1,000 in and 100 out
+        ("https://api.mistral.ai/v1/chat/completions", "mistral-small-latest", "mistral",
+         "0.00013"),
+        (
+            "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions",
+            "gpt-4o-2024-08-06",
+            "azure",
+            "0.0035",
+        ),
+        ("https://api.groq.com/openai/v1/chat/completions", "llama-3.3-70b-versatile", "groq",
+         "0.000669"),
+        ("https://api.anthropic.com/v1/chat/completions", "claude-sonnet-4-5", "anthropic",
+         "0.0045"),
+    ],
+)  # fmt: skip
+def test_another_providers_host_is_metered_at_its_prices(
+    tmp_path: Path, url: str, model: str, served_by: str, cost: str
+) -> None:
+    """Azure OpenAI, Groq, Mistral, ... serve the OpenAI shape: their calls are billed from
+    their own price lists (they used to be left out of every total)."""
     response = {
-        "model": "mistral-small",
+        "model": model,
         "choices": [{"index": 0, "message": {"content": "x"}}],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 100, "total_tokens": 1100},
+    }
+    request = {"model": model, "messages": [{"role": "user", "content": "x"}]}
+    trace = _cassette(tmp_path, url, request, response)
+    (call,) = trace.calls
+    assert (call.served_by, call.price_provider, trace.interactions) == (served_by, served_by, 1)
+    metered = meter(call, as_of=datetime(2025, 11, 1, tzinfo=UTC))
+    assert metered.price is not None and metered.price.amount == Decimal(cost)
+
+
+def test_the_api_makers_own_host_and_gateways_are_not_another_provider(tmp_path: Path) -> None:
+    response = {
+        "model": "gpt-4o",
+        "choices": [],
         "usage": {"prompt_tokens": 5, "completion_tokens": 1},
     }
-    request = {"model": "mistral-small", "messages": [{"role": "user", "content": "x"}]}
-    trace = _cassette(tmp_path, "https://api.mistral.ai/v1/chat/completions", request, response)
-    assert trace.calls == () and len(trace.foreign_calls) == 1
-    assert trace.interactions == 1
+    request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}]}
+    for url in (
+        "https://api.openai.com/v1/chat/completions",
+        "http://localhost:4000/v1/chat/completions",
+    ):
+        (call,) = _cassette(tmp_path, url, request, response).calls
+        assert call.served_by is None and call.price_provider == "openai"
 
 
 def test_count_tokens_endpoint_is_not_a_call(tmp_path: Path) -> None:

@@ -93,7 +93,7 @@ def trace_notes(trace: CassetteTrace) -> list[ReportNote]:
     """Every note of a trace, calls' and other interactions', in recorded order."""
     notes = [
         ReportNote(call.provenance, note.kind, note.message)
-        for call in (*trace.calls, *trace.foreign_calls)
+        for call in trace.calls
         for note in call.notes
     ]
     notes += [ReportNote(n.provenance, n.note.kind, n.note.message) for n in trace.notes]
@@ -106,6 +106,8 @@ class CassetteReport:
     totals: Totals
     other_interactions: int
     foreign_calls: Counter[str]
+    """Calls another provider's host served (Azure OpenAI, OpenRouter, ...), by host: metered,
+    and priced from that provider's price list."""
     size_bytes: int
     first_recorded: datetime | None
     last_recorded: datetime | None
@@ -196,7 +198,7 @@ def build_report(
                 path=trace.path,
                 totals=totals,
                 other_interactions=trace.other_interactions,
-                foreign_calls=Counter(call.host for call in trace.foreign_calls),
+                foreign_calls=Counter(call.host for call in trace.calls if call.served_by),
                 size_bytes=trace.size_bytes,
                 first_recorded=min(dates, default=None),
                 last_recorded=max(dates, default=None),

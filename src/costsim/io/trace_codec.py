@@ -37,19 +37,17 @@ def decode_trace(data: bytes, path: Path) -> CassetteTrace | None:
     except (ValidationError, ValueError, RecursionError):
         return None
     if any(
-        call.recorded_at is not None and call.recorded_at.tzinfo is None
-        for call in (*trace.calls, *trace.foreign_calls)
+        call.recorded_at is not None and call.recorded_at.tzinfo is None for call in trace.calls
     ):
         return None  # costsim records dates with their zone: not an entry it wrote
     moved = trace.path != path
     calls = shared_calls([_restore(call, path if moved else None) for call in trace.calls])
-    foreign = tuple(_restore(call, path if moved else None) for call in trace.foreign_calls)
     notes = trace.notes
     if moved:
         notes = tuple(
             InteractionNote(Provenance(path, n.provenance.index), n.note) for n in trace.notes
         )
-    return dataclasses.replace(trace, path=path, calls=calls, foreign_calls=foreign, notes=notes)
+    return dataclasses.replace(trace, path=path, calls=calls, notes=notes)
 
 
 def _zone(offset: timedelta | None) -> timezone:

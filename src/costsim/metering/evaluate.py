@@ -93,6 +93,8 @@ def exclusion_reason(call: Call, features: Features) -> str | None:
         return "estimated usage"
     if call.usage.prompt_total <= 0:
         return "zero prompt tokens recorded"
+    if call.served_by is not None:
+        return "served by another provider (counted by its own tokenizer)"
     if call.flavour is not call.flavour.shape or call.extra.get("prompt") is not None:
         return "prompt not sent as messages (legacy completions, stored prompt)"
     if any(note.kind is NoteKind.USAGE_ONLY for note in call.notes):

@@ -144,6 +144,9 @@ class Call:
     """Usage a cut stream recorded before it ended (input counts): estimates start from it."""
     recorded_cost: Decimal | None = None
     """The cost a gateway recorded in the response (OpenRouter ``usage.cost``), in USD."""
+    served_by: str | None = None
+    """The genai-prices provider whose host served the call, when it is another provider's
+    (Azure OpenAI, OpenRouter, Groq, Mistral, ...): its price list bills the call."""
 
     @property
     def provider(self) -> str:
@@ -152,6 +155,8 @@ class Call:
     @property
     def price_provider(self) -> str:
         """The genai-prices provider to price this call with."""
+        if self.served_by is not None:
+            return self.served_by
         platform = self.platform
         return platform.price_provider if platform is not None else _PROVIDERS[self.flavour]
 
@@ -207,12 +212,9 @@ class CassetteTrace:
     calls: tuple[Call, ...]
     other_interactions: int
     size_bytes: int
-    foreign_calls: tuple[Call, ...] = ()
-    """Calls in an Anthropic or OpenAI API shape to another provider's host (Azure, Mistral,
-    ...): recognised and kept, but not metered as Anthropic or OpenAI traffic."""
     notes: tuple[InteractionNote, ...] = ()
     """LLM-looking interactions costsim could not meter (they are among ``other``)."""
 
     @property
     def interactions(self) -> int:
-        return len(self.calls) + len(self.foreign_calls) + self.other_interactions
+        return len(self.calls) + self.other_interactions

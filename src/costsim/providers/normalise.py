@@ -56,39 +56,36 @@ def trace_from_bytes(path: Path, data: bytes) -> CassetteTrace:
 
 def normalise(cassette: Cassette) -> CassetteTrace:
     calls: list[Call] = []
-    foreign: list[Call] = []
     notes: list[InteractionNote] = []
     for interaction in cassette.interactions:
         call = _call(interaction)
         if isinstance(call, InteractionNote):
             notes.append(call)
-        elif call is None:
-            continue
-        elif _first_party(call):
-            calls.append(call)
-        else:
-            foreign.append(call)
+        elif call is not None:
+            calls.append(_served(call))
     return CassetteTrace(
         path=cassette.path,
         calls=shared_calls(calls),
-        other_interactions=len(cassette.interactions) - len(calls) - len(foreign),
+        other_interactions=len(cassette.interactions) - len(calls),
         size_bytes=cassette.size_bytes,
-        foreign_calls=tuple(foreign),
         notes=tuple(notes),
     )
 
 
-def _first_party(call: Call) -> bool:
-    """The provider itself, or a gateway / proxy in front of it, or the platform serving it
-    (Bedrock, Vertex AI) - not another provider's host."""
+def _served(call: Call) -> Call:
+    """The call, billed by the price list of the provider whose host served it when that is
+    another provider's (Azure OpenAI, OpenRouter, Groq, ...; genai-prices knows their hosts),
+    not the API's maker, a gateway or proxy on an unknown host, or the platform serving it."""
     provider = host_provider(call.host)
-    return provider is None or provider in (call.provider, call.price_provider)
+    if provider is None or provider in (call.provider, call.price_provider):
+        return call
+    return dataclasses.replace(call, served_by=provider)
 
 
 def call_from_interaction(interaction: Interaction) -> Call | None:
     """The LLM call an interaction made to Anthropic or OpenAI (or a gateway), else None."""
     call = _call(interaction)
-    return call if isinstance(call, Call) and _first_party(call) else None
+    return _served(call) if isinstance(call, Call) else None
 
 
 def _request_json(interaction: Interaction) -> Mapping[str, Any] | None:

@@ -166,7 +166,7 @@ def report_notes(report: Report) -> list[str]:
     foreign = sum((item.foreign_calls for item in report.cassettes), start=Counter[str]())
     if foreign:
         listed = ", ".join(f"{n} to {host}" for host, n in sorted(foreign.items()))
-        notes.append(f"Calls to other providers, not metered: {listed}.")
+        notes.append(f"Served by other providers' hosts, priced from their price lists: {listed}.")
     if totals.undated_calls and not report.as_of:
         notes.append(
             f"{plural(totals.undated_calls, 'call')} have no recorded date: priced at today's "
