@@ -455,6 +455,28 @@ def test_a_stream_cut_before_its_usage_is_estimated_not_one_token(tmp_path: Path
     assert document["totals"]["output_tokens"] > 1  # not the placeholder
 
 
+def test_a_stream_cut_inside_an_event_is_a_cut_stream_not_an_error(tmp_path: Path) -> None:
+    """The recording ends in the middle of an event's JSON: that event never arrived (the SSE
+    standard drops an event without its closing blank line), so this is the same cut stream
+    as above, not an unreadable cassette."""
+    events = _anthropic_events(900, 40)[:3]
+    body = _sse(events) + 'event: content_block_delta\ndata: {"type": "content_block_delta", "de'
+
+    document = _report(write_yaml(tmp_path / "cut.yaml", [interaction(response=body)]))
+
+    assert _notes(document) == ["incomplete-stream"]
+    assert document["totals"]["prompt_tokens"] == 900
+
+
+def test_broken_json_inside_a_stream_is_still_an_error(tmp_path: Path) -> None:
+    """Only the last event may be cut: broken data with a blank line after it is an error."""
+    events = _anthropic_events(900, 40)
+    body = _sse(events[:2]) + 'event: x\ndata: {"type": "co\n\n' + _sse(events[2:])
+    path = write_yaml(tmp_path / "broken.yaml", [interaction(response=body)])
+
+    assert "not valid JSON" in assert_one_line_error(run_cli("report", path), path, 0)
+
+
 # --- inputs that crashed costsim ---------------------------------------------------------------
 
 
@@ -475,6 +497,7 @@ def test_a_4301_digit_integer_in_a_json_body_is_a_one_line_error(tmp_path: Path)
     line = assert_one_line_error(run_cli("report", path), path, 0)
 
     assert "JSON" in line
+    assert "an integer of 4,301 digits" in line and "set_int_max_str_digits" not in line
 
 
 @pytest.mark.parametrize("depth", [1_000, 100_000])

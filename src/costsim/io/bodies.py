@@ -7,6 +7,7 @@ interaction that the reason belongs to.
 from __future__ import annotations
 
 import json
+import re
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -152,8 +153,15 @@ def parse_json(body: bytes | str) -> Any:
     except UnicodeDecodeError as exc:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
     except (ValueError, RecursionError) as exc:
-        reason = str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
-        raise ValueError(f"is not usable JSON ({reason})") from None
+        raise ValueError(f"is not usable JSON ({_unusable(exc)})") from None
+
+
+def _unusable(exc: ValueError | RecursionError) -> str:
+    """Why the decoder gave up, in a few words (not Python's advice to the programmer)."""
+    digits = re.search(r"value has (\d+) digits", str(exc))
+    if digits:
+        return f"an integer of {int(digits[1]):,} digits, more than any count or price holds"
+    return str(exc).splitlines()[0][:120] if str(exc) else type(exc).__name__
 
 
 def json_problem(exc: json.JSONDecodeError) -> str:
@@ -184,13 +192,20 @@ def looks_like_sse(body: bytes) -> bool:
 
 
 def parse_sse(body: bytes) -> list[SseEvent]:
-    """Split a text/event-stream body into events (``event:`` / ``data:`` fields)."""
+    """Split a text/event-stream body into events (``event:`` / ``data:`` fields).
+
+    A last event the body ends inside (no blank line after it, and data that is not whole
+    JSON) is not an event, as the SSE standard has it: a stream cut off mid-event reads as
+    the events before the cut, and the caller sees a stream without its end."""
     events: list[SseEvent] = []
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
-    for chunk in text.replace("\r\n", "\n").split("\n\n"):
+    text = text.replace("\r\n", "\n")
+    chunks = text.split("\n\n")
+    cut = len(chunks) - 1 if not text.endswith("\n\n") else -1
+    for at, chunk in enumerate(chunks):
         name, data_lines = "", []
         for line in chunk.split("\n"):
             if line.startswith("event:"):
@@ -203,6 +218,8 @@ def parse_sse(body: bytes) -> list[SseEvent]:
         try:
             data: Any = parse_json(data_text)
         except ValueError as exc:
+            if at == cut:
+                break  # the stream was cut inside its last event
             if data_text.strip().startswith("{"):
                 raise ValueError(f"has an event {name or '(unnamed)'!r} whose data {exc}") from None
             data = data_text
