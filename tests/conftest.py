@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+# Imported before any in-process pytester run: pytester removes the modules a run imported
+# once it ends, and a process pool made afterwards would then pickle its work items with a
+# second copy of this module's classes ("it's not the same object as ...").
+import concurrent.futures.process  # noqa: F401
 import os
 from pathlib import Path
 

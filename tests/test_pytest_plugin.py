@@ -13,7 +13,9 @@ import pytest
 import requests  # noqa: F401  (imported here so pytester's in-process runs share one copy)
 import vcr  # noqa: F401
 import yaml
+from click.testing import CliRunner
 
+from costsim.cli import cli as main_cli
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
 from costsim.providers.normalise import load_trace
@@ -95,6 +97,38 @@ def test_pattern_budget_from_pyproject(project: pytest.Pytester) -> None:
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["*test_two: output_tokens 89 over the budget of 50*"])
+
+
+def test_a_budget_pattern_that_matches_no_test_is_said(project: pytest.Pytester) -> None:
+    """A pattern written as a function name ('test_two*') matches no test id: the gate
+    checks nothing, and the summary says so with an id to match against."""
+    project.makepyprojecttoml(
+        "[tool.pytest.ini_options]\ncostsim = true\n"
+        '[tool.costsim]\nbudgets = [{pattern = "test_two*", output_tokens = 50},'
+        ' {pattern = "*::test_two", calls = 5}]\n'
+    )
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.OK
+    result.stdout.fnmatch_lines(
+        ["budget pattern 'test_two*' matches no test of this run, so it checks*"]
+    )
+    assert "'*::test_two' matches no test" not in result.stdout.str()
+
+
+@pytest.mark.parametrize(("key", "hint"), [("budget", "did you mean 'budgets'?"),
+                                           ("drfit", "did you mean 'drift'?"),
+                                           ("colour", "known: budgets, cache")])  # fmt: skip
+def test_an_unknown_setting_is_a_usage_error(project: pytest.Pytester, key: str, hint: str) -> None:
+    """A misspelt key used to be ignored: the budget it held never ran, and the run passed."""
+    project.makepyprojecttoml(f'[tool.costsim]\n{key} = "x"\n')
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest("--costsim")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    output = " ".join((result.stdout.str() + result.stderr.str()).split())
+    assert f"[tool.costsim] has no setting '{key}' ({hint}" in output, output
+    cli = CliRunner().invoke(main_cli, ["report", str(project.path / "agent.yaml")])
+    assert cli.exit_code == 2 and f"has no setting '{key}'" in cli.output
 
 
 def _baseline(project: pytest.Pytester, prompt_tokens: int) -> None:
@@ -842,11 +876,12 @@ def test_the_summary_fits_the_terminal_and_names_what_it_left_out(
     result = project.runpytest("--costsim", *options)
     section = _summary_section(result.stdout.lines)
     assert section and max(map(len, section)) <= columns, "\n".join(section)
-    header = next(line for line in section if line.startswith("test"))
-    assert all(name in header for name in [*kept, "cost"]), header
+    at = next(i for i, line in enumerate(section) if line.startswith("test"))
+    header = " ".join(section[at - 1 : at + 1]).split()  # headers of two words are stacked
+    assert all(word in header for name in [*kept, "cost"] for word in name.split()), header
     assert any(line.startswith("(left out to fit: ") for line in section), "\n".join(section)
     row = next(line for line in section if "support_agent" in line)
-    if "calls" in header.split() or "prompt" in header.split():  # those go before the test id
+    if "calls" in header or "prompt" in header:  # those go before the test id
         assert len(row.split()[0]) >= 30, "\n".join(section)
 
 

@@ -5,6 +5,7 @@ Only what the CLI needs is read here (the pytest plugin reads its own settings t
 
 from __future__ import annotations
 
+import difflib
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -12,12 +13,29 @@ from typing import Any
 from costsim.errors import ConfigError
 
 __all__ = [
+    "KNOWN_KEYS",
     "calibration_path",
     "find_pyproject",
     "secrets_ignore",
     "tool_config",
     "tool_table",
 ]
+
+
+KNOWN_KEYS = (
+    "budgets",
+    "cache",
+    "calibration",
+    "costsim",
+    "drift",
+    "jobs",
+    "scheduler",
+    "secrets",
+    "unpriced_fallback",
+)
+"""Every setting of ``[tool.costsim]``: the commands' (``jobs``, ``cache``, ``scheduler``,
+``calibration``, ``secrets``) and the pytest plugin's (``budgets``, ``unpriced_fallback``,
+``drift``; ``costsim`` is costsim 0.1's switch, which the plugin explains)."""
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -48,6 +66,14 @@ def tool_table(path: Path) -> dict[str, Any]:
     table = document.get("tool", {}).get("costsim", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{path}: [tool.costsim] must be a table")
+    for key in table:
+        if key not in KNOWN_KEYS:
+            close = difflib.get_close_matches(key, KNOWN_KEYS, n=1)
+            hint = f"did you mean {close[0]!r}?" if close else f"known: {', '.join(KNOWN_KEYS)}"
+            raise ConfigError(
+                f"{path}: [tool.costsim] has no setting {key!r} ({hint}); a setting costsim "
+                "does not know would be ignored, and a gate it was meant to set would not run"
+            )
     return table
 
 

@@ -1,7 +1,6 @@
 """``pytest --costsim``: meter the LLM calls a test suite replays from cassettes, and gate them.
 
 Hooks and options only; the state lives in :class:`costsim.plugin.session.CostsimSession`.
-
 Installing costsim registers this plugin in every pytest run of the environment, so it must
 never break one: without ``--costsim`` (or ``costsim = true`` in the pytest ini settings) it
 registers its options and markers and does nothing else — no file is read, nothing heavy is
@@ -393,6 +392,9 @@ def _options(config: pytest.Config) -> SummaryOptions:
 
 
 def _summary(terminalreporter: Any, config: pytest.Config, state: State) -> None:
+    from costsim.plugin.unserved import unserved_lines
+
     terminalreporter.write_sep("=", "costsim: LLM calls replayed")
-    for line in state.summary(_options(config)):
+    options = _options(config)
+    for line in [*state.summary(options), *unserved_lines(terminalreporter.stats, options)]:
         terminalreporter.write_line(line)

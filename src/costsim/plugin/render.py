@@ -19,6 +19,7 @@ from costsim.plugin.drift_text import drift_lines
 from costsim.plugin.ranking import (
     Listing,
     answer_line,
+    cut_test_ids,
     listing,
     others_how,
     ranked_tests,
@@ -165,7 +166,7 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     for fitted, keep in attempts:
         headers = ["test", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
         rows = _rows(state, costs, shown, fitted, what_if, markdown=False)
-        lines = fit_table(headers, rows, width=options.width, min_first=keep)
+        lines = fit_table(headers, rows, width=options.width, min_first=keep, cut=cut_test_ids)
         if max(map(len, lines)) <= options.width:
             break
     left_out = [c for c in columns if c not in fitted]
@@ -238,6 +239,12 @@ def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     lines += drift_lines(state, options)
     lines += [f"unpriced: {entry}" for entry in total.unpriced]
     lines += [f"unreadable: {error}" for error in state.errors]
+    example = min(state.selected, default="tests/test_agent.py::test_refund")
+    lines += [
+        f"budget pattern {pattern!r} matches no test of this run, so it checks nothing "
+        f"(patterns match whole test ids, such as {example!r})"
+        for pattern in state.idle_patterns()
+    ]
     lines += state.notes
     return lines
 

@@ -284,6 +284,15 @@ class CostsimSession(Observing):
             found.append(self.budgets[test])
         return found
 
+    def idle_patterns(self) -> list[str]:
+        """Budget patterns no test of the run matches: they check nothing."""
+        tests = self.selected | set(self.costs())
+        return [
+            pattern
+            for pattern, _ in self.pattern_budgets
+            if not any(fnmatch.fnmatchcase(test, pattern) for test in tests)
+        ]
+
     def failures(self) -> list[str]:
         failures = []
         costs = self.costs()

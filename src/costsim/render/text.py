@@ -11,7 +11,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
@@ -288,26 +288,46 @@ def fit_table(
     width: int,
     tablefmt: str = "simple",
     min_first: int = 12,
+    cut: Callable[[list[str], int], list[str]] | None = None,
 ) -> list[str]:
-    """A tabulate table whose lines fit ``width``, shortening the first column from the left
-    (the pytest plugin's summary; costsim's own tables use :func:`table`)."""
+    """A tabulate table whose lines fit ``width`` (the pytest plugin's summary; costsim's own
+    tables use :func:`table`): when it is too wide, headers of two words are stacked (so a
+    column is as wide as its figures, not its header), then the first column is cut, by
+    ``cut`` (the column's cells and the width for them) or from the left."""
     align = ("left", *("right",) * (len(headers) - 1))
-    lines = tabulate(
-        rows, headers=headers, tablefmt=tablefmt, disable_numparse=True, colalign=align
-    ).splitlines()
+
+    def render(head: list[str], body: list[list[str]]) -> list[str]:
+        made = tabulate(
+            body, headers=head, tablefmt=tablefmt, disable_numparse=True, colalign=align
+        )
+        return made.splitlines()
+
+    lines = render(headers, rows)
     widest = max((len(line) for line in lines), default=0)
     if widest <= width or not rows:
         return lines
+    if tablefmt == "simple" and any(" " in header for header in headers[1:]):
+        headers = _stacked(headers)
+        lines = render(headers, rows)
+        widest = max(len(line) for line in lines)
+        if widest <= width:
+            return lines
     first = max(len(row[0]) for row in [headers, *rows])
     room = max(first - (widest - width), min_first)
-    shortened = [[shorten_left(row[0], room), *row[1:]] for row in rows]
-    return tabulate(
-        shortened,
-        headers=[shorten_left(headers[0], room), *headers[1:]],
-        tablefmt=tablefmt,
-        disable_numparse=True,
-        colalign=align,
-    ).splitlines()
+    column = [row[0] for row in rows]
+    shortened = cut(column, room) if cut is not None else [shorten_left(c, room) for c in column]
+    body = [[short, *row[1:]] for short, row in zip(shortened, rows, strict=True)]
+    return render([shorten_left(headers[0], room), *headers[1:]], body)
+
+
+def _stacked(headers: list[str]) -> list[str]:
+    """Headers on two lines, the last word below (``hit`` over ``rate``), one-word headers on
+    the lower line."""
+    stacked = []
+    for header in headers:
+        top, _, bottom = header.rpartition(" ")
+        stacked.append(f"{top}\n{bottom}")
+    return stacked
 
 
 def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:

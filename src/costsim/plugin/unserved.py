@@ -1,0 +1,58 @@
+"""Tests whose requests vcrpy had no recorded response for: what they would have called is in
+no figure of the summary, so the summary says which tests they are.
+
+vcrpy refuses such a request with ``CannotOverwriteExistingCassetteException`` (a missing
+cassette under ``record_mode="none"``, or a request that matches none of the cassette's); the
+test fails or errors with it, and its report (on the xdist controller too) names it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from costsim.plugin.run import SummaryOptions, wrap
+from costsim.render.text import plural
+
+__all__ = ["SHOWN", "unserved_lines", "unserved_tests"]
+
+REFUSAL = "CannotOverwriteExistingCassetteException"
+SHOWN = 3
+"""Tests named without -v."""
+
+
+def unserved_tests(stats: Mapping[str, Iterable[Any]]) -> list[str]:
+    """The ids of the tests that failed or errored on a request vcrpy could not serve, in the
+    order they were reported (each once)."""
+    found: dict[str, None] = {}
+    for outcome in ("failed", "error"):
+        for report in stats.get(outcome, ()):
+            nodeid = getattr(report, "nodeid", None)
+            if nodeid and REFUSAL in _text(report):
+                found[nodeid] = None
+    return list(found)
+
+
+def _text(report: Any) -> str:
+    try:
+        return str(getattr(report, "longreprtext", "") or "")
+    except Exception:  # another plugin's report object: not ours to fail on
+        return ""
+
+
+def unserved_lines(stats: Mapping[str, Iterable[Any]], options: SummaryOptions) -> list[str]:
+    """One note naming the tests (the first few without -v), or nothing."""
+    tests = unserved_tests(stats)
+    if not tests:
+        return []
+    shown = tests if options.verbose > 0 else tests[:SHOWN]
+    note = (
+        f"not replayed: {plural(len(tests), 'test')} failed on a request its cassette has no "
+        f"recorded response for ({REFUSAL}: a missing cassette, or a request that matches "
+        "none of its interactions); those calls are in no figure above"
+    )
+    lines = wrap(note, options.width)
+    lines += [f"  {test}" for test in shown]
+    if len(tests) > len(shown):
+        lines.append(f"  and {len(tests) - len(shown)} more (-v)")
+    return lines

@@ -1,0 +1,104 @@
+"""The plugin's summary on a terminal: long test ids cut where they keep what tells them apart,
+headers stacked before figures are cut, and tests vcrpy could not serve named."""
+
+from __future__ import annotations
+
+import shutil
+from types import SimpleNamespace
+
+import pytest
+
+from costsim.plugin.ranking import cut_test_ids
+from costsim.plugin.run import SummaryOptions
+from costsim.plugin.unserved import unserved_lines, unserved_tests
+from costsim.render.text import fit_table
+from tests.conftest import EXAMPLES, REPLAY
+
+pytest_plugins = ["pytester"]
+
+LONG = "tests/agents/test_support.py::test_support_agent_answers_customer_question_end_to_end"
+
+
+def test_a_long_test_keeps_its_function_and_its_parameters() -> None:
+    names = [f"{LONG}[refund_request_with_long_customer_history]", f"{LONG}[simple]"]
+    assert cut_test_ids(names, 42) == [
+        "test_support_age…th_long_customer_history]",  # 16 + … + 25
+        "test_support_age…estion_end_to_end[simple]",
+    ]
+
+
+def test_a_test_whose_function_fits_loses_its_path_from_the_left() -> None:
+    name = "tests/agents/deep/test_support.py::test_refund[a]"
+    assert cut_test_ids([name], 30) == ["…st_support.py::test_refund[a]"]
+
+
+def test_ids_that_would_read_alike_are_cut_from_the_left() -> None:
+    # the middle cut keeps the start of the name and the end of the parameters: these two
+    # differ only in the middle of theirs, so both are cut from the left, as before
+    names = [f"{LONG}[case_one_with_a_long_tail_that_is_the_same]",
+             f"{LONG}[case_two_with_a_long_tail_that_is_the_same]"]  # fmt: skip
+    cut = cut_test_ids(names, 40)
+    assert len(set(cut)) == 2 and all(c.startswith("…") for c in cut)
+
+
+def test_short_ids_stay_whole() -> None:
+    assert cut_test_ids(["test_a.py::test_x", "test_b.py::test_y"], 40) == [
+        "test_a.py::test_x",
+        "test_b.py::test_y",
+    ]
+
+
+def test_headers_are_stacked_before_the_first_column_is_cut() -> None:
+    headers = ["test", "calls", "hit rate", "cache read", "cost"]
+    rows = [["test_a.py::test_abcdefghijklmnop", "3", "38.9%", "1,024", "$0.0107"]]
+    whole = fit_table(headers, rows, width=200)
+    assert len(whole) == 3 and "hit rate" in whole[0]
+    narrower = max(map(len, whole)) - 4
+    stacked = fit_table(headers, rows, width=narrower)
+    assert stacked[0].split() == ["hit", "cache"] and stacked[1].split()[1:3] == ["calls", "rate"]
+    assert "test_a.py::test_abcdefghijklmnop" in stacked[3]  # nothing cut
+    assert max(map(len, stacked)) <= narrower
+
+
+def _report(nodeid: str, text: str) -> SimpleNamespace:
+    return SimpleNamespace(nodeid=nodeid, longreprtext=text)
+
+
+def test_tests_vcrpy_refused_are_named_once_each() -> None:
+    refusal = "vcr.errors.CannotOverwriteExistingCassetteException: Can't overwrite ..."
+    stats = {
+        "failed": [_report("t.py::a", refusal), _report("t.py::b", "AssertionError")],
+        "error": [_report("t.py::a", refusal), _report("t.py::c", refusal)],
+        "passed": [_report("t.py::d", refusal)],
+    }
+    assert unserved_tests(stats) == ["t.py::a", "t.py::c"]
+    lines = unserved_lines(stats, SummaryOptions(width=60))
+    assert lines[0].startswith("not replayed: 2 tests failed on a request")
+    assert all(len(line) <= 60 for line in lines)
+    assert lines[-2:] == ["  t.py::a", "  t.py::c"]
+    assert unserved_lines({"failed": [_report("t.py::b", "boom")]}, SummaryOptions()) == []
+
+
+def test_many_refused_tests_are_capped_without_verbose() -> None:
+    refusal = "CannotOverwriteExistingCassetteException"
+    stats = {"failed": [_report(f"t.py::test[{i}]", refusal) for i in range(5)]}
+    assert unserved_lines(stats, SummaryOptions())[-1] == "  and 2 more (-v)"
+    every = unserved_lines(stats, SummaryOptions(verbose=1))
+    assert [line for line in every if line.startswith("  t.py")] == [
+        f"  t.py::test[{i}]" for i in range(5)
+    ]
+
+
+def test_a_run_whose_cassette_is_missing_says_which_test(pytester: pytest.Pytester) -> None:
+    shutil.copy(EXAMPLES / "anthropic_support_agent.yaml", pytester.path / "agent.yaml")
+    missing = (
+        "\ndef test_missing():\n"
+        "    with vcr.use_cassette('nowhere.yaml', record_mode='none'):\n"
+        "        requests.post('https://api.anthropic.com/v1/messages', json={'model': 'x'})\n"
+    )
+    pytester.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n" + missing)
+    result = pytester.runpytest("--costsim")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(
+        ["*LLM calls in 1 test*", "not replayed: 1 test failed on a request*", "*::test_missing"]
+    )
