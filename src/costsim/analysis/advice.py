@@ -126,6 +126,7 @@ class _Leaks:
             call.recorded_at,
             prompt=total,
             base_tier=call.base_tier,
+            tier=call.usage.tier if call.usage is not None else None,
         )
         leak = self.table.setdefault(reason, Leak(reason))
         leak.calls += 1

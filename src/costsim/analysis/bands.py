@@ -102,6 +102,7 @@ def _prices(item: SimulatedCall, usage: Usage, as_of: datetime | None) -> UnitPr
         as_of or call.recorded_at,
         prompt=usage.prompt_total,
         base_tier=usage.base_tier,
+        tier=usage.tier,
     )
 
 

@@ -60,6 +60,7 @@ def _account(
         as_of or call.recorded_at,
         prompt=usage.prompt_total,
         base_tier=usage.base_tier,
+        tier=usage.tier,
     )
     if cache.read and cache.read_label:
         row = table.setdefault(cache.read_label, BreakpointEconomics(cache.read_label))

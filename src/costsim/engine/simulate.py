@@ -328,6 +328,7 @@ class Engine:
             source=UsageSource.ESTIMATED if estimated else UsageSource.RECORDED,
             web_searches=origin_usage.web_searches if origin_usage is not None else 0,
             base_tier=origin_usage is not None and origin_usage.base_tier,
+            tier=origin_usage.tier if origin_usage is not None else None,
         )
 
     # --- warm starts and fidelity ------------------------------------------------------------

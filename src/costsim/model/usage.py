@@ -35,6 +35,9 @@ class Usage:
     """The prompt sums several samplings (server-tool iterations), none of which could pass the
     standard context window: the whole request is billed at the base tier of a model with
     long-context tiers, however large the sum (DESIGN.md section 9)."""
+    tier: str | None = None
+    """The service tier the response says billed the call when it has prices of its own
+    (``flex``, ``priority``, ``batch``; see :mod:`costsim.pricing.tiers`); None: standard."""
 
     @property
     def cache_write(self) -> int:

@@ -7,7 +7,6 @@ genai-prices ships a dated price snapshot inside the package: nothing is downloa
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import cache, lru_cache
@@ -18,7 +17,9 @@ from genai_prices import calc_price
 
 from costsim.model import Usage
 from costsim.pricing.linear import KINDS, LinearPrices
+from costsim.pricing.priced import Price
 from costsim.pricing.reads import ReadPricing, read_rule
+from costsim.pricing.tiers import tier_price
 
 if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
@@ -34,33 +35,15 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True)
-class Price:
-    """The cost of one call, or why it has none."""
-
-    amount: Decimal | None
-    model_id: str | None = None
-    unpriced_reason: str | None = None
-    priced_at: datetime | None = None
-    undated: bool = False
-    """True when no date was known and today's prices were used."""
-    source: str = "genai-prices"
-    """Where the amount comes from: ``genai-prices``, or ``gateway`` (the cost a gateway
-    recorded in the response, used when genai-prices has no price for the model)."""
-    lower_bound: Decimal = Decimal(0)
-    """For an unpriced call, the part that could be priced (its tokens, when only a per-use
-    fee has no price)."""
-    reads: ReadPricing = ReadPricing.OWN
-    """How its cache reads were priced, when the model has no cached-input price of its own
-    (see :mod:`costsim.pricing.reads`)."""
-
-    @property
-    def priced(self) -> bool:
-        return self.amount is not None
-
-
 def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Price:
-    """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so)."""
+    """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so); a
+    usage billed at a service tier at that tier's prices (:mod:`costsim.pricing.tiers`)."""
+    if usage.tier is not None:
+        standard = price(
+            dataclasses.replace(usage, tier=None), model=model, provider=provider, at=at
+        )
+        tiered = tier_price(usage, model, provider, at or today(), standard)
+        return dataclasses.replace(tiered, undated=at is None)
     if at is None:
         return _undated(usage, model, provider, today())
     return _price_on(usage, model, provider, at)

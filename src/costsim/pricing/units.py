@@ -43,26 +43,35 @@ _PROBE = 100_000
 
 
 def unit_prices(
-    model: str, provider: str, at: datetime | None, *, prompt: int = _PROBE, base_tier: bool = False
+    model: str,
+    provider: str,
+    at: datetime | None,
+    *,
+    prompt: int = _PROBE,
+    base_tier: bool = False,
+    tier: str | None = None,
 ) -> UnitPrices | None:
     """Per-token prices of ``model`` for a prompt of ``prompt`` tokens (None when unpriced);
-    at the base tier whatever the prompt when ``base_tier`` (see :attr:`Usage.base_tier`)."""
+    at the base tier whatever the prompt when ``base_tier`` (see :attr:`Usage.base_tier`);
+    at a service tier's prices when ``tier`` names one (see :attr:`Usage.tier`)."""
     when = price_moment(model, provider, at or today())
     size = 1 if base_tier else max(prompt, 1)
     starts = tier_starts(model, provider, when)
     if starts is not None:  # every prompt of one tier has the same per-token prices
         size = next((start + 1 for start in reversed(starts) if size > start), 1)
-    return _unit_prices(model, provider, when, size)
+    return _unit_prices(model, provider, when, size, tier)
 
 
 @cache
-def _unit_prices(model: str, provider: str, when: datetime, size: int) -> UnitPrices | None:
+def _unit_prices(
+    model: str, provider: str, when: datetime, size: int, tier: str | None = None
+) -> UnitPrices | None:
     probes = {
-        "input": Usage(uncached_input=size),
-        "cache_read": Usage(cache_read=size),
-        "write_5m": Usage(cache_write_5m=size),
-        "write_1h": Usage(cache_write_1h=size),
-        "output": Usage(uncached_input=size, output=_PROBE),
+        "input": Usage(uncached_input=size, tier=tier),
+        "cache_read": Usage(cache_read=size, tier=tier),
+        "write_5m": Usage(cache_write_5m=size, tier=tier),
+        "write_1h": Usage(cache_write_1h=size, tier=tier),
+        "output": Usage(uncached_input=size, output=_PROBE, tier=tier),
     }
     amounts: dict[str, Decimal] = {}
     for name, usage in probes.items():

@@ -52,6 +52,8 @@ class ParsedResponse:
     """A gateway's recorded cost of the call (OpenRouter ``usage.cost``)."""
     unpriced_fees: tuple[str, ...] = ()
     """Per-use fees recorded with no known price ("2 code execution requests")."""
+    service_tier: str | None = None
+    """The service tier the response says served the call (``flex``, ``priority``, ...)."""
 
 
 class Adapter(Protocol):

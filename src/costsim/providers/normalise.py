@@ -29,6 +29,7 @@ from costsim.model import (
 )
 from costsim.model.sharing import shared_calls
 from costsim.pricing.hosts import host_provider
+from costsim.pricing.tiers import CONTEXTS
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
 from costsim.providers.routes import Route, route_of
@@ -192,9 +193,21 @@ def _build(
         recorded_cost=response.recorded_cost if usage is not None else None,
         **request,
     )
+    if response.service_tier in CONTEXTS:
+        call = _at_service_tier(call, response.service_tier)
     if sums_standard_samplings(call, interaction.request_headers):
         return _at_base_tier(call)
     return call
+
+
+def _at_service_tier(call: Call, tier: str) -> Call:
+    """``call`` with its usage billed at ``tier``'s prices (see :mod:`costsim.pricing.tiers`)."""
+    usage, hint = call.usage, call.usage_hint
+    return dataclasses.replace(
+        call,
+        usage=None if usage is None else dataclasses.replace(usage, tier=tier),
+        usage_hint=None if hint is None else dataclasses.replace(hint, tier=tier),
+    )
 
 
 def _at_base_tier(call: Call) -> Call:
@@ -288,6 +301,7 @@ def _response(interaction: Interaction, adapter: Adapter) -> ParsedResponse:
     failed = interaction.status >= 400
     if isinstance(body.parsed, Mapping):
         parsed = adapter.parse_response(body.parsed)
+        parsed = dataclasses.replace(parsed, service_tier=_tier_of([body.parsed]))
     elif body.empty:
         # A success whose body was not recorded was still billed: estimated, not unbilled.
         return ParsedResponse(error=f"HTTP {interaction.status}" if failed else None)
@@ -315,7 +329,8 @@ def _parse_raw(
     try:
         events = _events(raw)
         if events is not None:
-            return adapter.parse_stream(events)
+            tier = _tier_of([e.data for e in events if isinstance(e.data, Mapping)])
+            return dataclasses.replace(adapter.parse_stream(events), service_tier=tier)
         decoded = parse_json(raw)
     except ValueError as exc:
         if failed:  # an HTML error page from a gateway, say
@@ -325,4 +340,23 @@ def _parse_raw(
         if failed:
             return ParsedResponse(error=f"HTTP {interaction.status}")
         raise interaction.fail(f"response body is JSON {type(decoded).__name__}, not an object")
-    return adapter.parse_response(decoded)
+    return dataclasses.replace(adapter.parse_response(decoded), service_tier=_tier_of([decoded]))
+
+
+def _tier_of(documents: list[Mapping[str, Any]]) -> str | None:
+    """The last service tier the response's documents name: OpenAI's ``service_tier`` (of a
+    chunk, or of a stream's ``response``), Anthropic's ``usage.service_tier`` (of a stream's
+    ``message``)."""
+    tier = None
+    for document in documents:
+        for holder in (document, document.get("response"), document.get("message")):
+            if not isinstance(holder, Mapping):
+                continue
+            usage = holder.get("usage")
+            for found in (
+                holder.get("service_tier"),
+                usage.get("service_tier") if isinstance(usage, Mapping) else None,
+            ):
+                if isinstance(found, str) and found:
+                    tier = found
+    return tier

@@ -254,6 +254,7 @@ def _requests(trace: SimTrace, context: Context) -> list[_Request]:
             when,
             prompt=prefix.total,
             base_tier=call.base_tier,
+            tier=call.usage.tier if call.usage is not None else None,
         )
         requests.append(_Request(index, call, prefix, at, ends, prices))
     return requests
