@@ -12,7 +12,7 @@ import yaml
 from click.testing import CliRunner
 
 from costsim.cli import cli
-from tests.conftest import EXAMPLES, ROOT
+from tests.conftest import EXAMPLES, ROOT, said
 
 pytestmark = pytest.mark.usefixtures("columns_100")
 
@@ -155,6 +155,27 @@ def test_cassettes_check_finds_secrets_and_missing_usage(
     assert "empty.yaml: [warning] no-llm-calls: no LLM calls" in out
     assert key not in out  # never print the secret itself
     assert out.startswith("4 finding(s) in 3 of 3 cassette(s) checked")  # the answer first
+
+
+def test_cassettes_check_names_unpriced_calls_and_empty_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unknown model made ``report`` say "cost unknown" while ``check`` found nothing; an
+    empty file was "not a vcrpy cassette (no 'interactions' list)"."""
+    monkeypatch.chdir(tmp_path)
+    text = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    (tmp_path / "future.yaml").write_text(text.replace("claude-sonnet-4", "claude-sonnet-9"))
+    (tmp_path / "empty.yaml").write_text("")
+    (tmp_path / "blank.yaml").write_text("\n\n")
+    code, out, _ = _run("cassettes", "check", ".")
+    assert code == 1
+    assert "future.yaml: interaction 0: [warning] unpriced:" in out
+    assert said(
+        out,
+        "*genai-prices has no price for anthropic model 'claude-sonnet-9*': its cost is unknown*",
+    )
+    assert "empty.yaml: [error] unreadable: is empty: not a vcrpy cassette" in out
+    assert "blank.yaml: [error] unreadable: holds only blank space (2 bytes): not a vcrpy" in out
 
 
 def test_placeholders_are_not_secrets(tmp_path: Path) -> None:

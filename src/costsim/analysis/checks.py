@@ -17,6 +17,7 @@ from costsim.analysis.secrets import find_secrets
 from costsim.errors import ConfigError, CostsimError, InteractionError
 from costsim.io.cassette import Cassette, cassette_from_bytes, load_cassette
 from costsim.model import NoteKind
+from costsim.pricing.ledger import meter
 from costsim.providers.normalise import normalise
 
 __all__ = ["ALL_RULES", "Finding", "check_bytes", "check_cassette", "validate_rules"]
@@ -30,6 +31,7 @@ RECORDING_RULES: tuple[Rule, ...] = (
     Rule(NoteKind.UNRECOGNISED_CALL.value, Severity.WARNING, "an LLM call costsim cannot meter"),
     Rule(NoteKind.USAGE_ONLY.value, Severity.INFO, "a call metered from its usage alone"),
     Rule(NoteKind.UNPRICED_FEE.value, Severity.WARNING, "a per-use fee without a price"),
+    Rule("unpriced", Severity.WARNING, "a call whose model or tier has no known price"),
     Rule(NoteKind.BASE_TIER.value, Severity.INFO, "a server-tool sum over 200K at the base tier"),
 )
 ALL_RULES: dict[str, Rule] = {**{r.id: r for r in RECORDING_RULES}, **RULES}
@@ -75,10 +77,11 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
             reason = reason.removeprefix(f"interaction {index}: ")
         return [_finding(path, index, "unreadable", reason)]
     findings: list[Finding] = []
-    if not trace.calls:
+    notes = trace_notes(trace)
+    if not trace.calls and not any(n.kind is NoteKind.UNRECOGNISED_CALL for n in notes):
         findings.append(_finding(path, None, "no-llm-calls", "no LLM calls recorded"))
     explained = set()
-    for note in trace_notes(trace):
+    for note in notes:
         rule = _NOTE_RULES.get(note.kind.value, note.kind.value)
         findings.append(_finding(path, note.provenance.index, rule, note.message))
         explained.add(note.provenance.index)
@@ -86,6 +89,10 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
         index = call.provenance.index
         if call.usage is None and not call.errored and index not in explained:
             findings.append(_finding(path, index, "no-usage", f"{call.flavour} call without usage"))
+        cost = meter(call).price if call.usage is not None else None
+        if cost is not None and not cost.priced:
+            reason = cost.unpriced_reason or f"no price for {call.priced_model!r}"
+            findings.append(_finding(path, index, "unpriced", f"{reason}: its cost is unknown"))
     for secret in find_secrets(cassette):
         message = f"{secret.kind} in {secret.where} ({secret.preview})"
         findings.append(_finding(path, secret.index, secret.rule, message))

@@ -167,6 +167,9 @@ def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
         text, size = decode(data)
     except TextEncodingError as exc:
         raise CassetteError(path, str(exc)) from None
+    if not text.strip():
+        what = "is empty" if not data else f"holds only blank space ({plural_bytes(len(data))})"
+        raise CassetteError(path, f"{what}: not a vcrpy cassette")
     document = parse_document(path, text, size)
     raw_interactions = _interaction_list(path, document)
     if _cut_short(document, text):
@@ -179,6 +182,10 @@ def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
         _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)
     )
     return Cassette(path=path, interactions=interactions, size_bytes=len(data))
+
+
+def plural_bytes(count: int) -> str:
+    return f"{count:,} byte{'' if count == 1 else 's'}"
 
 
 def _cut_short(document: Any, text: str) -> bool:
