@@ -48,7 +48,8 @@ def _columns(first: str, wide: bool) -> list[Column]:
 
 
 def _row(name: str, totals: Totals, cost: str, wide: bool) -> list[str]:
-    cells = [name, f"{totals.llm_calls:,}"]
+    estimated = f" ({totals.estimated_calls:,} est.)" if totals.estimated_calls else ""
+    cells = [name, f"{totals.llm_calls:,}{estimated}"]
     if wide:
         cells.append(f"{totals.calls_with_usage:,}")
     cells.append(f"{totals.prompt_tokens:,}")
@@ -148,7 +149,7 @@ def report_notes(report: Report) -> list[str]:
     notes: list[str] = []
     if totals.estimated_calls:
         notes.append(
-            f"* {plural(totals.estimated_calls, 'call')} {ESTIMATED}; estimator error: "
+            f"est.: {plural(totals.estimated_calls, 'call')} {ESTIMATED}; estimator error: "
             + "; ".join(band_text(band) for band in report.estimator)
         )
     if totals.unmetered_calls:
