@@ -206,9 +206,14 @@ def test_markdown_report(project: pytest.Pytester) -> None:
         "def test_two():\n    _replay(2)\n"
     )
     result = project.runpytest(
-        "--costsim", "--costsim-report", "summary.md", "--costsim-strategies", "caching"
+        "--costsim",
+        *("--costsim-report", "summary.md", "--costsim-report", "out.json"),
+        *("--costsim-strategies", "caching"),
     )
     result.assert_outcomes(passed=1)
+    # both files: a second --costsim-report used to replace the first, without a word
+    result.stdout.fnmatch_lines(["report written: summary.md", "report written: out.json"])
+    assert _report(project)["tests"]["test_agent.py::test_two"]["calls"] == 2  # type: ignore[index]
     text = (project.path / "summary.md").read_text()
     assert text.startswith("## costsim")
     assert "cost with caching |" in text and "| test_agent.py::test_two" in text

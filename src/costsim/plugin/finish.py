@@ -165,13 +165,14 @@ def _not_saved(run: Run, state: CostsimSession) -> str | None:
 
 
 def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
-    report = run.option("report")
-    if report:
+    reports = run.option("report") or []
+    if reports:
         from costsim.plugin.render import write_report
 
         strategies = run.option("strategies")
-        write_report(Path(report), state, failures, strategies=strategies)
-        state.notes.append(f"report written: {display_path(Path(report))}")
+        for report in dict.fromkeys(reports):  # each file once, in the order given
+            write_report(Path(report), state, failures, strategies=strategies)
+            state.notes.append(f"report written: {display_path(Path(report))}")
 
 
 def finish(run: Run, state: CostsimSession) -> list[str]:

@@ -69,7 +69,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--costsim-report",
         metavar="PATH",
-        help="Write the figures to PATH: .json, .md or .html (chosen by the extension).",
+        action="append",
+        help="Write the figures to PATH: .json, .md or .html (by the extension; repeatable).",
     )
     group.addoption(
         "--costsim-strategies",
@@ -81,9 +82,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--costsim-drift",
         choices=DRIFT_MODES,
         default=None,
-        help="A replayed call whose request the code now sends differently: warn (default: "
-        "meter it as sent and list it), fail (the same, and fail the run) or ignore (meter "
-        "the recording).",
+        help="A replayed call whose request the code now sends differently: warn (default: meter "
+        "it as sent and list it), fail (that, and fail the run) or ignore (meter the recording).",
     )
     group.addoption(
         "--costsim-lenient",

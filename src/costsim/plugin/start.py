@@ -51,13 +51,13 @@ def configure(config: pytest.Config, settings_key: pytest.StashKey[PluginSetting
     top = config.getoption("costsim_top")
     if top is not None and top < 0:
         raise CostsimError(f"--costsim-top must be 0 or more, not {top}")
-    report = config.getoption("costsim_report")
-    if report and Path(report).suffix.lower() not in REPORT_SUFFIXES:
-        raise CostsimError(
-            f"--costsim-report {report}: cannot tell which format to write to "
-            f"{Path(report).suffix or 'a file without an extension'} "
-            "(use .json, .md or .html)"
-        )
+    for report in config.getoption("costsim_report") or ():
+        if Path(report).suffix.lower() not in REPORT_SUFFIXES:
+            raise CostsimError(
+                f"--costsim-report {report}: cannot tell which format to write to "
+                f"{Path(report).suffix or 'a file without an extension'} "
+                "(use .json, .md or .html)"
+            )
     root = Path(str(config.rootpath))
     if config.getoption("costsim_save"):
         baseline_path(root, config.getoption("costsim_save"))
