@@ -86,7 +86,7 @@ class Engine:
         self.meter = meter or Meter.for_traces(self.traces)
         self.rules = rules or default_rules()
         self.context = Context(
-            self.meter, self.rules, tags or {}, agents or {}, self.evaluate, self.layout
+            self.meter, self.rules, tags or {}, agents or {}, self.evaluate, self.layout, self.warm
         )
         self._prefixes = PrefixBuilder(self.meter.serialiser)
         self._warm: dict[Path, list[tuple[int, str, int, float, str]]] | None = None
@@ -342,6 +342,13 @@ class Engine:
                 if seeds:
                     self._warm[trace.path] = seeds
         return self._warm
+
+    def warm(self, path: Path) -> dict[int, frozenset[str]]:
+        """The cache keys the recording of ``path`` shows warm before each of its calls."""
+        found: dict[int, set[str]] = {}
+        for index, key, *_ in self.warm_starts().get(path, []):
+            found.setdefault(index, set()).add(key)
+        return {index: frozenset(keys) for index, keys in found.items()}
 
     def _infer_warm(self, trace: CassetteTrace) -> list[tuple[int, str, int, float, str]]:
         if not any(c.usage is not None and c.usage.cache_read for c in trace.calls):

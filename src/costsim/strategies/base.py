@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
+from pathlib import Path
 from typing import Any, Protocol
 
 from pydantic import BaseModel, ConfigDict
@@ -57,6 +58,9 @@ class Context:
     strategies that must never make a trace dearer."""
     layout: Callable[[SimCall], Prefix] | None = None
     """The engine's cache prefix of a request: block identities and token positions."""
+    warm: Callable[[Path], Mapping[int, frozenset[str]]] | None = None
+    """Per recorded call of a trace (by interaction index), the cache prefixes its recording
+    shows were warm before it: the client had sent them already (DESIGN.md section 4)."""
 
 
 class Strategy(Protocol):

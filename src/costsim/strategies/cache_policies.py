@@ -168,8 +168,13 @@ def _layout(item: SimCall, call: Call, context: Context) -> Prefix | None:
 
 
 def auto_marks(trace: SimTrace, ttl: str, context: Context) -> list[Marks | None]:
-    """Per request, the breakpoints an online client would place (None: not Anthropic)."""
+    """Per request, the breakpoints an online client would place (None: not Anthropic).
+
+    The client knows the requests it sent: those of the trace before this one, and those the
+    recording shows it had sent before the trace began (a prefix read warm): it marks a
+    prefix it sent before, and one the recording shows warm where it ends."""
     lookback = context.rules.anthropic_lookback
+    warm_at = context.warm(trace.path) if context.warm is not None else {}
     seen_static: set[str] = set()
     rolling: dict[str, int] = {}
     result: list[Marks | None] = []
@@ -187,7 +192,14 @@ def auto_marks(trace: SimTrace, ttl: str, context: Context) -> list[Marks | None
         static_count = len(call.tools) + len(call.system)
         static = [i for i in ends if i < static_count]
         multi_turn = any(m.role == "assistant" for m in call.messages)
-        marks: Marks = {}
+        origin = item.origin
+        warm = warm_at.get(origin.provenance.index, frozenset()) if origin else frozenset()
+        seen_static |= warm
+        marks: Marks = {
+            i: ttl
+            for i in ends
+            if prefix.blocks[i].key in warm and prefix.blocks[i].tokens >= minimum
+        }
         if static and prefix.blocks[static[-1]].tokens >= minimum:
             key = prefix.blocks[static[-1]].key
             if multi_turn or key in seen_static:

@@ -210,18 +210,20 @@ class Caching:
         return found
 
     def _placed(self, trace: SimTrace, marks: list[Marks | None], policy: str) -> list[Event]:
+        """One change per request whose breakpoints the policy changed: those it placed, and
+        those of the request it took away (a request left as it was has none)."""
         events = []
         for item, mark in zip(trace.calls, marks, strict=True):
-            if not mark:
+            before = marks_of(item.call)
+            if mark is None or (mark == before and item.call.cache_control is None):
                 continue
-            ttls = sorted(mark.values())
-            described = ", ".join(f"{ttls.count(t)} {t}" for t in sorted(set(ttls)))
-            events.append(
-                Event(
-                    self.name,
-                    "change",
-                    f"{policy}: {len(mark)} breakpoint(s) ({described})",
-                    item.call.provenance,
-                )
-            )
+            carried = len(before) + (item.call.cache_control is not None)
+            if mark:
+                ttls = sorted(mark.values())
+                described = ", ".join(f"{ttls.count(t)} {t}" for t in sorted(set(ttls)))
+                what = f"{len(mark)} breakpoint(s) ({described})"
+                what += f" instead of the request's {carried}" if carried else ""
+            else:
+                what = f"no breakpoint: the request's {carried} taken away"
+            events.append(Event(self.name, "change", f"{policy}: {what}", item.call.provenance))
         return events

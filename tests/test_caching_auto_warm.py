@@ -1,0 +1,47 @@
+"""The auto caching policy knows what the recording shows the client had sent, and says what
+it changed in every request it changed.
+
+tests/data/warm_then_single.yaml holds three Sonnet 4.5 calls: #0 reads a 2,000-token system
+prefix nothing in the cassette wrote (the client had sent it before the recording began),
+#1 reads it again 30 s later, and #2, another agent's single-turn request, writes 1,200 tokens
+(5m) it never sends again. Per million tokens: $3 input, $3.75 5m write, $0.30 read, $15 out.
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+from pathlib import Path
+
+from costsim.engine import Engine, Variant, make_step
+from costsim.providers.normalise import load_trace
+
+CASSETTE = Path(__file__).parent / "data" / "warm_then_single.yaml"
+
+
+def _auto() -> tuple[Decimal, Decimal, list[tuple[int, str]]]:
+    engine = Engine([load_trace(CASSETTE)])
+    variant = Variant("auto", (make_step("caching", {"policy": "auto"}),))
+    result = engine.run(variant)
+    recorded = engine.run(Variant("baseline")).totals().cost_usd
+    events = [(e.provenance.index, e.message) for e in result.events if e.kind == "change"]
+    cost = result.totals().cost_usd
+    assert cost is not None and recorded is not None
+    return cost, recorded, events
+
+
+def test_a_prefix_the_recording_shows_warm_is_still_read() -> None:
+    """#0 and #1 keep their reads (20 x 3 + 2,000 x 0.30 + 50 x 15 = $0.001410 each): the
+    policy used to drop the breakpoint of a single-turn request whose prefix it had not seen in
+    the trace, losing a read the strategy did not cause to be lost (+$0.0054 at #0)."""
+    cost, recorded, _ = _auto()
+    assert recorded == Decimal("0.008130")  # 0.001410 x 2 + (20 x 3 + 1,200 x 3.75 + 750) / 1e6
+    # #2 without its breakpoint: 1,220 x 3 + 50 x 15 = $0.004410; saves 1,200 x 0.75 / 1e6
+    assert cost == Decimal("0.007230")
+    assert recorded - cost == Decimal("0.000900")
+
+
+def test_every_request_whose_breakpoints_changed_has_its_event() -> None:
+    """One change, at #2 (its breakpoint taken away); none at #0 or #1, whose breakpoints stay
+    as recorded (an event used to be listed for #1, and none for #2)."""
+    _, _, events = _auto()
+    assert events == [(2, "auto: no breakpoint: the request's 1 taken away")]
