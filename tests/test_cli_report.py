@@ -207,3 +207,27 @@ def test_scenario_files_beside_cassettes_are_left_out_with_a_warning() -> None:
     assert "left out 5 costsim scenario file(s), not cassettes" in result.stderr
     code, _, err = _run("report", str(ROOT / "scenarios" / "browser_mcp.yaml"))
     assert code == 2 and "is a costsim scenario, not a vcrpy cassette" in err
+
+
+def test_the_answer_line_says_what_it_leaves_out(tmp_path: Path) -> None:
+    """A download of batch results is billed traffic costsim does not meter: the answer line
+    says so beside its figure, not only a note further down."""
+    lines = [{"custom_id": "a", "result": {"type": "succeeded", "message": {}}}]
+    body = "\n".join(json.dumps(line) for line in lines)
+    uri = "https://api.anthropic.com/v1/messages/batches/msgbatch_1/results"
+    document = {
+        "version": 1,
+        "interactions": [
+            {
+                "request": {"method": "GET", "uri": uri, "body": None, "headers": {}},
+                "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                             "body": {"string": body}},
+            }
+        ],
+    }  # fmt: skip
+    (tmp_path / "batch.yaml").write_text(yaml.safe_dump(document))
+    code, out, _ = _run("report", str(tmp_path / "batch.yaml"), "--no-cache")
+    assert code == 0
+    assert out.startswith(
+        "0 LLM calls in 1 cassette: $0.00; 1 LLM-looking interaction not metered.\n"
+    )

@@ -15,6 +15,7 @@ from costsim.model import (
     CassetteTrace,
     Flavour,
     ImageBlock,
+    NoteKind,
     ReasoningBlock,
     TextBlock,
     ThinkingBlock,
@@ -515,3 +516,46 @@ def test_count_tokens_endpoint_is_not_a_call(tmp_path: Path) -> None:
         tmp_path, ANTHROPIC + "/count_tokens", ANTHROPIC_REQUEST, {"input_tokens": 42}
     )
     assert trace.calls == () and trace.other_interactions == 1
+
+
+def _download(tmp_path: Path, uri: str, lines: list[dict[str, Any]]) -> CassetteTrace:
+    body = "\n".join(json.dumps(line) for line in lines)
+    document = {
+        "version": 1,
+        "interactions": [
+            {
+                "request": {"method": "GET", "uri": uri, "body": None, "headers": {}},
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"content-type": ["application/binary"]},
+                    "body": {"string": body},
+                },
+            }
+        ],
+    }
+    path = tmp_path / "batch.yaml"
+    path.write_text(yaml.safe_dump(document))
+    return load_trace(path)
+
+
+def test_batch_results_are_said_not_counted_as_other(tmp_path: Path) -> None:
+    """A Message Batches results download holds billed requests: they used to vanish into
+    "other interactions"; now each download is an unrecognised-llm-call note with the count
+    of billed results (errored and expired ones bill nothing)."""
+    message = {"type": "message", "model": "claude-sonnet-4-5", "content": [],
+               "usage": {"input_tokens": 1000, "output_tokens": 1000}}  # fmt: skip
+    lines = [
+        {"custom_id": "a", "result": {"type": "succeeded", "message": message}},
+        {"custom_id": "b", "result": {"type": "succeeded", "message": message}},
+        {"custom_id": "c", "result": {"type": "expired"}},
+    ]
+    uri = "https://api.anthropic.com/v1/messages/batches/msgbatch_1/results"
+    trace = _download(tmp_path, uri, lines)
+    (note,) = trace.notes
+    assert note.note.kind is NoteKind.UNRECOGNISED_CALL
+    assert note.note.message.startswith("Message Batches results with 2 billed result(s)")
+    openai = [{"custom_id": "x", "response": {"status_code": 200, "body": {}}}]
+    trace = _download(tmp_path, "https://api.openai.com/v1/files/file-1/content", openai)
+    assert trace.notes[0].note.message.startswith("a Batch API output file with 1 billed")
+    files = [{"custom_id": "x", "method": "POST", "url": "/v1/chat/completions"}]  # an input file
+    assert _download(tmp_path, "https://api.openai.com/v1/files/file-2/content", files).notes == ()

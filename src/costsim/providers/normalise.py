@@ -32,6 +32,7 @@ from costsim.pricing.hosts import host_provider
 from costsim.pricing.tiers import CONTEXTS
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
+from costsim.providers.batches import batch_results_note
 from costsim.providers.routes import Route, route_of
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
@@ -232,6 +233,9 @@ def _unrecognised(
     usage block, noted when it only looks like an LLM call, else an "other" interaction."""
     if interaction.status >= 400:
         return _llm_looking(interaction, None)
+    batch = batch_results_note(interaction)
+    if batch is not None:
+        return batch
     if interaction.method != "POST":  # a GET of a stored response bills nothing
         looks = looks_like_llm_path(interaction.url_path) and request is not None
         return _llm_looking(interaction, _recognise_response(interaction)) if looks else None

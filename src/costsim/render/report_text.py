@@ -7,6 +7,7 @@ from collections import Counter
 from decimal import Decimal
 
 from costsim.analysis.report import Report, ReportNote
+from costsim.model import NoteKind
 from costsim.pricing.ledger import Totals
 from costsim.render.report import ESTIMATED, UNMETERED, band_text, read_pricing_notes
 from costsim.render.rows import cost_cells, merged, others_label, others_note, ranked, split_rows
@@ -106,6 +107,9 @@ def answer_line(report: Report, cost: str) -> str:
         cost = "cost unknown"
     where = plural(len(report.cassettes), "cassette")
     unpriced = f" ({plural(totals.unpriced_calls, 'call')} unpriced)" if totals.unpriced else ""
+    missed = sum(1 for note in report.notes if note.kind is NoteKind.UNRECOGNISED_CALL)
+    if missed:  # not in the figure: said beside it, not only in a note below
+        unpriced += f"; {plural(missed, 'LLM-looking interaction')} not metered"
     line = f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
     rows = _ranked(report)
     whole = totals.priced_cost
