@@ -102,3 +102,31 @@ def test_a_run_whose_cassette_is_missing_says_which_test(pytester: pytest.Pytest
     result.stdout.fnmatch_lines(
         ["*LLM calls in 1 test*", "not replayed: 1 test failed on a request*", "*::test_missing"]
     )
+
+
+def test_too_narrow_for_an_id_beside_its_figures_puts_it_above(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three what-if columns at 60 columns left 12 characters of each test id; each id now
+    has a line of its own above its figures, and every line fits, counted in bytes."""
+    monkeypatch.setenv("COLUMNS", "60")
+    shutil.copy(EXAMPLES / "anthropic_support_agent.yaml", pytester.path / "agent.yaml")
+    pytester.makepyfile(
+        test_agent_module=REPLAY
+        + "\ndef test_all_three_calls_of_the_support_agent_end_to_end():\n    _replay(3)\n"
+    )
+    strategies = (
+        "caching:ttl=1h, truncation:max_chars=6000&caching, routing:default=claude-haiku-4-5"
+    )
+    result = pytester.runpytest("--costsim", "--costsim-strategies", strategies)
+    lines = result.stdout.lines
+    start = next(i for i, line in enumerate(lines) if "costsim: LLM calls replayed" in line)
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("="))
+    section = lines[start + 1 : end]
+    assert max(len(line.encode()) for line in section) <= 60, "\n".join(section)
+    at = next(i for i, line in enumerate(section) if "support_agent_end_to_end" in line)
+    # the id keeps its whole function name (only the file is cut), its figures under it
+    assert section[at] == "….py::test_all_three_calls_of_the_support_agent_end_to_end"
+    assert section[at + 1].split() == ["4,193", "$0.010736", "$0.016427", "$0.010966", "$0.004638"]
+    assert section[at + 1].startswith(" ")
+    assert any(line.startswith("TOTAL ") for line in section)

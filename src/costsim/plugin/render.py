@@ -31,7 +31,7 @@ from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.band_text import spread_text
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.rows import merged, others_label, others_note
-from costsim.render.text import fit_table, money, percent, plural
+from costsim.render.text import ELLIPSIS, extra_bytes, fit_table, money, percent, plural
 
 __all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
 
@@ -160,15 +160,21 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     for name in _DROP_ORDER:
         kept = [c for c in kept if c != name]
         attempts.append((kept, TEST_COLUMN_MIN))
-    attempts.append((kept, 12))
     lines: list[str] = []
     fitted = columns
     for fitted, keep in attempts:
         headers = ["test", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
         rows = _rows(state, costs, shown, fitted, what_if, markdown=False)
         lines = fit_table(headers, rows, width=options.width, min_first=keep, cut=cut_test_ids)
-        if max(map(len, lines)) <= options.width:
+        if _fits(lines, options.width):
             break
+    else:  # too narrow for an id beside its figures: each id on a line above them
+        for fitted, _ in attempts:
+            headers = ["", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
+            rows = _rows(state, costs, shown, fitted, what_if, markdown=False)
+            lines = _ids_above(headers, rows, len(shown.listed), options.width)
+            if _fits(lines, options.width):
+                break
     left_out = [c for c in columns if c not in fitted]
     leaves = f"(left out to fit: {', '.join(left_out)}; a --costsim-report file has every column)"
     notes = [leaves] if left_out else []
@@ -182,6 +188,26 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     elif shown.others:
         notes.append(f"({tests_text(shown.others)} in the TOTAL; {others_how(options)})")
     return lines + [part for note in notes for part in wrap(note, options.width)]
+
+
+def _fits(lines: list[str], width: int) -> bool:
+    """In bytes, as ``wc -c`` and ``awk`` count: a cut id's ellipsis takes three."""
+    return max(len(line) + extra_bytes(line) for line in lines) <= width
+
+
+def _ids_above(headers: list[str], rows: list[list[str]], tests: int, width: int) -> list[str]:
+    """The table with each of the first ``tests`` rows' test id on a line of its own above
+    its figures (cut to the width only if the id alone is wider), the others as they are."""
+    ids = cut_test_ids([row[0] for row in rows[:tests]], width - extra_bytes(ELLIPSIS))
+    figures = [["", *row[1:]] for row in rows[:tests]] + rows[tests:]
+    table = fit_table(headers, figures, width=width)
+    head = len(table) - len(figures)
+    lines = table[:head]
+    for index, line in enumerate(table[head:]):
+        if index < tests:
+            lines.append(ids[index])
+        lines.append(line)
+    return lines
 
 
 def _vcrpy_hint() -> list[str]:

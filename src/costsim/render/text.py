@@ -313,7 +313,7 @@ def fit_table(
         if widest <= width:
             return lines
     first = max(len(row[0]) for row in [headers, *rows])
-    room = max(first - (widest - width), min_first)
+    room = max(first - (widest - width) - extra_bytes(ELLIPSIS), min_first)  # as wc -c counts
     column = [row[0] for row in rows]
     shortened = cut(column, room) if cut is not None else [shorten_left(c, room) for c in column]
     body = [[short, *row[1:]] for short, row in zip(shortened, rows, strict=True)]
