@@ -21,7 +21,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from costsim.cache.prefix import Prefix, PrefixBuilder
-from costsim.cache.rules import CacheRules, default_rules, tolerance
+from costsim.cache.rules import CacheRules, default_rules
 from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
 from costsim.engine.results import (
     SimulatedCall,
@@ -30,6 +30,7 @@ from costsim.engine.results import (
     WarmStart,
     trace_cost,
 )
+from costsim.engine.warm import WarmSeed, followed, infer_warm, timeline
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource
 from costsim.model.sharing import distinct_path_runs
@@ -48,26 +49,6 @@ def _cache_events(notes: dict[str, dict[Provenance, None]]) -> list[Event]:
         text = note if len(where) == 1 else f"{note} ({len(where)} calls)"
         events.append(Event("cache", "note", text, where[0]))
     return events
-
-
-def _timeline(calls: Sequence[Call], gap: float) -> list[float]:
-    """Start time (seconds) of each call: recorded dates in order, else a fixed gap apart.
-
-    Recorded dates have one-second resolution; sequential calls within one second are kept in
-    order by a millisecond step, so a later call can read what an earlier one wrote.
-    """
-    times: list[float] = []
-    previous: float | None = None
-    for call in calls:
-        if call.recorded_at is not None:
-            at = call.recorded_at.timestamp()
-            if previous is not None and at <= previous:
-                at = previous + 0.001
-        else:
-            at = (previous + gap) if previous is not None else 0.0
-        times.append(at)
-        previous = at
-    return times
 
 
 class Engine:
@@ -89,7 +70,7 @@ class Engine:
             self.meter, self.rules, tags or {}, agents or {}, self.evaluate, self.layout, self.warm
         )
         self._prefixes = PrefixBuilder(self.meter.serialiser)
-        self._warm: dict[Path, list[tuple[int, str, int, float, str]]] | None = None
+        self._warm: dict[Path, list[WarmSeed]] | None = None
         self._by_path = {trace.path: trace for trace in self.traces}
         self._replayed: dict[Path, TraceResult] = {}
         self._hidden: dict[int, tuple[Call, int]] = {}
@@ -282,7 +263,8 @@ class Engine:
             if cache is None:
                 cache = caches[item.call.provider] = SIMULATORS[item.call.provider](self.rules)
             if item.origin is not None:  # what the recording shows was cached before this call
-                for key, tokens, seeded_at, ttl in warm.pop(item.origin.provenance.index, []):
+                for seed in warm.pop(item.origin.provenance.index, []):
+                    key, tokens, seeded_at, ttl = followed(item, prefix, seed, self.prefix)
                     cache.seed(key, tokens, at=seeded_at, ttl=ttl)
             result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
             for note in result.notes:  # a call that breaks a rule twice counts once
@@ -295,7 +277,7 @@ class Engine:
         recorded = dict(
             zip(
                 (id(c) for c in trace.calls),
-                _timeline(trace.calls, self.rules.default_gap_seconds),
+                timeline(trace.calls, self.rules.default_gap_seconds),
                 strict=True,
             )
         )
@@ -333,7 +315,7 @@ class Engine:
 
     # --- warm starts and fidelity ------------------------------------------------------------
 
-    def warm_starts(self) -> dict[Path, list[tuple[int, str, int, float, str]]]:
+    def warm_starts(self) -> dict[Path, list[WarmSeed]]:
         """Cache entries each recording shows were warm before its calls wrote them."""
         if self._warm is None:
             self._warm = {}
@@ -350,38 +332,8 @@ class Engine:
             found.setdefault(index, set()).add(key)
         return {index: frozenset(keys) for index, keys in found.items()}
 
-    def _infer_warm(self, trace: CassetteTrace) -> list[tuple[int, str, int, float, str]]:
-        if not any(c.usage is not None and c.usage.cache_read for c in trace.calls):
-            return []
-        seeds: list[tuple[int, str, int, float, str]] = []
-        caches: dict[str, CacheSimulator] = {}
-        times = _timeline(trace.calls, self.rules.default_gap_seconds)
-        previous: float | None = None
-        for call, at in zip(trace.calls, times, strict=True):
-            usage = call.usage
-            if usage is None or call.errored:
-                continue
-            if previous is not None and at - previous > self.rules.session_gap_seconds:
-                caches = {}  # recorded again later: a new cache world
-            previous = at
-            sim = SimCall(call, call)
-            prefix = self.prefix(sim, usage.prompt_total)
-            cache = caches.setdefault(call.provider, SIMULATORS[call.provider](self.rules))
-            if usage.cache_read:
-                seed = cache.warm_seed(
-                    prefix,
-                    usage.cache_read,
-                    at,
-                    model=call.model,
-                    when=call.recorded_at,
-                    tolerance=tolerance(usage.prompt_total),
-                )
-                if seed is not None:
-                    key, tokens, ttl = seed
-                    cache.seed(key, tokens, at=at - 0.5, ttl=ttl)
-                    seeds.append((call.provenance.index, key, tokens, at - 0.5, ttl))
-            cache.request(prefix, model=call.model, at=at, when=call.recorded_at)
-        return seeds
+    def _infer_warm(self, trace: CassetteTrace) -> list[WarmSeed]:
+        return infer_warm(trace, self.rules, self.prefix)
 
     def check(self) -> list[tuple[Call, CacheResult, bool]]:
         """Simulate every recorded trace as recorded: (call, predicted, warm-seeded) per call."""

@@ -1,0 +1,99 @@
+"""When each recorded call was sent, and what the recording shows was cached before it.
+
+A recording can start with a warm cache: its first call reads a prefix that calls outside the
+recording wrote (DESIGN.md section 4). The replay cannot see those calls, so the warm prefix
+is inferred from the recorded reads and seeded into the simulated cache, and said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from costsim.cache.prefix import Prefix
+from costsim.cache.rules import CacheRules, tolerance
+from costsim.cache.simulators import SIMULATORS, CacheSimulator
+from costsim.model import Call, CassetteTrace
+from costsim.strategies.trace import SimCall
+
+__all__ = ["Layout", "WarmSeed", "followed", "infer_warm", "timeline"]
+
+WarmSeed = tuple[int, str, int, float, str]
+"""(the call's interaction index, the cache key, its tokens, when it was written, its TTL)."""
+
+Layout = Callable[[SimCall, int], Prefix]
+"""The engine's cache prefix of a request, given its prompt total."""
+
+
+def timeline(calls: Sequence[Call], gap: float) -> list[float]:
+    """Start time (seconds) of each call: recorded dates in order, else a fixed gap apart.
+
+    Recorded dates have one-second resolution; sequential calls within one second are kept in
+    order by a millisecond step, so a later call can read what an earlier one wrote.
+    """
+    times: list[float] = []
+    previous: float | None = None
+    for call in calls:
+        if call.recorded_at is not None:
+            at = call.recorded_at.timestamp()
+            if previous is not None and at <= previous:
+                at = previous + 0.001
+        else:
+            at = (previous + gap) if previous is not None else 0.0
+        times.append(at)
+        previous = at
+    return times
+
+
+def infer_warm(trace: CassetteTrace, rules: CacheRules, layout: Layout) -> list[WarmSeed]:
+    """The cache entries the recording shows were warm before its calls wrote them."""
+    if not any(c.usage is not None and c.usage.cache_read for c in trace.calls):
+        return []
+    seeds: list[WarmSeed] = []
+    caches: dict[str, CacheSimulator] = {}
+    times = timeline(trace.calls, rules.default_gap_seconds)
+    previous: float | None = None
+    for call, at in zip(trace.calls, times, strict=True):
+        usage = call.usage
+        if usage is None or call.errored:
+            continue
+        if previous is not None and at - previous > rules.session_gap_seconds:
+            caches = {}  # recorded again later: a new cache world
+        previous = at
+        prefix = layout(SimCall(call, call), usage.prompt_total)
+        cache = caches.setdefault(call.provider, SIMULATORS[call.provider](rules))
+        if usage.cache_read:
+            seed = cache.warm_seed(
+                prefix,
+                usage.cache_read,
+                at,
+                model=call.model,
+                when=call.recorded_at,
+                tolerance=tolerance(usage.prompt_total),
+            )
+            if seed is not None:
+                key, tokens, ttl = seed
+                cache.seed(key, tokens, at=at - 0.5, ttl=ttl)
+                seeds.append((call.provenance.index, key, tokens, at - 0.5, ttl))
+        cache.request(prefix, model=call.model, at=at, when=call.recorded_at)
+    return seeds
+
+
+def followed(
+    item: SimCall, prefix: Prefix, seed: tuple[str, int, float, str], layout: Layout
+) -> tuple[str, int, float, str]:
+    """A warm start of a request a variant changed in content only (its blocks as many as
+    recorded), moved onto the same block of its new prefix: the requests sent before the
+    recording began came from the same client, so they were changed alike; a system prompt
+    edited since is warm as edited, not as recorded. A request whose blocks were added or
+    taken away (tools left out) keeps the recorded entry, which it reads only while its
+    prefix is unchanged."""
+    origin, (key, _, seeded_at, ttl) = item.origin, seed
+    if origin is None or item.call is origin or origin.usage is None:
+        return seed
+    recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
+    if len(recorded.blocks) != len(prefix.blocks):
+        return seed
+    at = next((i for i, block in enumerate(recorded.blocks) if block.key == key), None)
+    if at is None or at >= len(prefix.blocks) or prefix.blocks[at].key == key:
+        return seed
+    return prefix.blocks[at].key, prefix.blocks[at].tokens, seeded_at, ttl
