@@ -559,3 +559,58 @@ def test_batch_results_are_said_not_counted_as_other(tmp_path: Path) -> None:
     assert trace.notes[0].note.message.startswith("a Batch API output file with 1 billed")
     files = [{"custom_id": "x", "method": "POST", "url": "/v1/chat/completions"}]  # an input file
     assert _download(tmp_path, "https://api.openai.com/v1/files/file-2/content", files).notes == ()
+
+
+def _background(tmp_path: Path, retrieved: bool) -> CassetteTrace:
+    queued = {"id": "resp_1", "object": "response", "status": "queued", "model": "o4-mini",
+              "output": [], "usage": None}  # fmt: skip
+    done = {
+        **queued,
+        "status": "completed",
+        "model": "o4-mini-2025-04-16",
+        "output": [{"type": "message", "role": "assistant",
+                    "content": [{"type": "output_text", "text": "Hi"}]}],
+        "usage": {"input_tokens": 2000, "input_tokens_details": {"cached_tokens": 1000},
+                  "output_tokens": 1000, "total_tokens": 3000},
+    }  # fmt: skip
+    request = {"model": "o4-mini", "input": "Hello", "background": True}
+    later = [(queued, 200), (done, 200)] if retrieved else [(queued, 200)]
+    interactions = [
+        {
+            "request": {"method": "POST", "uri": "https://api.openai.com/v1/responses",
+                        "body": json.dumps(request), "headers": {}},
+            "response": {"status": {"code": 200, "message": "OK"}, "headers": {},
+                         "body": {"string": json.dumps(queued)}},
+        },
+        *(
+            {
+                "request": {"method": "GET", "uri": "https://api.openai.com/v1/responses/resp_1",
+                            "body": None, "headers": {}},
+                "response": {"status": {"code": code, "message": "OK"}, "headers": {},
+                             "body": {"string": json.dumps(body)}},
+            }
+            for body, code in later
+        ),
+    ]  # fmt: skip
+    path = tmp_path / "background.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
+    return load_trace(path)
+
+
+def test_a_background_response_is_billed_from_its_retrieval(tmp_path: Path) -> None:
+    """background=true answers "queued" without usage (it used to be an error: an unknown
+    shape); the retrieval that finds it done carries the usage: one call, billed once."""
+    trace = _background(tmp_path, retrieved=True)
+    (call,) = trace.calls
+    assert call.usage == Usage(uncached_input=1000, cache_read=1000, output=1000)
+    assert trace.other_interactions == 2 and call.notes == ()
+    # o4-mini per million: $1.10 input, $0.275 cached, $4.40 output
+    price = meter(call, as_of=datetime(2025, 6, 2, tzinfo=UTC)).price
+    assert price is not None and price.amount == Decimal("0.005775")
+
+
+def test_a_background_response_never_retrieved_is_estimated_and_said(tmp_path: Path) -> None:
+    (call,) = _background(tmp_path, retrieved=False).calls
+    assert call.usage is None
+    (note,) = call.notes
+    assert note.message.startswith("a background response (queued when recorded) the recording")

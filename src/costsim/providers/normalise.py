@@ -32,6 +32,7 @@ from costsim.pricing.hosts import host_provider
 from costsim.pricing.tiers import CONTEXTS
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
+from costsim.providers.background import body_of, completed, is_pending
 from costsim.providers.batches import batch_results_note
 from costsim.providers.routes import Route, route_of
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
@@ -67,7 +68,7 @@ def normalise(cassette: Cassette) -> CassetteTrace:
             calls.append(_served(call))
     return CassetteTrace(
         path=cassette.path,
-        calls=shared_calls(calls),
+        calls=shared_calls(completed(calls, cassette.interactions)),
         other_interactions=len(cassette.interactions) - len(calls),
         size_bytes=cassette.size_bytes,
         notes=tuple(notes),
@@ -319,9 +320,11 @@ def _response(interaction: Interaction, adapter: Adapter) -> ParsedResponse:
         and parsed.error is None
         and not parsed.usage_problems
         and not parsed.incomplete
+        and not is_pending(body_of(interaction))  # completed by a later retrieval
     ):
+        article = "an" if str(adapter.flavour)[:1] in "aeiou" else "a"
         raise interaction.fail(
-            f"response to a {adapter.flavour} request has an unknown shape "
+            f"response to {article} {adapter.flavour} request has an unknown shape "
             "(no content, usage or error)"
         )
     return parsed

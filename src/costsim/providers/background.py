@@ -1,0 +1,108 @@
+"""OpenAI Responses in background mode: the request is answered at once with the response
+``queued`` (or ``in_progress``) and no usage; the client then retrieves it
+(``GET /v1/responses/{id}``) until it is done, and that retrieval carries the output and the
+usage the request was billed for.
+
+The call is the request; a later retrieval of the same response in the cassette completes it
+(one call, billed once: retrievals are not calls). A background response the recording never
+retrieved done is estimated, and said so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from costsim.io.bodies import parse_json
+from costsim.io.cassette import Interaction
+from costsim.model import Call, Flavour, Note, NoteKind
+from costsim.providers import ParsedResponse, adapter_for
+
+__all__ = ["PENDING", "body_of", "completed", "is_pending"]
+
+PENDING = frozenset({"queued", "in_progress"})
+_RETRIEVAL = re.compile(r"/responses/([^/]+)/?$")
+_NOT_RETRIEVED = (
+    "a background response ({status} when recorded) the recording never retrieved done: estimated"
+)
+
+
+def body_of(interaction: Interaction) -> Any:
+    """The response body as JSON (None when it is not)."""
+    body = interaction.response_body
+    if body.parsed is not None:
+        return body.parsed
+    raw = (body.raw or b"").lstrip()
+    if not raw.startswith(b"{"):
+        return None
+    try:
+        return parse_json(raw)
+    except ValueError:
+        return None
+
+
+def is_pending(body: Any) -> bool:
+    """A Responses body of a background response not done yet (no usage: not a broken one)."""
+    return isinstance(body, Mapping) and body.get("status") in PENDING and not body.get("usage")
+
+
+def completed(calls: list[Call], interactions: Sequence[Interaction]) -> list[Call]:
+    """``calls`` with each background request completed by its response's last retrieval
+    in ``interactions`` that carries usage."""
+    pending = {
+        call.provenance.index: body
+        for call in calls
+        if call.flavour is Flavour.OPENAI_RESPONSES
+        and call.usage is None
+        and not call.errored
+        and is_pending(body := body_of(interactions[call.provenance.index]))
+    }
+    if not pending:
+        return calls
+    done = _retrieved(interactions)
+    result = []
+    for call in calls:
+        body = pending.get(call.provenance.index)
+        if body is None:
+            result.append(call)
+            continue
+        found = done.get(str(body.get("id")))
+        result.append(_done(call, found) if found is not None else _not_done(call, body))
+    return result
+
+
+def _retrieved(interactions: Sequence[Interaction]) -> dict[str, ParsedResponse]:
+    found: dict[str, ParsedResponse] = {}
+    for interaction in interactions:
+        match = _RETRIEVAL.search(interaction.url_path)
+        if interaction.method != "GET" or match is None:
+            continue
+        body = body_of(interaction)
+        if not isinstance(body, Mapping):
+            continue
+        adapter = adapter_for("POST", "/v1/responses", {"input": ""})
+        if adapter is None:
+            continue
+        parsed = adapter.parse_response(body)
+        if parsed.usage is not None and not parsed.usage_problems:
+            found[match.group(1)] = parsed
+    return found
+
+
+def _done(call: Call, found: ParsedResponse) -> Call:
+    notes = tuple(note for note in call.notes if note.kind is not NoteKind.NO_USAGE)
+    return dataclasses.replace(
+        call,
+        usage=found.usage,
+        response=found.blocks,
+        response_model=found.model or call.response_model,
+        notes=notes,
+    )
+
+
+def _not_done(call: Call, body: Mapping[str, Any]) -> Call:
+    notes = tuple(note for note in call.notes if note.kind is not NoteKind.NO_USAGE)
+    message = _NOT_RETRIEVED.format(status=body.get("status"))
+    return dataclasses.replace(call, notes=(*notes, Note(NoteKind.NO_USAGE, message)))
