@@ -614,3 +614,42 @@ def test_a_background_response_never_retrieved_is_estimated_and_said(tmp_path: P
     assert call.usage is None
     (note,) = call.notes
     assert note.message.startswith("a background response (queued when recorded) the recording")
+
+
+@pytest.mark.parametrize(
+    ("model", "options", "cost"),
+    [
+        # genai-prices: gpt-4o-mini-search-preview bills as gpt-4o-mini ($0.15 / $0.60 per
+        # million) and $10 per 1,000 web searches: 150 + 600 + 10,000 millionths
+        ("gpt-4o-mini-search-preview", {"web_search_options": {}}, "0.01075"),
+        ("gpt-4o-mini-search-preview", {}, "0.01075"),  # the model always searches
+        ("gpt-4o-mini", {}, "0.00075"),  # no search, no fee
+    ],
+)
+def test_a_chat_search_model_pays_its_search(
+    tmp_path: Path, model: str, options: dict[str, Any], cost: str
+) -> None:
+    """A Chat Completions search model searches once per request, billed per search; its
+    tokens alone used to be the whole cost."""
+    response = {"model": model, "choices": [{"index": 0, "message": {"content": "x"}}],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 1000}}  # fmt: skip
+    request = {"model": model, "messages": [{"role": "user", "content": "x"}], **options}
+    (call,) = _cassette(tmp_path, "https://api.openai.com/v1/chat/completions", request,
+                        response).calls  # fmt: skip
+    price = meter(call, as_of=datetime(2025, 11, 1, tzinfo=UTC)).price
+    assert price is not None and price.amount == Decimal(cost)
+
+
+def test_a_search_model_without_a_known_search_fee_says_so(tmp_path: Path) -> None:
+    """genai-prices has no per-search price for gpt-4o-search-preview: the cost is its
+    tokens, and an unpriced-fee note says the search is left out (as for other per-use fees
+    with no price), rather than the search passing unsaid."""
+    response = {"model": "gpt-4o-search-preview", "choices": [],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 100}}  # fmt: skip
+    request = {"model": "gpt-4o-search-preview", "messages": [], "web_search_options": {}}
+    (call,) = _cassette(tmp_path, "https://api.openai.com/v1/chat/completions", request,
+                        response).calls  # fmt: skip
+    price = meter(call, as_of=datetime(2025, 11, 1, tzinfo=UTC)).price
+    assert price is not None and price.amount == Decimal("0.0035")  # 1,000 x 2.50 + 100 x 10
+    (note,) = call.notes
+    assert note.kind is NoteKind.UNPRICED_FEE and "leaves it out" in note.message

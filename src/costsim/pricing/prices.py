@@ -30,6 +30,7 @@ __all__ = [
     "price",
     "price_moment",
     "priced_by_day",
+    "search_fee_known",
     "tier_starts",
     "today",
 ]
@@ -359,3 +360,9 @@ def _flat(model: str, provider: str, when: datetime) -> PriceCalculation | None:
         )
     except (LookupError, ValueError, ArithmeticError):
         return None
+
+
+def search_fee_known(model: str, provider: str, at: datetime | None) -> bool:
+    """Whether genai-prices has a per-search price for ``model`` (at ``at``, else today)."""
+    found = _flat(model, provider, price_moment(model, provider, at or today()))
+    return found is not None and getattr(found.model_price, "web_searches_kcount", None) is not None

@@ -34,6 +34,7 @@ from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
 from costsim.providers.background import body_of, completed, is_pending
 from costsim.providers.batches import batch_results_note
+from costsim.providers.openai_chat import searched
 from costsim.providers.routes import Route, route_of
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
@@ -195,6 +196,7 @@ def _build(
         recorded_cost=response.recorded_cost if usage is not None else None,
         **request,
     )
+    call = searched(call)
     if response.service_tier in CONTEXTS:
         call = _at_service_tier(call, response.service_tier)
     if sums_standard_samplings(call, interaction.request_headers):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from datetime import datetime
 from decimal import Decimal
@@ -11,10 +12,13 @@ from typing import Any
 from costsim.io.bodies import SseEvent
 from costsim.model import (
     Block,
+    Call,
     DocumentBlock,
     Flavour,
     ImageBlock,
     Message,
+    Note,
+    NoteKind,
     OtherBlock,
     ReasoningBlock,
     TextBlock,
@@ -23,6 +27,7 @@ from costsim.model import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from costsim.pricing.prices import search_fee_known
 from costsim.providers._json import digest, integer, items, obj, parse_arguments, text, timestamp
 from costsim.providers._media import PdfFacts, decode_base64, image_dimensions, pdf_facts
 from costsim.providers._usage import UsageRead, gateway_cost, openai_usage
@@ -296,3 +301,27 @@ class _ChatStream:
         )
         cut = not (self.done or self.finished or self.usage is not None or self.error)
         return dataclasses.replace(parsed, incomplete=cut)
+
+
+_SEARCH_MODEL = re.compile(r"-search-(preview|api)\b")
+
+
+def searched(call: Call) -> Call:
+    """A Chat Completions call to a search model (``web_search_options``, or a model such as
+    ``gpt-4o-mini-search-preview``) searched the web once, billed per search on top of its
+    tokens: at genai-prices' per-search price; where it has none, the cost leaves the search
+    out and a note says so (an ``unpriced-fee``), as for other per-use fees."""
+    usage = call.usage
+    if call.flavour is not Flavour.OPENAI_CHAT or usage is None or usage.web_searches:
+        return call
+    model = f"{call.model} {call.response_model or ''}"
+    if "web_search_options" not in call.extra and not _SEARCH_MODEL.search(model):
+        return call
+    if search_fee_known(call.priced_model, call.price_provider, call.recorded_at):
+        return dataclasses.replace(call, usage=dataclasses.replace(usage, web_searches=1))
+    note = Note(
+        NoteKind.UNPRICED_FEE,
+        "1 web search (a Chat Completions search model) recorded: costsim knows no per-search "
+        "price for it, so the cost leaves it out",
+    )
+    return dataclasses.replace(call, notes=(*call.notes, note))
