@@ -87,3 +87,19 @@ def test_a_warm_prefix_follows_an_edited_system_prompt(tmp_path: Path) -> None:
     # where the edited request's estimated total splits between its blocks is the
     # estimator's (about 15 tokens here): within 3% of the recording, not +300%
     assert abs(cost.amount - recorded) < recorded * Decimal("0.03")
+
+
+def test_auto_caching_reads_the_edited_warm_prefix_too(tmp_path: Path) -> None:
+    """The auto policy over the edited request: it marks the prefix the engine seeds as warm
+    (the edited one), so #0 keeps its read; it used to find no warm key, take the request's
+    breakpoint away and bill a cold prefix (+$0.0045)."""
+    trace = load_trace(_realistic(tmp_path))
+    first = trace.calls[0]
+    system = (dataclasses.replace(first.system[0], text=first.system[0].text + " Be brief."),)
+    sent = {trace.path: [dataclasses.replace(first, system=system), *trace.calls[1:]]}
+    auto = Variant("auto", (make_step("caching", {"policy": "auto"}),))
+    result = Engine([trace]).run(auto, requests=sent)
+    first_call = result.traces[0].calls[0]
+    assert first_call.usage is not None and first_call.usage.cache_read >= 2000
+    changes = [(e.provenance.index, e.message) for e in result.events if e.kind == "change"]
+    assert changes == [(2, "auto: no breakpoint: the request's 1 taken away")]

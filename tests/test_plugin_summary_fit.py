@@ -79,6 +79,14 @@ def test_tests_vcrpy_refused_are_named_once_each() -> None:
     assert unserved_lines({"failed": [_report("t.py::b", "boom")]}, SummaryOptions()) == []
 
 
+def test_a_long_refused_test_id_is_cut_to_the_width() -> None:
+    name = "test_a.py::test_" + "a_really_long_name_" * 4 + "[customer_history_with_a_long_id]"
+    stats = {"failed": [_report(name, "CannotOverwriteExistingCassetteException")]}
+    lines = unserved_lines(stats, SummaryOptions(width=60))
+    assert max(len(line.encode()) for line in lines) <= 60
+    assert lines[-1].startswith("  test_a_really") and lines[-1].endswith("long_id]")
+
+
 def test_many_refused_tests_are_capped_without_verbose() -> None:
     refusal = "CannotOverwriteExistingCassetteException"
     stats = {"failed": [_report(f"t.py::test[{i}]", refusal) for i in range(5)]}

@@ -11,9 +11,11 @@ from typing import Any
 
 import pytest
 
+from costsim.engine import Engine, Variant, make_step
 from costsim.model import Usage
 from costsim.pricing.ledger import meter
 from costsim.pricing.prices import price
+from costsim.providers.normalise import load_trace
 from tests.test_providers import _cassette
 
 CHAT = "https://api.openai.com/v1/chat/completions"
@@ -111,3 +113,40 @@ def test_anthropic_standard_and_batch_tiers(tmp_path: Path) -> None:
     assert price(batch, model="claude-sonnet-4-5", provider="anthropic", at=at).amount == (
         Decimal("0.00225")
     )
+
+
+def test_an_estimated_call_keeps_its_tier(tmp_path: Path) -> None:
+    """A flex stream recorded without usage (no include_usage) is estimated: at flex prices,
+    half the standard ones for gpt-5, as its chunks say; it used to be priced at standard."""
+    costs = {}
+    for tier in ("flex", "default"):
+        chunk = {"id": "c", "object": "chat.completion.chunk", "model": "gpt-5",
+                 "service_tier": tier, "choices": [{"index": 0, "delta": {"content": "hi"}}]}  # fmt: skip
+        body = f"data: {json.dumps(chunk)}\n\ndata: [DONE]\n\n"
+        folder = tmp_path / tier
+        folder.mkdir()
+        (call,) = _cassette(folder, CHAT, {**REQUEST, "stream": True}, body).calls
+        assert call.usage is None and call.service_tier == (tier if tier == "flex" else None)
+        engine = Engine([load_trace(folder / "c.yaml")])
+        (simulated,) = engine.run(Variant("as recorded")).traces[0].calls
+        assert simulated.usage is not None and simulated.usage.estimated
+        found = meter(simulated.call, usage=simulated.usage).price
+        assert found is not None and found.amount is not None
+        costs[tier] = found.amount
+    assert costs["flex"] * 2 == costs["default"]
+
+
+def test_a_call_routed_to_a_model_without_its_tier_is_billed_at_standard(tmp_path: Path) -> None:
+    """A gpt-5 flex call routed to gpt-4o-mini, which has no flex price: billed at its
+    standard price ($0.15 / $0.60 per million), not left "cost unknown" for the variant."""
+    _cassette(tmp_path, CHAT, REQUEST, _chat("flex"))
+    engine = Engine([load_trace(tmp_path / "c.yaml")])
+    variant = Variant("r", (make_step("routing", {"default": "gpt-4o-mini"}),))
+    (call,) = engine.run(variant).traces[0].calls
+    assert call.call.model == "gpt-4o-mini" and call.usage is not None
+    assert call.usage.tier is None
+    found = meter(call.call, usage=call.usage).price
+    # the routed request is counted again (1,001 tokens here): x $0.15, + 100 x $0.60
+    expected = (call.usage.prompt_total * Decimal("0.15") + 100 * Decimal("0.60")) / 1_000_000
+    assert found is not None and found.amount == expected
+    assert abs(call.usage.prompt_total - 1000) <= 5

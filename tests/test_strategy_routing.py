@@ -217,3 +217,27 @@ def test_a_dearer_route_counts_billed_calls_by_the_model_billed() -> None:
     assert said == [
         "2 calls routed from claude-sonnet-4-5 to claude-opus-4-1, whose input price is higher"
     ]
+
+
+def test_a_call_another_providers_host_served_is_routed_only_to_what_it_lists(
+    tmp_path: Path,
+) -> None:
+    """A call Mistral served (OpenAI's Chat Completions shape on api.mistral.ai) was routed to
+    gpt-4o-mini and priced from OpenAI's list: an invented saving. Now it stays as recorded,
+    with a note; a model the host lists is still routed."""
+    from tests.test_providers import _cassette
+
+    response = {"model": "magistral-medium-latest", "choices": [],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 100}}  # fmt: skip
+    request = {"model": "magistral-medium-latest", "messages": [{"role": "user", "content": "x"}]}
+    trace = _cassette(tmp_path, "https://api.mistral.ai/v1/chat/completions", request, response)
+    engine = Engine([trace])
+    for model, routed in (("gpt-4o-mini", False), ("mistral-small-latest", True)):
+        variant = Variant("r", (make_step("routing", {"default": model}),))
+        result = engine.run(variant)
+        (call,) = result.traces[0].calls
+        assert (call.call.model == model) is routed
+        notes = [e.message for e in result.events if e.kind == "note"]
+        assert notes == (
+            [] if routed else [f"mistral calls not routed to {model}: mistral does not list it"]
+        )

@@ -264,3 +264,15 @@ def _placed(block: PrefixBlock, tokens: int, exact: bool) -> PrefixBlock:
         label=block.label,
         exact=exact,
     )
+
+
+def moved_block(key: str, recorded: Prefix, now: Prefix) -> PrefixBlock | None:
+    """The block of ``now`` in the place of ``recorded``'s block ``key``, when the request was
+    changed in content only (as many blocks as recorded) and that block with it; None
+    otherwise (the entry is then the recorded one)."""
+    if len(recorded.blocks) != len(now.blocks):
+        return None
+    at = next((i for i, block in enumerate(recorded.blocks) if block.key == key), None)
+    if at is None or now.blocks[at].key == key:
+        return None
+    return now.blocks[at]

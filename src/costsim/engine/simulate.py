@@ -34,6 +34,8 @@ from costsim.engine.warm import WarmSeed, followed, infer_warm, timeline
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource
 from costsim.model.sharing import distinct_path_runs
+from costsim.pricing.prices import today
+from costsim.pricing.tiers import listed_from
 from costsim.strategies.registry import AgentSpec, Context, Variant, get_strategy
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
@@ -310,7 +312,7 @@ class Engine:
             source=UsageSource.ESTIMATED if estimated else UsageSource.RECORDED,
             web_searches=origin_usage.web_searches if origin_usage is not None else 0,
             base_tier=origin_usage is not None and origin_usage.base_tier,
-            tier=origin_usage.tier if origin_usage is not None else None,
+            tier=_tier(item, origin_usage),
         )
 
     # --- warm starts and fidelity ------------------------------------------------------------
@@ -346,3 +348,14 @@ class Engine:
                 if item.cache is not None:
                     rows.append((item.call, item.cache, item.call.provenance.index in seeded))
         return rows
+
+
+def _tier(item: SimCall, origin: Usage | None) -> str | None:
+    """The service tier a simulated request is billed at: its recording's, unless the request
+    now goes to a model with no price at that tier (routed), which bills it at standard."""
+    tier = origin.tier if origin is not None else None
+    call = item.call
+    if tier is None or item.origin is None or call.model == item.origin.model:
+        return tier
+    when = call.recorded_at or today()
+    return tier if listed_from(call.priced_model, call.price_provider, tier, when) else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from costsim.cache.prefix import Prefix
+from costsim.cache.prefix import Prefix, moved_block
 from costsim.cache.rules import CacheRules, tolerance
 from costsim.cache.simulators import SIMULATORS, CacheSimulator
 from costsim.model import Call, CassetteTrace
@@ -91,9 +91,5 @@ def followed(
     if origin is None or item.call is origin or origin.usage is None:
         return seed
     recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
-    if len(recorded.blocks) != len(prefix.blocks):
-        return seed
-    at = next((i for i, block in enumerate(recorded.blocks) if block.key == key), None)
-    if at is None or at >= len(prefix.blocks) or prefix.blocks[at].key == key:
-        return seed
-    return prefix.blocks[at].key, prefix.blocks[at].tokens, seeded_at, ttl
+    block = moved_block(key, recorded, prefix)
+    return seed if block is None else (block.key, block.tokens, seeded_at, ttl)

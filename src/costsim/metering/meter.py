@@ -211,6 +211,7 @@ class Meter:
             uncached_input=round(self.estimate_prompt(call)),
             output=output,
             source=UsageSource.ESTIMATED,
+            tier=call.service_tier,
         )
 
     def error_band(self, call: Call) -> ErrorBand:

@@ -144,6 +144,9 @@ class Call:
     """Usage a cut stream recorded before it ended (input counts): estimates start from it."""
     recorded_cost: Decimal | None = None
     """The cost a gateway recorded in the response (OpenRouter ``usage.cost``), in USD."""
+    service_tier: str | None = None
+    """The service tier the response names when it has prices of its own (``flex``,
+    ``priority``, ``batch``): the usage, recorded or estimated, is billed at it."""
     served_by: str | None = None
     """The genai-prices provider whose host served the call, when it is another provider's
     (Azure OpenAI, OpenRouter, Groq, Mistral, ...): its price list bills the call."""

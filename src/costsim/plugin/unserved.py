@@ -11,8 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from costsim.plugin.ranking import cut_test_ids
 from costsim.plugin.run import SummaryOptions, wrap
-from costsim.render.text import plural
+from costsim.render.text import ELLIPSIS, extra_bytes, plural
 
 __all__ = ["SHOWN", "unserved_lines", "unserved_tests"]
 
@@ -52,7 +53,8 @@ def unserved_lines(stats: Mapping[str, Iterable[Any]], options: SummaryOptions) 
         "none of its interactions); those calls are in no figure above"
     )
     lines = wrap(note, options.width)
-    lines += [f"  {test}" for test in shown]
+    room = options.width - 2 - extra_bytes(ELLIPSIS)  # an ellipsis takes three bytes
+    lines += [f"  {test}" for test in cut_test_ids(shown, room)]
     if len(tests) > len(shown):
         lines.append(f"  and {len(tests) - len(shown)} more (-v)")
     return lines

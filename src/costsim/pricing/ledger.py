@@ -96,7 +96,7 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
     if billed is None:
         return MeteredCall(call, None, None)
     result = price(billed, model=call.priced_model, provider=call.price_provider, at=when)
-    if not result.priced and call.price_provider != call.provider:
+    if not result.priced and call.platform is not None and call.served_by is None:
         # A model the platform's price list does not carry (a routed-to model, say): the
         # provider's own list price, which Bedrock and Vertex AI match for Claude models.
         fallback = price(billed, model=call.priced_model, provider=call.provider, at=when)

@@ -209,6 +209,7 @@ def _at_service_tier(call: Call, tier: str) -> Call:
     usage, hint = call.usage, call.usage_hint
     return dataclasses.replace(
         call,
+        service_tier=tier,
         usage=None if usage is None else dataclasses.replace(usage, tier=tier),
         usage_hint=None if hint is None else dataclasses.replace(hint, tier=tier),
     )

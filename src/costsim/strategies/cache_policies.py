@@ -38,7 +38,15 @@ from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.base import Context
 from costsim.strategies.trace import SimCall, SimTrace
 
-__all__ = ["Marks", "apply_marks", "auto_marks", "oracle_marks", "strip_marks"]
+__all__ = [
+    "Marks",
+    "apply_marks",
+    "candidates",
+    "eligible",
+    "layout_of",
+    "oracle_marks",
+    "strip_marks",
+]
 
 Marks = dict[int, str]
 """Breakpoints of one request: block index in prefix order -> TTL."""
@@ -158,67 +166,10 @@ def apply_marks(call: Call, marks: Marks) -> Call:
     )
 
 
-def _layout(item: SimCall, call: Call, context: Context) -> Prefix | None:
+def layout_of(item: SimCall, call: Call, context: Context) -> Prefix | None:
     if context.layout is None:
         return None
     return context.layout(dataclasses.replace(item, call=call))
-
-
-# --- auto -----------------------------------------------------------------------------------
-
-
-def auto_marks(trace: SimTrace, ttl: str, context: Context) -> list[Marks | None]:
-    """Per request, the breakpoints an online client would place (None: not Anthropic).
-
-    The client knows the requests it sent: those of the trace before this one, and those the
-    recording shows it had sent before the trace began (a prefix read warm): it marks a
-    prefix it sent before, and one the recording shows warm where it ends."""
-    lookback = context.rules.anthropic_lookback
-    warm_at = context.warm(trace.path) if context.warm is not None else {}
-    seen_static: set[str] = set()
-    rolling: dict[str, int] = {}
-    result: list[Marks | None] = []
-    for item in trace.calls:
-        if not eligible(item):
-            result.append(None)
-            continue
-        call = strip_marks(item.call)
-        prefix = _layout(item, call, context)
-        if prefix is None or not prefix.blocks:
-            result.append({})
-            continue
-        minimum = context.rules.minimum(call.model, call.recorded_at)
-        ends = candidates(call)
-        static_count = len(call.tools) + len(call.system)
-        static = [i for i in ends if i < static_count]
-        multi_turn = any(m.role == "assistant" for m in call.messages)
-        origin = item.origin
-        warm = warm_at.get(origin.provenance.index, frozenset()) if origin else frozenset()
-        seen_static |= warm
-        marks: Marks = {
-            i: ttl
-            for i in ends
-            if prefix.blocks[i].key in warm and prefix.blocks[i].tokens >= minimum
-        }
-        if static and prefix.blocks[static[-1]].tokens >= minimum:
-            key = prefix.blocks[static[-1]].key
-            if multi_turn or key in seen_static:
-                marks[static[-1]] = ttl
-            seen_static.add(key)
-        latest = [i for i in ends if i >= static_count]
-        if multi_turn and latest and prefix.blocks[latest[-1]].tokens >= minimum:
-            last = latest[-1]
-            marks[last] = ttl
-            previous = max(
-                (i for i in range(last) if prefix.blocks[i].key in rolling), default=None
-            )
-            if previous is not None and last - previous > lookback:
-                bridge = max((i for i in ends if previous < i <= previous + lookback), default=None)
-                if bridge is not None:
-                    marks[bridge] = ttl
-            rolling[prefix.blocks[last].key] = last
-        result.append(marks)
-    return result
 
 
 # --- oracle ---------------------------------------------------------------------------------
@@ -254,7 +205,7 @@ def _requests(trace: SimTrace, context: Context) -> list[_Request]:
         if not eligible(item):
             continue
         call = strip_marks(item.call)
-        prefix = _layout(item, call, context)
+        prefix = layout_of(item, call, context)
         if prefix is None or not prefix.blocks:
             continue
         minimum = context.rules.minimum(call.model, call.recorded_at)

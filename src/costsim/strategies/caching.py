@@ -39,9 +39,9 @@ from costsim.model import (
     TextBlock,
 )
 from costsim.strategies.base import Context, Params
+from costsim.strategies.cache_auto import auto_marks
 from costsim.strategies.cache_policies import (
     Marks,
-    auto_marks,
     eligible,
     marks_of,
     oracle_marks,

@@ -121,6 +121,21 @@ def _input_price(model: str, provider: str, when: datetime | None) -> tuple[floa
     return amount, model_label(model, provider, model_id)
 
 
+def _not_routable(call: Call, model: str, when: datetime) -> str | None:
+    """Why ``call`` cannot go to ``model`` (None: it can): another provider's model (requests
+    are not translated), or, for a call another provider's host served (Azure OpenAI,
+    Mistral, ...), a model that host's price list does not carry."""
+    target = provider_of(model)
+    if target is not None and target != call.provider:
+        return (
+            f"{call.provider} calls not routed to {model}: requests are not translated "
+            "between providers"
+        )
+    if call.served_by is not None and _input_price(model, call.served_by, when)[0] is None:
+        return f"{call.served_by} calls not routed to {model}: {call.served_by} does not list it"
+    return None
+
+
 def _risky(item: SimCall, params: RoutingParams) -> str | None:
     origin = item.origin
     if origin is None:
@@ -169,19 +184,12 @@ class Routing:
             if model is None or model in (call.model, call.priced_model):
                 calls.append(item)
                 continue
-            target = provider_of(model)
-            if target is not None and target != call.provider:
+            when = call.recorded_at or datetime.now(UTC)
+            why_not = _not_routable(call, model, when)
+            if why_not is not None:
                 if model not in skipped:  # said once per trace
                     skipped.add(model)
-                    events.append(
-                        Event(
-                            self.name,
-                            "note",
-                            f"{call.provider} calls not routed to {model}: "
-                            "requests are not translated between providers",
-                            call.provenance,
-                        )
-                    )
+                    events.append(Event(self.name, "note", why_not, call.provenance))
                 calls.append(item)
                 continue
             routed = dataclasses.replace(call, model=model, response_model=None)
@@ -190,9 +198,8 @@ class Routing:
                     self.name, "change", f"{call.priced_model} -> {model} ({why})", call.provenance
                 )
             )
-            when = call.recorded_at or datetime.now(UTC)
-            before, was = _input_price(call.priced_model, call.provider, when)
-            after, to = _input_price(model, call.provider, when)
+            before, was = _input_price(call.priced_model, call.price_provider, when)
+            after, to = _input_price(model, call.price_provider, when)
             dear = before is not None and after is not None and after > before
             if dear and not call.errored:  # an errored request was billed nothing
                 dearer.setdefault((was, to), []).append(item)
