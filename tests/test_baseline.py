@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import re
 from decimal import Decimal
@@ -110,6 +111,18 @@ def test_compare_from_zero() -> None:
     assert result.regressions == [
         "t::a: cost rose from 0 to $0.010000",
         "t::a: prompt_tokens rose from 0 to 10",
+    ]
+
+
+def test_an_improvement_resting_on_estimates_says_so() -> None:
+    """A drifted call is metered as sent, through the estimator: a cheaper figure there is
+    within the estimator's error, not a measured saving."""
+    old = {"t::a": _cost(1317, "0.001517"), "t::b": _cost(1000, "0.002")}
+    drifted = dataclasses.replace(_cost(1337, "0.001490"), drifted_calls=1)
+    new = {"t::a": drifted, "t::b": _cost(1000, "0.0015")}
+    assert compare_baselines(old, new, {"cost": 5.0}).improvements == [
+        "t::a: cost $0.001517 -> $0.001490 (1 call estimated: within the estimate's error)",
+        "t::b: cost $0.002000 -> $0.001500",
     ]
 
 

@@ -627,6 +627,17 @@ def test_cli_report_on_a_missing_file(tmp_path: Path) -> None:
     assert_one_line_error(run_cli("report", path), path, None)
 
 
+def test_cli_report_lenient_of_only_bad_files_says_so(tmp_path: Path) -> None:
+    """It said "No cassettes: nothing to report." of a file it had found and skipped."""
+    bad, _ = _bad_interactions()["response-corrupt-gzip"]
+    with_bad_second(tmp_path / "bad.yaml", bad)
+    lenient = run_cli("report", "--lenient", tmp_path / "bad.yaml")
+    assert lenient.exit_code == 0, lenient.output
+    assert lenient.stdout.startswith(
+        "No LLM calls reported: the only cassette was unreadable and skipped (--lenient).\n"
+    )
+
+
 def test_cli_report_lenient_skips_the_bad_file(tmp_path: Path) -> None:
     folder = tmp_path / "recordings"
     folder.mkdir()

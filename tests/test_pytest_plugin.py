@@ -217,6 +217,7 @@ def test_markdown_report(project: pytest.Pytester) -> None:
     text = (project.path / "summary.md").read_text()
     assert text.startswith("## costsim")
     assert "cost with caching |" in text and "| test_agent.py::test_two" in text
+    assert "\n- cost with caching; TOTAL p90 ±$" in text  # the band the terminal gives too
     assert "- :x: test_agent.py::test_two: output_tokens 89 over the budget of 10" in text
 
 
@@ -986,3 +987,19 @@ def test_a_budget_of_calls(project: pytest.Pytester) -> None:
         result.stdout.str(), "*FAILED test_agent.py::test_two: calls 2 over the budget of 1*"
     )
     assert "test_ok: calls" not in result.stdout.str()
+    assert "errored" not in result.stdout.str().split("costsim: the run fails")[1]
+
+
+def test_a_budget_of_calls_says_how_many_errored(project: pytest.Pytester) -> None:
+    """The example cassette's third call is a 529: a retried error is a call (it counts
+    against the budget), and the failure says so."""
+    body = (
+        REPLAY
+        + "\nimport pytest\n\n@pytest.mark.costsim_budget(calls=2)\ndef test_three():\n    _replay(3)\n"
+    )
+    project.makepyfile(test_agent=body)
+    result = project.runpytest("--costsim")
+    assert said(
+        result.stdout.str(),
+        "*test_three: calls 3 over the budget of 2 (1 of them errored, unbilled)*",
+    )

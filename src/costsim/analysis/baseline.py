@@ -267,9 +267,14 @@ def _limits_for(
 
 
 def _improvement(test: str, old: TestCost, new: TestCost) -> str | None:
+    """A test that costs less than its baseline; said to rest on estimates when calls of it
+    were (recorded without usable usage, or sent changed): within the estimator's error."""
     before, after = old.cost_usd, new.cost_usd
+    estimated = new.unrecorded_calls + new.drifted_calls
+    calls = f"{estimated} call{'' if estimated == 1 else 's'}"
+    how = f" ({calls} estimated: within the estimate's error)" if estimated else ""
     if before is not None and after is not None:
-        return f"{test}: cost {money(before)} -> {money(after)}" if after < before else None
+        return f"{test}: cost {money(before)} -> {money(after)}{how}" if after < before else None
     if new.prompt_tokens < old.prompt_tokens:
         return f"{test}: prompt_tokens {old.prompt_tokens:,} -> {new.prompt_tokens:,} (unpriced)"
     return None

@@ -80,7 +80,10 @@ class _Limit:
         if (actual < limit) if self.minimum else (actual > limit):
             side = "under the minimum of" if self.minimum else "over the budget of"
             label = self.key.removesuffix("_min")
-            return f"{test}: {label} {self.shown(actual)} {side} {self.shown(limit)}"
+            failure = f"{test}: {label} {self.shown(actual)} {side} {self.shown(limit)}"
+            if self.key == "calls" and cost.errored_calls:  # a retried error is a call too
+                failure += f" ({cost.errored_calls:,} of them errored, unbilled)"
+            return failure
         return None
 
 

@@ -340,7 +340,12 @@ def write_report(
         options = SummaryOptions(strategies=strategies, markdown=True)
         costs = state.costs()
         body = _table(state, costs, options) if costs else ["No LLM calls were replayed."]
-        notes = [f"- {line.strip()}" for line in _notes(state, costs, options)]
+        bands = [
+            f"- cost with {v.name}{_what_if_band(_what_if_sum(state, v.name, list(costs)))}"
+            for v in (parse_strategies(strategies) if strategies and costs else [])
+        ]
+        notes = [line for line in bands if ";" in line]  # only those with a band to add
+        notes += [f"- {line.strip()}" for line in _notes(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
         answer = [answer_line(costs), ""] if costs else []
         lines = ["## costsim: LLM calls in the test run", "", *answer, *body]

@@ -100,6 +100,9 @@ def _rows(named: list[tuple[str, Totals]], report: Report, wide: bool) -> list[l
 def answer_line(report: Report, cost: str) -> str:
     """What was billed in one sentence (``cost``: the TOTAL row's cell)."""
     totals = report.totals
+    if not report.cassettes and report.skipped:  # none read: that is the answer
+        every = "the only cassette" if len(report.skipped) == 1 else "every cassette"
+        return f"No LLM calls reported: {every} was unreadable and skipped (--lenient)."
     if not report.cassettes:
         return "No cassettes: nothing to report."
     cost = cost.rstrip("*")
