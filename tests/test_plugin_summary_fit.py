@@ -8,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from costsim.plugin.ranking import cut_test_ids
+from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.run import SummaryOptions
 from costsim.plugin.unserved import unserved_lines, unserved_tests
 from costsim.render.text import fit_table

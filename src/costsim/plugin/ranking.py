@@ -14,12 +14,11 @@ from dataclasses import dataclass
 from costsim.api.testing import TestCost
 from costsim.plugin.run import SummaryOptions
 from costsim.render.rows import merged, ranked, split_rows
-from costsim.render.text import ELLIPSIS, money, plural, shorten_left
+from costsim.render.text import money, plural
 
 __all__ = [
     "Listing",
     "answer_line",
-    "cut_test_ids",
     "listing",
     "others_how",
     "ranked_tests",
@@ -86,26 +85,3 @@ def tests_text(names: list[str]) -> str:
     if not tests:
         return plural(scopes, "fixture scope")
     return f"{plural(tests, 'test')} and {plural(scopes, 'fixture scope')}"
-
-
-def cut_test_ids(names: list[str], width: int) -> list[str]:
-    """Test ids in ``width`` characters, each keeping what tells it apart: the test function
-    whole when it fits (``…test_agent.py::test_refund[long]``, the path cut from the left),
-    else the start of the function's name and the end of its parameters
-    (``test_support_ag…customer_history]``). Ids that would read alike cut that way are cut
-    from the left instead, as are all of them when that is as distinct."""
-    cut = [_cut_test_id(name, width) for name in names]
-    if len(set(cut)) < len(set(names)):
-        return [shorten_left(name, width) for name in names]
-    return cut
-
-
-def _cut_test_id(name: str, width: int) -> str:
-    if len(name) <= width:
-        return name
-    start = name.split("[", 1)[0].rfind("::")
-    test = name[start + 2 :] if start >= 0 else name
-    if len(test) < width or width < 12:
-        return shorten_left(name, width)
-    head = (width - 1) * 2 // 5
-    return f"{test[:head]}{ELLIPSIS}{test[len(test) - (width - 1 - head) :]}"

@@ -16,10 +16,10 @@ from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
 from costsim.plugin.drift_text import drift_lines
+from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.ranking import (
     Listing,
     answer_line,
-    cut_test_ids,
     listing,
     others_how,
     ranked_tests,
@@ -269,7 +269,7 @@ def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     lines += [
         f"budget pattern {pattern!r} matches no test of this run, so it checks nothing "
         f"(patterns match whole test ids, such as {example!r})"
-        for pattern in state.idle_patterns()
+        for pattern in state.idle_patterns(costs)
     ]
     lines += state.notes
     return lines

@@ -10,7 +10,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -284,9 +284,10 @@ class CostsimSession(Observing):
             found.append(self.budgets[test])
         return found
 
-    def idle_patterns(self) -> list[str]:
-        """Budget patterns no test of the run matches: they check nothing."""
-        tests = self.selected | set(self.costs())
+    def idle_patterns(self, tested: Iterable[str]) -> list[str]:
+        """Budget patterns no test of the run (``tested``, or selected) matches: they check
+        nothing."""
+        tests = self.selected | set(tested)
         return [
             pattern
             for pattern, _ in self.pattern_budgets

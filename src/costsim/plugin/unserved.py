@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from costsim.plugin.ranking import cut_test_ids
+from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.run import SummaryOptions, wrap
-from costsim.render.text import ELLIPSIS, extra_bytes, plural
+from costsim.render.cuts import ELLIPSIS, extra_bytes
 
 __all__ = ["SHOWN", "unserved_lines", "unserved_tests"]
 
@@ -47,8 +47,9 @@ def unserved_lines(stats: Mapping[str, Iterable[Any]], options: SummaryOptions) 
     if not tests:
         return []
     shown = tests if options.verbose > 0 else tests[:SHOWN]
+    count = f"{len(tests):,} test{'' if len(tests) == 1 else 's'}"
     note = (
-        f"not replayed: {plural(len(tests), 'test')} failed on a request its cassette has no "
+        f"not replayed: {count} failed on a request its cassette has no "
         f"recorded response for ({REFUSAL}: a missing cassette, or a request that matches "
         "none of its interactions); those calls are in no figure above"
     )

@@ -19,6 +19,7 @@ from typing import Literal
 from tabulate import tabulate
 
 from costsim.pricing.money import money, partial_money
+from costsim.render.cuts import ELLIPSIS, extra_bytes, shorten_left, shorten_right
 from costsim.render.paths import display_path
 
 __all__ = [
@@ -43,22 +44,7 @@ __all__ = [
     "wrap",
 ]
 
-ELLIPSIS = "…"
 GAP = "  "
-
-
-def shorten_left(text: str, width: int) -> str:
-    """``text`` cut from the left to ``width`` characters (``…`` marks the cut)."""
-    if len(text) <= width:
-        return text
-    return ELLIPSIS + text[len(text) - max(width - 1, 1) :]
-
-
-def shorten_right(text: str, width: int) -> str:
-    """``text`` cut from the right to ``width`` characters (``…`` marks the cut)."""
-    if len(text) <= width:
-        return text
-    return text[: max(width - 1, 1)] + ELLIPSIS
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,12 +72,6 @@ def _cut(text: str, width: int, side: Literal["left", "right"] | None) -> str:
     if side == "right":
         return shorten_right(text, width)
     return text
-
-
-def extra_bytes(text: str) -> int:
-    """Bytes beyond one per character (``…``, ``Δ``, ``±``): tools that measure lines in
-    bytes (``awk``, ``wc -c``) see them too, so fitting keeps room for them."""
-    return len(text.encode("utf-8", "surrogatepass")) - len(text)  # a name not UTF-8: no error
 
 
 def _fit(
