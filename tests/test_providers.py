@@ -36,7 +36,12 @@ def _sse(events: list[tuple[str | None, Any]]) -> str:
 
 
 def _cassette(
-    tmp_path: Path, uri: str, request: dict[str, Any], response: str | dict[str, Any]
+    tmp_path: Path,
+    uri: str,
+    request: dict[str, Any] | None,
+    response: str | dict[str, Any],
+    *,
+    method: str = "POST",
 ) -> CassetteTrace:
     body = response if isinstance(response, str) else json.dumps(response)
     document = {
@@ -44,9 +49,9 @@ def _cassette(
         "interactions": [
             {
                 "request": {
-                    "method": "POST",
+                    "method": method,
                     "uri": uri,
-                    "body": json.dumps(request),
+                    "body": None if request is None else json.dumps(request),
                     "headers": {"content-type": ["application/json"]},
                 },
                 "response": {
@@ -520,22 +525,7 @@ def test_count_tokens_endpoint_is_not_a_call(tmp_path: Path) -> None:
 
 def _download(tmp_path: Path, uri: str, lines: list[dict[str, Any]]) -> CassetteTrace:
     body = "\n".join(json.dumps(line) for line in lines)
-    document = {
-        "version": 1,
-        "interactions": [
-            {
-                "request": {"method": "GET", "uri": uri, "body": None, "headers": {}},
-                "response": {
-                    "status": {"code": 200, "message": "OK"},
-                    "headers": {"content-type": ["application/binary"]},
-                    "body": {"string": body},
-                },
-            }
-        ],
-    }
-    path = tmp_path / "batch.yaml"
-    path.write_text(yaml.safe_dump(document))
-    return load_trace(path)
+    return _cassette(tmp_path, uri, None, body, method="GET")
 
 
 def test_batch_results_are_said_not_counted_as_other(tmp_path: Path) -> None:

@@ -322,7 +322,7 @@ class Engine:
         if self._warm is None:
             self._warm = {}
             for trace in self.traces:
-                seeds = self._infer_warm(trace)
+                seeds = infer_warm(trace, self.rules, self.prefix)
                 if seeds:
                     self._warm[trace.path] = seeds
         return self._warm
@@ -333,9 +333,6 @@ class Engine:
         for index, key, *_ in self.warm_starts().get(path, []):
             found.setdefault(index, set()).add(key)
         return {index: frozenset(keys) for index, keys in found.items()}
-
-    def _infer_warm(self, trace: CassetteTrace) -> list[WarmSeed]:
-        return infer_warm(trace, self.rules, self.prefix)
 
     def check(self) -> list[tuple[Call, CacheResult, bool]]:
         """Simulate every recorded trace as recorded: (call, predicted, warm-seeded) per call."""

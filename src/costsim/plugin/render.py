@@ -340,11 +340,9 @@ def write_report(
         options = SummaryOptions(strategies=strategies, markdown=True)
         costs = state.costs()
         body = _table(state, costs, options) if costs else ["No LLM calls were replayed."]
-        bands = [
-            f"- cost with {v.name}{_what_if_band(_what_if_sum(state, v.name, list(costs)))}"
-            for v in (parse_strategies(strategies) if strategies and costs else [])
-        ]
-        notes = [line for line in bands if ";" in line]  # only those with a band to add
+        variants = parse_strategies(strategies) if strategies and costs else []
+        bands = {v.name: _what_if_band(_what_if_sum(state, v.name, list(costs))) for v in variants}
+        notes = [f"- cost with {name}{band}" for name, band in bands.items() if band]
         notes += [f"- {line.strip()}" for line in _notes(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
         answer = [answer_line(costs), ""] if costs else []

@@ -75,15 +75,13 @@ def completed(calls: list[Call], interactions: Sequence[Interaction]) -> list[Ca
 
 def _retrieved(interactions: Sequence[Interaction]) -> dict[str, ParsedResponse]:
     found: dict[str, ParsedResponse] = {}
+    adapter = adapter_for("POST", "/v1/responses", {"input": ""})  # the Responses adapter
     for interaction in interactions:
         match = _RETRIEVAL.search(interaction.url_path)
-        if interaction.method != "GET" or match is None:
+        if interaction.method != "GET" or match is None or adapter is None:
             continue
         body = body_of(interaction)
         if not isinstance(body, Mapping):
-            continue
-        adapter = adapter_for("POST", "/v1/responses", {"input": ""})
-        if adapter is None:
             continue
         parsed = adapter.parse_response(body)
         if parsed.usage is not None and not parsed.usage_problems:
