@@ -1,13 +1,16 @@
 from __future__ import annotations
 
 # Imported before any in-process pytester run: pytester removes the modules a run imported
-# once it ends, and a process pool made afterwards would then pickle its work items with a
-# second copy of this module's classes ("it's not the same object as ...").
+# once it ends, and what outlives the run (a process pool's pickling, libyaml's C parser)
+# then meets a second copy of their classes ("it's not the same object as ...", "could not
+# determine a constructor for the tag None").
 import concurrent.futures.process  # noqa: F401
 import os
 from pathlib import Path
 
 import pytest
+import vcr.serializers.yamlserializer  # noqa: F401
+import yaml  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"

@@ -138,3 +138,15 @@ def test_too_narrow_for_an_id_beside_its_figures_puts_it_above(
     assert section[at + 1].split() == ["4,193", "$0.010736", "$0.016427", "$0.010966", "$0.004638"]
     assert section[at + 1].startswith(" ")
     assert any(line.startswith("TOTAL ") for line in section)
+
+
+def test_a_failure_of_a_long_test_id_fits_the_terminal() -> None:
+    """A long parametrised id is one word, which wrapping never cuts: the line ran to 145
+    bytes at 100 columns, with FAILED alone on the line before it."""
+    from costsim.plugin.run import failure_lines
+
+    test = "tests/test_channels.py::test_reply[" + "a_really_long_parameter_id_" * 4 + "x]"
+    lines = failure_lines([f"{test}: cost_usd $0.0185 over the budget of $0.0100"], 60, every=False)
+    assert max(len(line.encode()) for line in lines) <= 60
+    assert lines[0].startswith("FAILED test_reply[") and lines[0].endswith("_x]:")
+    assert " ".join(lines).endswith("cost_usd $0.0185 over the budget of $0.0100")

@@ -114,6 +114,10 @@ def test_a_budget_pattern_that_matches_no_test_is_said(project: pytest.Pytester)
         ["budget pattern 'test_two*' matches no test of this run, so it checks*"]
     )
     assert "'*::test_two' matches no test" not in result.stdout.str()
+    # a pattern for tests -k deselected is right, only not in use this run: not said
+    deselected = project.runpytest("-k", "not test_two")
+    assert "'*::test_two' matches no test" not in deselected.stdout.str()
+    assert "'test_two*' matches no test" in " ".join(deselected.stdout.str().split())
 
 
 @pytest.mark.parametrize(("key", "hint"), [("budget", "did you mean 'budgets'?"),
@@ -1003,3 +1007,50 @@ def test_a_budget_of_calls_says_how_many_errored(project: pytest.Pytester) -> No
         result.stdout.str(),
         "*test_three: calls 3 over the budget of 2 (1 of them errored, unbilled)*",
     )
+
+
+BACKGROUND_TEST = """
+import requests
+import vcr
+
+
+def test_background():
+    with vcr.use_cassette("background.yaml", record_mode="none"):
+        requests.post("https://api.openai.com/v1/responses",
+                      json={"model": "o4-mini", "input": "Hello", "background": True})
+        requests.get("https://api.openai.com/v1/responses/resp_1")
+"""
+
+
+def test_a_background_response_is_billed_from_its_retrieval(pytester: pytest.Pytester) -> None:
+    """The plugin meters each replayed interaction alone: a background request (answered
+    "queued", no usage) was estimated at 63 tokens instead of the retrieval's usage, which
+    ``costsim report`` reads. o4-mini: 1,000 uncached x $1.10 + 1,000 cached x $0.275 +
+    1,000 out x $4.40 per million = $0.005775."""
+    queued = {"id": "resp_1", "object": "response", "status": "queued", "model": "o4-mini",
+              "output": [], "usage": None}  # fmt: skip
+    done = {**queued, "status": "completed", "model": "o4-mini-2025-04-16",
+            "output": [{"type": "message", "role": "assistant",
+                        "content": [{"type": "output_text", "text": "Hi"}]}],
+            "usage": {"input_tokens": 2000, "input_tokens_details": {"cached_tokens": 1000},
+                      "output_tokens": 1000, "total_tokens": 3000}}  # fmt: skip
+    request = {"model": "o4-mini", "input": "Hello", "background": True}
+    date = {"date": ["Mon, 02 Jun 2025 12:00:00 GMT"]}
+    interactions = [
+        {"request": {"method": "POST", "uri": "https://api.openai.com/v1/responses",
+                     "body": json.dumps(request), "headers": {}},
+         "response": {"status": {"code": 200, "message": "OK"}, "headers": date,
+                      "body": {"string": json.dumps(queued)}}},
+        {"request": {"method": "GET", "uri": "https://api.openai.com/v1/responses/resp_1",
+                     "body": None, "headers": {}},
+         "response": {"status": {"code": 200, "message": "OK"}, "headers": date,
+                      "body": {"string": json.dumps(done)}}},
+    ]  # fmt: skip
+    (pytester.path / "background.yaml").write_text(
+        yaml.safe_dump({"version": 1, "interactions": interactions})
+    )
+    pytester.makepyfile(test_bg=BACKGROUND_TEST)
+    result = pytester.runpytest("--costsim", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=1)
+    entry = _report(pytester)["tests"]["test_bg.py::test_background"]  # type: ignore[index]
+    assert entry["cost_usd"] == "0.005775" and entry["unrecorded_calls"] == 0

@@ -142,8 +142,13 @@ def test_a_call_routed_to_a_model_without_its_tier_is_billed_at_standard(tmp_pat
     _cassette(tmp_path, CHAT, REQUEST, _chat("flex"))
     engine = Engine([load_trace(tmp_path / "c.yaml")])
     variant = Variant("r", (make_step("routing", {"default": "gpt-4o-mini"}),))
-    (call,) = engine.run(variant).traces[0].calls
+    result = engine.run(variant)
+    (call,) = result.traces[0].calls
     assert call.call.model == "gpt-4o-mini" and call.usage is not None
+    (event,) = result.events
+    assert event.message.endswith(
+        "(default; no flex price for gpt-4o-mini: billed at its standard price)"
+    )
     assert call.usage.tier is None
     found = meter(call.call, usage=call.usage).price
     # the routed request is counted again (1,001 tokens here): x $0.15, + 100 x $0.60

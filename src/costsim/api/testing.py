@@ -6,7 +6,7 @@ per-test figures, budgets and baselines.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any
@@ -18,6 +18,7 @@ from costsim.analysis.drift import Difference, differences, summary
 from costsim.analysis.spread import NONE, Spread
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine
+from costsim.errors import CostsimError
 from costsim.io.files import write_atomic
 from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter
@@ -25,7 +26,8 @@ from costsim.metering.saved import read_calibration
 from costsim.model import Call, CassetteTrace
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.pricing.money import amount_text
-from costsim.providers.normalise import call_from_interaction
+from costsim.providers.background import awaiting
+from costsim.providers.normalise import call_from_interaction, load_trace
 from costsim.strategies.registry import Variant
 from costsim.strategies.syntax import parse_variants
 
@@ -65,7 +67,31 @@ def read_vcr_call(
     Raises :class:`~costsim.errors.CostsimError` naming the cassette and interaction when
     the pair looks like an LLM call but cannot be read.
     """
-    return call_from_interaction(interaction_from_vcr(cassette_path, index, request, response))
+    interaction = interaction_from_vcr(cassette_path, index, request, response)
+    call = call_from_interaction(interaction)
+    if call is not None and awaiting(call, interaction):
+        return _retrieved_later(cassette_path, call)
+    return call
+
+
+def _retrieved_later(cassette_path: str, call: Call) -> Call:
+    """A background request completed from its cassette file, which holds the retrieval
+    that carries its usage (as ``costsim report`` reads it); as it is when the file cannot
+    be read or holds none (estimated, and said so)."""
+    try:
+        trace = load_trace(Path(cassette_path))
+    except (CostsimError, OSError):
+        return call
+    done = next((c for c in trace.calls if c.provenance.index == call.provenance.index), None)
+    if done is None or done.usage is None:
+        return call
+    return replace(
+        call,
+        usage=done.usage,
+        response=done.response,
+        response_model=done.response_model,
+        notes=done.notes,
+    )
 
 
 def parse_strategies(text: str) -> list[Variant]:

@@ -150,11 +150,23 @@ def failure_lines(failures: list[str], width: int, *, every: bool) -> list[str]:
         line
         for i, failure in enumerate(failures)
         if i not in hidden
-        for line in wrap(f"FAILED {failure}", width)
+        for line in wrap(f"FAILED {_fitted(failure, width)}", width)
     ]
     if hidden:
         lines.append(f"and {len(hidden)} more (-v lists them; so does --costsim-report)")
     return lines
+
+
+def _fitted(failure: str, width: int) -> str:
+    """A test's failure with its id cut to fit one line beside ``FAILED`` (a long
+    parametrised id is one word, which wrapping never cuts: it ran past the terminal)."""
+    test, colon, rest = failure.partition(": ")
+    room = width - len("FAILED :") - 2  # the ellipsis's extra bytes
+    if failure.startswith(RUN_FAILURES) or not colon or len(test) <= room:
+        return failure
+    from costsim.plugin.ids import cut_test_ids
+
+    return f"{cut_test_ids([test], room)[0]}: {rest}"
 
 
 def usage_text(config: Any, message: str) -> str:

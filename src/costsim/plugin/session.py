@@ -285,9 +285,9 @@ class CostsimSession(Observing):
         return found
 
     def idle_patterns(self, tested: Iterable[str]) -> list[str]:
-        """Budget patterns no test of the run (``tested``, or selected) matches: they check
-        nothing."""
-        tests = self.selected | set(tested)
+        """Budget patterns no test of the run matches (``tested``, selected, or deselected by
+        ``-k``: a pattern for those is right, only not in use this run): they check nothing."""
+        tests = self.selected | self.deselected | set(tested)
         return [
             pattern
             for pattern, _ in self.pattern_budgets

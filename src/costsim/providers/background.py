@@ -20,7 +20,7 @@ from costsim.io.cassette import Interaction
 from costsim.model import Call, Flavour, Note, NoteKind
 from costsim.providers import ParsedResponse, adapter_for
 
-__all__ = ["PENDING", "body_of", "completed", "is_pending"]
+__all__ = ["PENDING", "awaiting", "body_of", "completed", "is_pending", "noted"]
 
 PENDING = frozenset({"queued", "in_progress"})
 _RETRIEVAL = re.compile(r"/responses/([^/]+)/?$")
@@ -48,16 +48,28 @@ def is_pending(body: Any) -> bool:
     return isinstance(body, Mapping) and body.get("status") in PENDING and not body.get("usage")
 
 
+def awaiting(call: Call, interaction: Interaction) -> bool:
+    """``call`` (of ``interaction``) is a background request its response did not finish."""
+    return (
+        call.flavour is Flavour.OPENAI_RESPONSES
+        and call.usage is None
+        and not call.errored
+        and is_pending(body_of(interaction))
+    )
+
+
+def noted(call: Call, interaction: Interaction) -> Call:
+    """``call`` alone (its retrieval not at hand): a background request says so."""
+    return _not_done(call, body_of(interaction)) if awaiting(call, interaction) else call
+
+
 def completed(calls: list[Call], interactions: Sequence[Interaction]) -> list[Call]:
     """``calls`` with each background request completed by its response's last retrieval
     in ``interactions`` that carries usage."""
     pending = {
-        call.provenance.index: body
+        call.provenance.index: body_of(interactions[call.provenance.index])
         for call in calls
-        if call.flavour is Flavour.OPENAI_RESPONSES
-        and call.usage is None
-        and not call.errored
-        and is_pending(body := body_of(interactions[call.provenance.index]))
+        if awaiting(call, interactions[call.provenance.index])
     }
     if not pending:
         return calls

@@ -32,7 +32,7 @@ from costsim.pricing.hosts import host_provider
 from costsim.pricing.tiers import CONTEXTS
 from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
-from costsim.providers.background import body_of, completed, is_pending
+from costsim.providers.background import body_of, completed, is_pending, noted
 from costsim.providers.batches import batch_results_note
 from costsim.providers.openai_chat import searched
 from costsim.providers.routes import Route, route_of
@@ -89,7 +89,7 @@ def _served(call: Call) -> Call:
 def call_from_interaction(interaction: Interaction) -> Call | None:
     """The LLM call an interaction made to Anthropic or OpenAI (or a gateway), else None."""
     call = _call(interaction)
-    return _served(call) if isinstance(call, Call) else None
+    return noted(_served(call), interaction) if isinstance(call, Call) else None
 
 
 def _request_json(interaction: Interaction) -> Mapping[str, Any] | None:

@@ -24,6 +24,7 @@ from costsim.metering.models import provider_of
 from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from costsim.pricing.names import model_label
 from costsim.pricing.prices import price
+from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
@@ -193,6 +194,9 @@ class Routing:
                 calls.append(item)
                 continue
             routed = dataclasses.replace(call, model=model, response_model=None)
+            tier = call.service_tier
+            if tier and listed_from(model, call.price_provider, tier, when) is None:
+                why += f"; no {tier} price for {model}: billed at its standard price"
             events.append(
                 Event(
                     self.name, "change", f"{call.priced_model} -> {model} ({why})", call.provenance
