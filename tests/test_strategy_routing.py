@@ -241,3 +241,22 @@ def test_a_call_another_providers_host_served_is_routed_only_to_what_it_lists(
         assert notes == (
             [] if routed else [f"mistral calls not routed to {model}: mistral does not list it"]
         )
+
+
+def test_a_routed_variants_delta_band_is_no_wider_than_its_cost_band(tmp_path: Path) -> None:
+    """The like-for-like baseline re-simulates the recorded request, whose cache read the
+    recording shows: a fact, not OpenAI's best effort. Counted as uncertain there, it let a
+    routed variant's saving be larger than the routed calls cost (-$0.0130 for -$0.0091)."""
+    from costsim.analysis.bands import variant_bands
+    from tests.test_providers import _cassette
+
+    response = {"model": "gpt-4.1", "choices": [{"index": 0, "message": {"content": "x"}}],
+                "usage": {"prompt_tokens": 3000, "completion_tokens": 100,
+                          "prompt_tokens_details": {"cached_tokens": 2048}}}  # fmt: skip
+    request = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "x " * 2900}]}
+    trace = _cassette(tmp_path, "https://api.openai.com/v1/chat/completions", request, response)
+    engine = Engine([trace])
+    result = engine.run(Variant("r", (make_step("routing", {"default": "gpt-4o-mini"}),)))
+    bands = variant_bands(result, engine.meter, None)
+    assert bands.baseline.below == 0 and bands.baseline.above == 0  # the recorded read: exact
+    assert bands.delta.below <= bands.cost.below and bands.delta.above <= bands.cost.above

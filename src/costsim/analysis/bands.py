@@ -167,7 +167,7 @@ def _boundaries(
         if error and step:
             key = ("boundary", ident, kind, following, position)
             terms[key] = Spread.even(Decimal(str(round(error, 3))) * step)
-    if cache.read and item.call.provider == "openai":
+    if cache.read and item.call.provider == "openai" and not _as_recorded_read(item):
         # automatic caching is best-effort: a prefix the simulation reads may be missed
         terms[("best-effort", ident)] = Spread(
             ZERO, cache.read * (prices.input - prices.cache_read)
@@ -177,6 +177,20 @@ def _boundaries(
         if hidden:
             terms[("hidden", ident)] = hidden
     return terms
+
+
+def _as_recorded_read(item: SimulatedCall) -> bool:
+    """The recorded request re-simulated reads what its recording read: a fact, not a
+    best-effort guess (a like-for-like baseline's read; counted as uncertain there, it moved a
+    routed variant's saving by the whole read at the recorded model's price)."""
+    origin, cache = item.sim.origin, item.cache
+    return (
+        origin is not None
+        and item.sim.call is origin
+        and origin.usage is not None
+        and cache is not None
+        and cache.read == origin.usage.cache_read
+    )
 
 
 def _hidden_term(item: SimulatedCall, cache: CacheResult, prices: UnitPrices) -> Spread:
