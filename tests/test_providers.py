@@ -551,7 +551,7 @@ def test_batch_results_are_said_not_counted_as_other(tmp_path: Path) -> None:
     assert _download(tmp_path, "https://api.openai.com/v1/files/file-2/content", files).notes == ()
 
 
-def _background(tmp_path: Path, retrieved: bool) -> CassetteTrace:
+def _background(tmp_path: Path, retrieved: bool, tier: str | None = None) -> CassetteTrace:
     queued = {"id": "resp_1", "object": "response", "status": "queued", "model": "o4-mini",
               "output": [], "usage": None}  # fmt: skip
     done = {
@@ -562,6 +562,7 @@ def _background(tmp_path: Path, retrieved: bool) -> CassetteTrace:
                     "content": [{"type": "output_text", "text": "Hi"}]}],
         "usage": {"input_tokens": 2000, "input_tokens_details": {"cached_tokens": 1000},
                   "output_tokens": 1000, "total_tokens": 3000},
+        **({"service_tier": tier} if tier else {}),
     }  # fmt: skip
     request = {"model": "o4-mini", "input": "Hello", "background": True}
     later = [(queued, 200), (done, 200)] if retrieved else [(queued, 200)]
@@ -597,6 +598,15 @@ def test_a_background_response_is_billed_from_its_retrieval(tmp_path: Path) -> N
     # o4-mini per million: $1.10 input, $0.275 cached, $4.40 output
     price = meter(call, as_of=datetime(2025, 6, 2, tzinfo=UTC)).price
     assert price is not None and price.amount == Decimal("0.005775")
+
+
+def test_a_flex_background_response_is_billed_at_flex(tmp_path: Path) -> None:
+    """Flex requests are often sent in background: the retrieval names the tier. o4-mini
+    flex per million: $0.55 input, $0.138 cached, $2.20 output."""
+    (call,) = _background(tmp_path, retrieved=True, tier="flex").calls
+    assert call.service_tier == "flex" and call.usage is not None and call.usage.tier == "flex"
+    price = meter(call, as_of=datetime(2025, 6, 2, tzinfo=UTC)).price
+    assert price is not None and price.amount == Decimal("0.002888")
 
 
 def test_a_background_response_never_retrieved_is_estimated_and_said(tmp_path: Path) -> None:

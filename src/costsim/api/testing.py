@@ -88,6 +88,7 @@ def _retrieved_later(cassette_path: str, call: Call) -> Call:
     return replace(
         call,
         usage=done.usage,
+        service_tier=done.service_tier,
         response=done.response,
         response_model=done.response_model,
         notes=done.notes,

@@ -18,6 +18,7 @@ from typing import Any
 from costsim.io.bodies import parse_json
 from costsim.io.cassette import Interaction
 from costsim.model import Call, Flavour, Note, NoteKind
+from costsim.pricing.tiers import CONTEXTS
 from costsim.providers import ParsedResponse, adapter_for
 
 __all__ = ["PENDING", "awaiting", "body_of", "completed", "is_pending", "noted"]
@@ -97,15 +98,21 @@ def _retrieved(interactions: Sequence[Interaction]) -> dict[str, ParsedResponse]
             continue
         parsed = adapter.parse_response(body)
         if parsed.usage is not None and not parsed.usage_problems:
-            found[match.group(1)] = parsed
+            tier = body.get("service_tier")
+            found[match.group(1)] = dataclasses.replace(
+                parsed, service_tier=tier if isinstance(tier, str) else None
+            )
     return found
 
 
 def _done(call: Call, found: ParsedResponse) -> Call:
     notes = tuple(note for note in call.notes if note.kind is not NoteKind.NO_USAGE)
+    tier = found.service_tier if found.service_tier in CONTEXTS else None
+    usage = found.usage if found.usage is None else dataclasses.replace(found.usage, tier=tier)
     return dataclasses.replace(
         call,
-        usage=found.usage,
+        usage=usage,
+        service_tier=tier,
         response=found.blocks,
         response_model=found.model or call.response_model,
         notes=notes,
