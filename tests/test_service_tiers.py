@@ -155,3 +155,15 @@ def test_a_call_routed_to_a_model_without_its_tier_is_billed_at_standard(tmp_pat
     expected = (call.usage.prompt_total * Decimal("0.15") + 100 * Decimal("0.60")) / 1_000_000
     assert found is not None and found.amount == expected
     assert abs(call.usage.prompt_total - 1000) <= 5
+
+
+def test_a_tiered_call_pays_its_searches_or_is_unpriced() -> None:
+    """The tier path bills web searches as the standard path does: at genai-prices' fee
+    (gpt-5 flex: 1,000 x $0.625 + 100 x $5 per million, + $10 per 1,000 searches), and a
+    model with no search fee is unpriced, not billed its tokens alone."""
+    at = datetime(2026, 11, 1, tzinfo=UTC)
+    searched = Usage(uncached_input=1000, output=100, web_searches=1, tier="flex")
+    assert price(searched, model="gpt-5", provider="openai", at=at).amount == Decimal("0.011125")
+    found = price(searched, model="gemini-3.8-flash-tts", provider="google", at=at)
+    assert found.amount is None and found.unpriced_reason is not None
+    assert "no web search fee" in found.unpriced_reason

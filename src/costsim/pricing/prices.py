@@ -40,10 +40,14 @@ def price(usage: Usage, *, model: str, provider: str, at: datetime | None) -> Pr
     """Price ``usage`` of ``model`` at ``provider`` as at ``at`` (now when None, said so); a
     usage billed at a service tier at that tier's prices (:mod:`costsim.pricing.tiers`)."""
     if usage.tier is not None:
-        standard = price(
-            dataclasses.replace(usage, tier=None), model=model, provider=provider, at=at
+        plain = dataclasses.replace(usage, tier=None)
+        tiered = tier_price(
+            usage,
+            model,
+            provider,
+            at or today(),
+            lambda: price(plain, model=model, provider=provider, at=at),
         )
-        tiered = tier_price(usage, model, provider, at or today(), standard)
         return dataclasses.replace(tiered, undated=at is None)
     if at is None:
         return _undated(usage, model, provider, today())

@@ -12,6 +12,7 @@ known (a lower bound).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime
 from decimal import Decimal
 from functools import lru_cache
@@ -33,21 +34,24 @@ CONTEXTS: dict[str, dict[str, str]] = {
 selects their prices."""
 
 
-def tier_price(usage: Usage, model: str, provider: str, when: datetime, standard: Price) -> Price:
+def tier_price(
+    usage: Usage, model: str, provider: str, when: datetime, standard: Callable[[], Price]
+) -> Price:
     """``usage`` at the prices of its service tier: a model with none is unpriced, never
-    billed at the standard rate; for priority, whose prices are higher, ``standard`` (the
-    same usage at the standard price) is the part known."""
+    billed at the standard rate; for priority, whose prices are higher, ``standard()`` (the
+    same usage at the standard price, made only then) is the part known."""
     tier = usage.tier or ""
     moment = listed_from(model, provider, tier, when)
     found = tier_amount(usage, model, provider, moment, tier) if moment is not None else None
     if isinstance(found, tuple):
         return Price(found[0], model_id=found[1], priced_at=when)
+    known = standard()
     return Price(
         None,
-        model_id=standard.model_id,
+        model_id=known.model_id,
         unpriced_reason=found or f"genai-prices has no {tier} price for {provider} model {model!r}",
         priced_at=when,
-        lower_bound=(standard.amount or Decimal(0)) if tier == "priority" else Decimal(0),
+        lower_bound=(known.amount or Decimal(0)) if tier == "priority" else Decimal(0),
     )
 
 
@@ -75,6 +79,12 @@ def tier_amount(
         )
     except (LookupError, ValueError, ArithmeticError) as exc:
         return f"genai-prices cannot price {model!r} at the {tier} tier: {exc}"
+    if usage.web_searches and getattr(result.model_price, "web_searches_kcount", None) is None:
+        # as the standard path: a search with no fee leaves the cost unknown, never tokens only
+        return (
+            f"{usage.web_searches} web search(es) recorded but genai-prices has no web search "
+            f"fee for {provider} model {model!r}"
+        )
     return result.total_price, result.model.id
 
 
