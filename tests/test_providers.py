@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 import yaml
 
+from costsim.analysis.report import build_report
 from costsim.model import (
     CassetteTrace,
     Flavour,
@@ -514,6 +515,31 @@ def test_the_api_makers_own_host_and_gateways_are_not_another_provider(tmp_path:
     ):
         (call,) = _cassette(tmp_path, url, request, response).calls
         assert call.served_by is None and call.price_provider == "openai"
+
+
+def test_report_by_provider_names_who_bills_each_call(tmp_path: Path) -> None:
+    """``--by provider`` groups by who bills: an Azure OpenAI call is Azure's, not OpenAI's
+    (it used to land in ``openai`` although Azure's prices billed it)."""
+    response = {
+        "model": "gpt-4o-2024-08-06",
+        "choices": [{"index": 0, "message": {"content": "x"}}],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 100},
+    }
+    request = {"model": "gpt-4o", "messages": [{"role": "user", "content": "x"}]}
+    hosts = {
+        "azure": "https://res.openai.azure.com/openai/deployments/gpt4o/chat/completions",
+        "openai": "https://api.openai.com/v1/chat/completions",
+    }
+    traces = []
+    for name, url in hosts.items():
+        (tmp_path / name).mkdir()
+        traces.append(_cassette(tmp_path / name, url, request, response))
+    report = build_report(traces, by="provider", as_of=datetime(2025, 11, 1, tzinfo=UTC))
+    # gpt-4o at $2.50 / $10 per million on both lists: 1,000 in and 100 out, $0.0035 each
+    assert {name: totals.priced_cost for name, totals in report.groups.items()} == {
+        "azure": Decimal("0.0035"),
+        "openai": Decimal("0.0035"),
+    }
 
 
 def test_count_tokens_endpoint_is_not_a_call(tmp_path: Path) -> None:

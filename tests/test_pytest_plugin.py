@@ -765,10 +765,10 @@ def test_a_bad_marker_stops_the_run_before_any_test(project: pytest.Pytester) ->
     [
         ('[tool.pytest.ini_options]\ncostsim = "maybe"', "*invalid truth value 'maybe'*"),
         ("[tool.costsim]\nbudgets = [{pattern = 5, cost_usd = 1.0}]", "*needs a 'pattern' string*"),
-        ('[tool.costsim]\nbudgets = "all"', "*budgets: Input should be a valid list*"),
+        ('[tool.costsim]\nbudgets = "all"', "*budgets must be a list of tables*(got 'all')*"),
         ("[tool.costsim]\nbudgets = [3]", "*budgets?0? must be a table*"),
         ('[tool.costsim]\nunpriced_fallback = "tokens:5%"', "*unknown metric 'tokens'*"),
-        ('[tool.costsim]\ndrift = "loud"', "*drift: Input should be 'warn', 'fail' or 'ignore'*"),
+        ('[tool.costsim]\ndrift = "loud"', "*drift must be warn, fail or ignore (got 'loud')*"),
     ],
 )
 def test_bad_project_settings_are_usage_errors(
@@ -780,6 +780,37 @@ def test_bad_project_settings_are_usage_errors(
     result = project.runpytest()
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert said(result.stderr.str(), message), result.stderr.str()
+
+
+def test_every_settings_problem_is_reported_at_once(project: pytest.Pytester) -> None:
+    """Three mistakes in [tool.costsim], three sentences in one run (they used to come one
+    run at a time), each naming the file."""
+    project.makepyprojecttoml(
+        "[tool.pytest.ini_options]\ncostsim = true\n[tool.costsim]\ndrfit = 'fail'\n"
+        "budgets = [{pattern = 'tests/*', cost_usd = -1}, {pattern = 'x', prompt_token = 5}]\n"
+        "unpriced_fallback = 'cost:5%'\n"
+    )
+    project.makepyfile(test_agent="def test_x():\n    pass\n")
+    result = project.runpytest()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    error = " ".join(result.stderr.str().split())
+    assert "[tool.costsim] has 4 problems" in error, error
+    for part in (
+        "has no setting 'drfit' (did you mean 'drift'?)",
+        "budgets[0]: cost_usd: Input should be greater than or equal to 0",
+        "budgets[1]: prompt_token: unknown budget key; did you mean 'prompt_tokens'?",
+        "unpriced_fallback 'cost:5%' must name token or call tolerances",
+    ):
+        assert part in error, part
+    # the commands read the same table, and say all of what they find wrong in it at once
+    project.makepyprojecttoml("[tool.costsim]\njobs = 0\ncach = false\n")
+    with project.path.joinpath("a.yaml").open("w") as file:
+        file.write("interactions: []\nversion: 1\n")
+    cli = CliRunner().invoke(main_cli, ["report", str(project.path / "a.yaml")])
+    output = " ".join(cli.output.split())
+    assert cli.exit_code == 2 and "[tool.costsim] has 2 problems" in output, output
+    assert "jobs must be a whole number of at least 1 (got 0)" in output
+    assert "has no setting 'cach' (did you mean 'cache'?)" in output
 
 
 @pytest.mark.parametrize(

@@ -198,7 +198,7 @@ class Grouper:
         )
         return tables | {
             "model": group_cost(calls, lambda item: item.billed_model),
-            "provider": group_cost(calls, lambda m: m.call.provider),
+            "provider": group_cost(calls, lambda m: m.call.billed_by),
             "flavour": group_cost(calls, lambda m: m.call.flavour.value),
             "agent": group_cost(calls, lambda m: self.agents.role(m.call)),
             "tool": tool_tokens(calls, self.memo, self.counts),

@@ -134,7 +134,7 @@ def _by_model(metered: MeteredCall) -> str:
 
 
 def _by_provider(metered: MeteredCall) -> str:
-    return metered.call.provider
+    return metered.call.billed_by
 
 
 def _by_flavour(metered: MeteredCall) -> str:

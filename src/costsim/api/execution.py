@@ -107,16 +107,9 @@ _CURRENT: ContextVar[Settings | None] = ContextVar("costsim_execution", default=
 
 
 def _from_config() -> Settings:
-    path, table = tool_config()
+    path, table = tool_config()  # every setting of its kind (see tool_table)
     jobs, cache, scheduler = table.get("jobs"), table.get("cache", True), table.get("scheduler")
-    calibration = table.get("calibration")
-    if jobs is not None and (not isinstance(jobs, int) or isinstance(jobs, bool) or jobs < 1):
-        raise ConfigError(f"{path}: [tool.costsim] jobs must be a whole number of at least 1")
-    if not isinstance(cache, bool):
-        raise ConfigError(f"{path}: [tool.costsim] cache must be true or false")
-    if scheduler is not None and not isinstance(scheduler, str):
-        raise ConfigError(f"{path}: [tool.costsim] scheduler must be an address string")
-    saved = calibration_path(path, calibration)
+    saved = calibration_path(path, table.get("calibration"))
     return Settings(jobs=jobs, cache=cache, scheduler=scheduler or None, calibration=saved)
 
 

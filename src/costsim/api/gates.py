@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from costsim.analysis.tolerances import METRICS, TOKEN_METRICS, parse_tolerances
-from costsim.io.config import calibration_path, tool_table
+from costsim.io.config import SettingsError, calibration_path, checked_table, tool_table
 
 if TYPE_CHECKING:
     from costsim.analysis.budgets import Budget
@@ -19,7 +19,9 @@ __all__ = [
     "METRICS",
     "TOKEN_METRICS",
     "Budget",
+    "SettingsError",
     "calibration_path",
+    "checked_table",
     "parse_tolerances",
     "read_calibration",
     "tool_table",

@@ -259,7 +259,7 @@ BREAKDOWNS = (*REPORT_GROUPINGS, "agent", "tool")
 BY_HELP = {
     "cassette": "one row per cassette file",
     "model": "per model billed",
-    "provider": "per provider",
+    "provider": "per provider billing the call (its host: azure, groq, aws-bedrock, ...)",
     "flavour": "per API flavour",
     "agent": "per agent role of the scenario",
     "tool": "per tool, its definition and result tokens",

@@ -164,6 +164,15 @@ class Call:
         return platform.price_provider if platform is not None else _PROVIDERS[self.flavour]
 
     @property
+    def billed_by(self) -> str:
+        """Who bills the call, as ``--by provider`` groups it: the provider whose host served
+        it (``azure``, ``groq``, ...), else the platform (``aws-bedrock``, ``google-vertex``),
+        else the API's maker (``anthropic``, ``openai``)."""
+        if self.served_by is not None:
+            return self.served_by
+        return self.platform.value if self.platform is not None else _PROVIDERS[self.flavour]
+
+    @property
     def base_tier(self) -> bool:
         """Billed at the base tier whatever its prompt (see :attr:`Usage.base_tier`)."""
         return self.usage is not None and self.usage.base_tier

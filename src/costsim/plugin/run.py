@@ -56,14 +56,16 @@ def baseline_path(root: Path, name: str) -> Path:
 def read_settings(path: Path) -> PluginSettings | None:
     """``[tool.costsim]`` of the pyproject.toml at ``path``, checked; None when there is no
     such table (the defaults: nothing more is imported)."""
-    from costsim.api.gates import tool_table
+    from costsim.api.gates import SettingsError, checked_table
 
-    table = tool_table(path)
+    table, problems = checked_table(path)
     if not table:
+        if problems:
+            raise SettingsError(path, problems)
         return None
     from costsim.plugin.settings import validated
 
-    return validated(path, table)
+    return validated(path, table, problems)
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,12 +6,14 @@ or ``--costsim``), so a run without costsim never reads a file on its behalf.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from costsim.api.gates import Budget, parse_tolerances
+from costsim.api.gates import Budget, SettingsError, parse_tolerances
 from costsim.errors import ConfigError
 
 __all__ = ["DriftMode", "PluginSettings", "validated"]
@@ -36,18 +38,12 @@ class PluginSettings(BaseModel):
     """In costsim 0.1 this key turned the plugin on; that is now ``[tool.pytest.ini_options]``'s."""
 
     def pattern_budgets(self) -> list[tuple[str, Budget]]:
-        found = []
-        for index, entry in enumerate(self.budgets):
-            where = f"[tool.costsim] budgets[{index}]"
-            if not isinstance(entry, dict):
-                raise ConfigError(
-                    f"{where} must be a table such as "
-                    '{pattern = "tests/agents/*", prompt_tokens = 50000}'
-                )
-            if not isinstance(entry.get("pattern"), str):
-                raise ConfigError(f"{where} needs a 'pattern' string (a test id glob)")
-            found.append((entry["pattern"], Budget.parse(entry, where)))
-        return found
+        """Each ``budgets`` entry's pattern and budget (:func:`tool_table` checked that each
+        is a table with a pattern; a budget key that is not one raises here)."""
+        return [
+            (entry["pattern"], Budget.parse(entry, f"[tool.costsim] budgets[{index}]"))
+            for index, entry in enumerate(self.budgets)
+        ]
 
     def calibration_file(self, project: Path) -> Path | None:
         """The saved calibration, checked now (a bad file is a usage error before any test
@@ -73,19 +69,34 @@ class PluginSettings(BaseModel):
         return tolerances
 
 
-def validated(path: Path, table: dict[str, Any]) -> PluginSettings:
-    """``[tool.costsim]`` of ``path`` (its ``table``), checked."""
+def validated(
+    path: Path, table: dict[str, Any], problems: list[str] | None = None
+) -> PluginSettings:
+    """``[tool.costsim]`` of ``path`` (its ``table``, checked by kind; ``problems``: what that
+    check found), checked for meaning: every problem at once."""
+    problems = list(problems or ())
     try:
         settings = PluginSettings.model_validate(table)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        key = ".".join(str(part) for part in error["loc"]) or "[tool.costsim]"
-        raise ConfigError(
-            f"{path}: [tool.costsim] {key}: {error['msg']} (got {error.get('input')!r})"
-        ) from None
-    try:
-        settings.fallback()
-        settings.pattern_budgets()
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {exc}") from None
+        problems.extend(_problem(error) for error in exc.errors())
+        raise SettingsError(path, problems) from None
+    for check in (settings.fallback, *_budget_checks(settings)):
+        try:
+            check()
+        except ConfigError as exc:
+            problems.append(str(exc).removeprefix("[tool.costsim] "))
+    if problems:
+        raise SettingsError(path, problems)
     return settings
+
+
+def _budget_checks(settings: PluginSettings) -> list[Callable[[], Budget]]:
+    return [
+        partial(Budget.parse, entry, f"[tool.costsim] budgets[{index}]")
+        for index, entry in enumerate(settings.budgets)
+    ]
+
+
+def _problem(error: Any) -> str:
+    key = ".".join(str(part) for part in error["loc"]) or "[tool.costsim]"
+    return f"{key}: {error['msg']} (got {error.get('input')!r})"
