@@ -694,6 +694,9 @@ def test_a_grown_request_is_metered_as_sent(project: pytest.Pytester) -> None:
     assert tests["test_agent.py::test_same"]["drifted_calls"] == 0
     grown = tests["test_agent.py::test_grown"]
     assert grown["drifted_calls"] == 2
+    # the table's "2 drifted" are the report's 2 estimated calls, and the summary says so
+    assert (grown["estimated_calls"], grown["unrecorded_calls"]) == (2, 0)
+    assert "count as estimated in report files" in " ".join(result.stdout.str().split())
     # " extra" is one cl100k token: each prompt grows by 3,000 raw tokens times the shipped
     # claude+tools coefficient per raw token. The system prompt carries the breakpoint, so the
     # first call writes the grown prefix and the second reads exactly what the first wrote.

@@ -32,7 +32,8 @@ def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
         return []
     lines = [
         f"drifted: {len(entries)} call(s) sent a request that differs from the recording; "
-        "metered as sent (--costsim-drift=ignore meters the recordings)"
+        "metered as sent: the recorded tokens moved by an estimate of the change, so they "
+        "count as estimated in report files (--costsim-drift=ignore meters the recordings)"
     ]
     if options.verbose > 0 or options.markdown:  # every call, on its own line
         for entry in entries:
