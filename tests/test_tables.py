@@ -127,7 +127,7 @@ def test_advise_leaves_a_column_out_rather_than_cut_a_figure(
     for row in rows:
         assert "…" not in row and row.count("$") == 4, row  # cost, Δ, and both ends of p90
     after = " ".join(" ".join(lines[header + 7 :]).split())
-    assert ("(left out to fit: re-simulated; --wide shows them)" in after) is (width < 80)
+    assert ("(left out to fit: re-simulated; --wide shows it)" in after) is (width < 80)
 
 
 def test_compare_bundled_scenarios_fits_100_columns(tmp_path: Any) -> None:
@@ -162,7 +162,7 @@ def test_a_table_that_fits_leaves_nothing_out() -> None:
     # too narrow for all three: "a" (droppable) goes, and the table says so
     assert table(columns, rows, width=8)[:3] == ["name  b", "----  -", "x     2"]
     assert " ".join(" ".join(table(columns, rows, width=8)[3:]).split()) == (
-        "(left out to fit: a; --wide shows them)"
+        "(left out to fit: a; --wide shows it)"
     )
 
 

@@ -213,7 +213,8 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: in
         return GAP.join(parts).rstrip()
 
     head = [line([col.header for col in columns], False), GAP.join("-" * size for size in widths)]
-    note = wrap(f"(left out to fit: {', '.join(left_out)}; --wide shows them)", width)
+    them = "them" if len(left_out) > 1 else "it"
+    note = wrap(f"(left out to fit: {', '.join(left_out)}; --wide shows {them})", width)
     return head + [line(row) for row in rows] + (note if left_out else [])
 
 
