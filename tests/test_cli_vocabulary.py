@@ -102,6 +102,9 @@ def test_syntax_errors_are_sentences() -> None:
         parse_step("caching:max_breakpoints=9")
     with pytest.raises(ConfigError, match="max_chars='-5': must be 1 or more "):
         parse_step("truncation:max_chars=-5")
+    # a mapping written inline, as the strategies list shows it: how to write it on a line
+    with pytest.raises(ConfigError, match=r"'tiers' .* holds keys: write each as tiers\.KEY="):
+        parse_step("routing:tiers={light: gpt-4o-mini}")
     result = _run("simulate", str(EXAMPLES), "-s", "caching,truncation")
     assert result.exit_code == 2 and "names 2 variants" in result.stderr
 

@@ -85,6 +85,13 @@ def _annotation(model: type[BaseModel], path: list[str]) -> Any:
     return _inner(current)
 
 
+def _keyed(annotation: Any) -> bool:
+    """Whether a parameter holds keys (a mapping or a model), set one by one on a line."""
+    if typing.get_origin(annotation) is dict or annotation is dict:
+        return True
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
 def _value(text: str, annotation: Any) -> Any:
     if text.strip() == "null":
         return None
@@ -109,7 +116,13 @@ def parse_step(text: str) -> Step:
         target = params
         for parent in parents:
             target = target.setdefault(parent, {})
-        target[leaf] = _value(value, _annotation(model, [*parents, leaf]))
+        annotation = _annotation(model, [*parents, leaf])
+        if _keyed(annotation) and value.strip() != "null":
+            raise ConfigError(
+                f"strategy option {key.strip()!r} in {text.strip()!r} holds keys: write each "
+                f"as {key.strip()}.KEY=VALUE (a scenario file can write it as a mapping)"
+            )
+        target[leaf] = _value(value, annotation)
     return make_step(name, params, where=f"strategy {text.strip()!r}")
 
 
