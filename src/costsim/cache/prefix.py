@@ -114,20 +114,23 @@ class PrefixBuilder:
         *,
         anchor: int | None = None,
         reference: Prefix | None = None,
+        origin: Call | None = None,
         hidden: int = 0,
     ) -> Prefix:
         """The prefix of ``call`` whose whole length is ``total`` tokens.
 
         ``anchor``: recorded tokens up to the last breakpoint (cache read + write); when given,
-        positions are scaled piecewise so that breakpoint lands exactly there. ``hidden``:
-        tokens of ``total`` the provider added after the request (server-tool iterations).
-        A call a variant left as it was is built once for all the variants that bill it.
+        positions are scaled piecewise so that breakpoint lands exactly there. ``reference``:
+        the prefix of the recorded request ``origin`` that ``call`` changes, whose positions
+        the blocks it shares keep (see :func:`_align`). ``hidden``: tokens of ``total`` the
+        provider added after the request (server-tool iterations). A call a variant left as it
+        was is built once for all the variants that bill it.
         """
         key = (id(call), total, anchor, id(reference), hidden)
         hit = self._built.get(key)
         if hit is not None and hit[0] is call and hit[1] is reference:
             return hit[2]
-        prefix = self._build(call, total, anchor, reference, hidden)
+        prefix = self._build(call, total, anchor, reference, origin, hidden)
         self._built[key] = (call, reference, prefix)
         return prefix
 
@@ -137,6 +140,7 @@ class PrefixBuilder:
         total: int,
         anchor: int | None,
         reference: Prefix | None,
+        origin: Call | None,
         hidden: int,
     ) -> Prefix:
         hidden = min(max(hidden, 0), total)
@@ -179,7 +183,13 @@ class PrefixBuilder:
             exact = index == pinned or (index == last and hidden == 0 and pinned is None)
             blocks.append(PrefixBlock(key, tokens, breakpoint, section, content, label, exact))
         if reference is not None:
-            blocks = _align(blocks, reference, [p.cumulative for p in positions], client)
+            raw = [p.cumulative for p in positions]
+            recorded = (
+                [p.cumulative for p in self.serialiser.positions(origin)]
+                if origin is not None
+                else None
+            )
+            blocks = _align(blocks, reference, raw, client, recorded)
         return Prefix(tuple(blocks), total, hidden)
 
 
@@ -227,29 +237,65 @@ def _scale(
 
 
 def _align(
-    blocks: list[PrefixBlock], reference: Prefix, raw: list[int], total: int
+    blocks: list[PrefixBlock],
+    reference: Prefix,
+    raw: list[int],
+    total: int,
+    recorded: list[int] | None = None,
 ) -> list[PrefixBlock]:
     """Blocks shared with ``reference`` (same prefix identity) keep its token positions,
-    which may be pinned to what was recorded; the rest are scaled to end at ``total``."""
+    which may be pinned to what was recorded. The rest: when the request has the reference's
+    blocks (its content changed, not its shape) and ``recorded`` gives the reference's raw
+    positions, each block's recorded position moved by the growth before it (:func:`_grown`);
+    else scaled to end at ``total``."""
     shared = 0
     while (
         shared < min(len(blocks), len(reference.blocks))
         and blocks[shared].content == reference.blocks[shared].content
     ):
         shared += 1
-    if shared == 0:
+    grown = _grown(reference, raw, total, recorded) if shared < len(blocks) else None
+    if shared == 0 and grown is None:
         return blocks
-    head_tokens = reference.blocks[shared - 1].tokens
-    head_raw, raw_total = raw[shared - 1], raw[-1]
     aligned = [
         _placed(block, reference.blocks[i].tokens, reference.blocks[i].exact)
         for i, block in enumerate(blocks[:shared])
     ]
+    if grown is not None:
+        low = aligned[-1].tokens if aligned else 0
+        for i, block in enumerate(blocks[shared:], start=shared):
+            low = min(max(grown[i], low), total)  # positions never go back
+            aligned.append(_placed(block, low, False))
+        return aligned
+    head_tokens = reference.blocks[shared - 1].tokens
+    head_raw, raw_total = raw[shared - 1], raw[-1]
     span = raw_total - head_raw
     for i, block in enumerate(blocks[shared:], start=shared):
         share = (raw[i] - head_raw) / span if span > 0 else 1.0
         aligned.append(_placed(block, round(head_tokens + share * (total - head_tokens)), False))
     return aligned
+
+
+def _grown(
+    reference: Prefix, raw: list[int], total: int, recorded: list[int] | None
+) -> list[int] | None:
+    """Each block's position as the reference's plus the growth before it, the request's
+    growth in tokens shared out as its raw growth is (a system prompt edited by 20 tokens
+    moves every later breakpoint by about 20, not by a share of the whole prompt's estimate
+    error); None when the shapes differ or the growths do not agree in sign."""
+    count = len(reference.blocks)
+    if recorded is None or not raw or len(raw) != count or len(recorded) != count:
+        return None
+    tokens, raw_growth = total - reference.client, raw[-1] - recorded[-1]
+    if raw_growth == 0:
+        return None if tokens else [block.tokens for block in reference.blocks]
+    if tokens * raw_growth < 0:
+        return None
+    rate = tokens / raw_growth
+    return [
+        round(block.tokens + (raw[i] - recorded[i]) * rate)
+        for i, block in enumerate(reference.blocks)
+    ]
 
 
 def _placed(block: PrefixBlock, tokens: int, exact: bool) -> PrefixBlock:

@@ -241,7 +241,9 @@ class Engine:
             anchor=self._anchor(SimCall(origin, origin)),
             hidden=hidden,
         )
-        return self._prefixes.build(sim.call, total, reference=recorded, hidden=hidden)
+        return self._prefixes.build(
+            sim.call, total, reference=recorded, origin=origin, hidden=hidden
+        )
 
     def _simulate(self, trace: CassetteTrace, sim: SimTrace) -> TraceResult:
         times = self._sim_times(trace, sim)
