@@ -431,3 +431,21 @@ def test_a_band_that_rounds_to_zero_is_said_as_the_table_says_it(corpus: Path) -
         "caching saves nothing: it costs the same as the recording, p90 Δ ±<$0.000001."
     )
     assert row.split()[-2] == "±<$0.000001"  # the band column, as the answer says it
+
+
+def test_a_saving_band_reaches_no_further_than_what_the_changed_calls_cost() -> None:
+    """A variant cannot save more than the calls it bills differently cost: the others cost
+    the same in both. Truncating the browser session's snapshots changes all but one call;
+    the band used to reach down to the whole baseline (a trial saw a truncation's saving band
+    reach $0.0598 where the three calls it changed cost $0.0311)."""
+    traces, _ = load_traces([ROOT / "scenarios" / "cassettes" / "browser_mcp"])
+    step = make_step("truncation", {"max_chars": 4000, "head": 1500, "tail": 1000})
+    (summary,) = compare_variants(Engine(traces), [Variant("t", (step,))]).variants
+    simulated, recorded = summary.resimulation_gap
+    assert simulated is not None and recorded is not None and summary.baseline.cost_usd
+    touched = max(simulated, recorded)
+    assert touched < summary.baseline.cost_usd  # one call is left as recorded
+    band = summary.delta
+    assert band.value is not None and band.low is not None
+    assert band.value - band.spread.below < -touched  # the spread alone reaches further
+    assert band.low == -touched

@@ -29,6 +29,7 @@ def _cassette(
     system: str,
     usages: list[dict[str, int]],
     system_ttl: str | None = "5m",
+    question: str = "Where is my order number {i}?",
 ) -> Path:
     """Calls of one conversation 30 s apart, the system prompt marked with ``system_ttl``."""
     interactions = []
@@ -43,7 +44,7 @@ def _cassette(
             "model": "claude-sonnet-4-5",
             "max_tokens": 512,
             "system": [block],
-            "messages": [{"role": "user", "content": f"Where is my order number {i}?"}],
+            "messages": [{"role": "user", "content": question.format(i=i)}],
         }
         response = {
             "id": f"msg_{i}",
@@ -137,7 +138,7 @@ def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> 
         (
             "caching",
             "all 6 breakpoints placed (last message, system) sit below the 1,024-token "
-            "minimum for claude-sonnet-4-5: they cache nothing",
+            "minimum for claude-sonnet-4-5 (the longest, 60 tokens): they cache nothing",
         ),
         # the simulator's own note, once per trace with the calls it applies to
         (
@@ -192,3 +193,23 @@ def test_a_note_repeated_within_one_call_counts_the_call_once(tmp_path: Path) ->
     result = Engine([load_trace(path)]).run(Variant("rolling", (step,)))
     orders = [event.message for event in result.events if "1h entries first" in event.message]
     assert orders and not any("calls)" in message for message in orders)
+
+
+def test_a_short_prefix_whose_length_is_estimated_says_so(tmp_path: Path) -> None:
+    """A system prompt of about half of a 1,400-token request: where it ends is the offline
+    count scaled to the recorded prompt, not a recorded number, and the note says so (a
+    trial's provider counted a prefix costsim put at 1,017 tokens above the 1,024 minimum)."""
+    usages = [{"input_tokens": 1400, "cache_creation_input_tokens": 0}] * 2
+    path = _cassette(
+        tmp_path,
+        system="Refunds take five business days. " * 100,
+        usages=usages,
+        system_ttl=None,
+        question="Order {i}: " + "where is it, and when does it ship? " * 90,
+    )
+    result = Engine([load_trace(path)]).run(Variant("cache", (make_step("caching", {}),)))
+    (note,) = [e.message for e in result.events if e.kind == "note" and "minimum" in e.message]
+    assert note == (
+        "2 of the 4 breakpoints placed (system) sit below the 1,024-token minimum for "
+        "claude-sonnet-4-5 (the longest, an estimated 611 tokens): they cache nothing"
+    )

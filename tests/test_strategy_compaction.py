@@ -102,6 +102,27 @@ def test_compacted_at_call_12_and_later_calls_carry_the_compacted_history() -> N
         assert item.usage.output == 20
 
 
+def test_an_openai_system_message_is_kept_beside_the_task_not_counted_as_it() -> None:
+    """An OpenAI history opens with its system prompt as a message; keep_first counts the
+    conversation after it, as an Anthropic history (whose system is apart) does. It used to
+    keep the system message alone and summarise the user's task away, and compact a message
+    earlier than the same conversation on Anthropic."""
+    system = Message("system", (TextBlock("You are the release manager's assistant."),))
+    plain = _trace()
+    calls = tuple(
+        dataclasses.replace(call, messages=(system, *call.messages)) for call in plain.calls
+    )
+    result = Engine([dataclasses.replace(plain, calls=calls)]).run(Variant("c", (STEP,)))
+    items = result.traces[0].calls
+    summary_index = next(i for i, item in enumerate(items) if item.sim.role == "summary")
+    assert summary_index == 11  # at call 12, as without the system message
+    later = items[summary_index + 1].call.messages
+    assert later[:2] == (system, HISTORY[0])  # the system prompt and the task
+    assert later[2].content[0].text.startswith("[Summary of 18 earlier messages")  # type: ignore[union-attr]
+    changes = [e.message for e in result.events if e.kind == "change"]
+    assert changes[0].startswith("compacted 18 messages")
+
+
 def test_summary_call_is_billed_on_the_light_model() -> None:
     trace = _trace()
     result = Engine([trace]).run(Variant("c", (STEP,)))

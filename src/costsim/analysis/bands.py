@@ -304,7 +304,8 @@ class VariantBands:
         return Band(value, self.cost, self.estimated, ZERO)
 
     def delta_band(self, value: Decimal | None, baseline: Decimal | None = None) -> Band:
-        """The band of a change of cost from ``baseline`` (which it cannot save more than)."""
+        """The band of a change of cost that cannot save more than ``baseline`` (the cost of
+        the calls it changes)."""
         floor = -baseline if baseline is not None else None
         return Band(value, self.delta, self.delta_estimated, floor)
 

@@ -86,7 +86,16 @@ class VariantSummary:
     def delta(self) -> Band:
         """Variant cost minus its like-for-like baseline, and its p90 band."""
         value = _difference(self.totals.cost_usd, self.baseline.cost_usd)
-        return self.bands.delta_band(value, self.baseline.cost_usd)
+        return self.bands.delta_band(value, self._touched())
+
+    def _touched(self) -> Decimal | None:
+        """The most the variant can save: what the calls it bills differently cost (the
+        rest cost the same in both), as re-simulated or as recorded, whichever is more; the
+        whole baseline when either is unknown."""
+        simulated, recorded = self.resimulation_gap
+        if simulated is None or recorded is None:
+            return self.baseline.cost_usd
+        return max(simulated, recorded)
 
     def cassette_delta(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())

@@ -75,8 +75,8 @@ class Band:
     spread: Spread = Spread()
     estimated: bool = False
     floor: Decimal | None = None
-    """The least the amount can be (a cost: $0; a change of cost: minus the whole baseline):
-    ``low`` never goes below it, however wide the band."""
+    """The least the amount can be (a cost: $0; a change of cost: minus what the calls it
+    changes cost): ``low`` never goes below it, however wide the band."""
 
     @property
     def reach(self) -> Spread:

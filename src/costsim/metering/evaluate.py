@@ -43,6 +43,7 @@ from costsim.metering.validation import (
     is_text_only_chat,
 )
 from costsim.model import Call, CassetteTrace, Flavour, NoteKind
+from costsim.model.continuity import continues
 
 __all__ = [
     "MIN_CALLS",
@@ -242,7 +243,7 @@ def _is_continuation(first: Call, second: Call) -> bool:
         and first.model == second.model
         and first.tools == second.tools
         and first.system == second.system
-        and second.messages[:n] == first.messages
+        and continues(first.messages, second.messages)
     )
 
 

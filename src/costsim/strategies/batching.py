@@ -28,6 +28,7 @@ from costsim.model import (
     ToolResultBlock,
     ToolUseBlock,
 )
+from costsim.model.continuity import continues
 from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
@@ -56,8 +57,8 @@ def _tool_only(call: Call, params: BatchingParams) -> bool:
 
 
 def _continues(first: Call, second: Call) -> bool:
-    n = len(first.messages)
-    return len(second.messages) > n and second.messages[:n] == first.messages
+    """``second`` carries on ``first``'s conversation (a rolling breakpoint aside)."""
+    return len(second.messages) > len(first.messages) and continues(first.messages, second.messages)
 
 
 def _runs(calls: Sequence[SimCall], params: BatchingParams) -> list[tuple[int, int]]:
@@ -154,10 +155,7 @@ class Batching:
             later: list[SimCall] = []
             last = run[-1].call
             for item in calls[end:]:
-                if (
-                    _continues(last, item.call)
-                    or item.call.messages[: len(last.messages)] == last.messages
-                ):
+                if continues(last.messages, item.call.messages):
                     rewritten = _merge_history(
                         item.call.messages, boundary, len(run), item.call.flavour
                     )

@@ -22,6 +22,7 @@ from typing import Literal
 from pydantic import Field
 
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from costsim.model.continuity import continues
 from costsim.pricing.prices import price
 from costsim.pricing.window import context_window
 from costsim.strategies.base import Context, Params
@@ -43,9 +44,11 @@ class CompactionParams(Params):
     trigger: float = Field(default=0.75, gt=0, le=1)
     """Compact when the prompt exceeds this fraction of the model's context window."""
     max_messages: int = Field(default=50, ge=2)
-    """Compact when the history holds more messages than this."""
+    """Compact when the conversation holds more messages than this (system and developer
+    messages that open it not counted, as an Anthropic history does not hold its system)."""
     keep_first: int = Field(default=1, ge=0)
-    """Messages kept from the start of the history."""
+    """Messages kept from the start of the conversation (after the system and developer
+    messages that open an OpenAI history, which are its system prompt and always kept)."""
     keep_last: int = Field(default=10, ge=1)
     """Messages kept from the end of the history."""
     summary_tokens: int = Field(default=300, ge=1)
@@ -61,10 +64,20 @@ class CompactionParams(Params):
 class _Conversation:
     recorded: tuple[Message, ...]
     """The last recorded history of this conversation."""
+    first: int
+    """Messages kept from the start: its opening system messages and ``keep_first`` more."""
     cut: int = 0
-    """Recorded messages [keep_first, cut) are replaced by ``summary``."""
+    """Recorded messages [first, cut) are replaced by ``summary``."""
     summary: Message | None = None
     compacted_text: list[str] = field(default_factory=list)
+
+
+def _opening(messages: tuple[Message, ...]) -> int:
+    """The system and developer messages that open an OpenAI history (its system prompt)."""
+    count = 0
+    while count < len(messages) and messages[count].role in ("system", "developer"):
+        count += 1
+    return count
 
 
 def _text_of(messages: tuple[Message, ...]) -> str:
@@ -149,11 +162,9 @@ class Compaction:
             summary_model = params.summary_model or DEFAULT_SUMMARY_MODELS.get(call.provider, "")
             summary_priced = _priced(summary_model, call.provider)
             recorded = call.messages
-            conversation = next(
-                (c for c in conversations if recorded[: len(c.recorded)] == c.recorded), None
-            )
+            conversation = next((c for c in conversations if continues(c.recorded, recorded)), None)
             if conversation is None:
-                conversation = _Conversation(recorded)
+                conversation = _Conversation(recorded, _opening(recorded) + params.keep_first)
                 conversations.append(conversation)
             conversation.recorded = recorded
             if conversation.summary is not None:
@@ -185,7 +196,7 @@ class Compaction:
         if conversation.summary is None:
             return call
         return _with_summary(
-            call, call.messages, params.keep_first, conversation.cut, conversation.summary
+            call, call.messages, conversation.first, conversation.cut, conversation.summary
         )
 
     def _over(
@@ -194,7 +205,7 @@ class Compaction:
         """Over ``max_messages``, or over ``trigger`` of the context window: the prompt as the
         engine bills it (the recorded total, moved by what earlier steps changed), estimated
         whole only for a call the recording does not hold."""
-        if len(call.messages) > params.max_messages:
+        if len(call.messages) - _opening(call.messages) > params.max_messages:
             return True
         window = context_window(call.priced_model, call.provider)
         if window is None:
@@ -216,16 +227,17 @@ class Compaction:
     ) -> bool:
         call = item.call
         messages = call.messages
-        floor = max(params.keep_first, conversation.cut)
+        first = conversation.first
+        floor = max(first, conversation.cut)
         cut = _safe_cut(messages, len(messages) - params.keep_last, floor)
         if cut <= floor:
             return False
-        middle: tuple[Message, ...] = messages[params.keep_first : cut]
+        middle: tuple[Message, ...] = messages[first:cut]
         previous = conversation.summary
         if previous is not None:  # compacting again: the old summary is summarised too
             middle = (previous, *messages[conversation.cut : cut])
-        conversation.compacted_text.append(_text_of(messages[params.keep_first : cut]))
-        conversation.summary = _summary_message(params.summary_tokens, cut - params.keep_first)
+        conversation.compacted_text.append(_text_of(messages[first:cut]))
+        conversation.summary = _summary_message(params.summary_tokens, cut - first)
         conversation.cut = cut
         if summary_priced:
             summary = _summary_call(call, summary_model, middle)
@@ -234,7 +246,7 @@ class Compaction:
             Event(
                 self.name,
                 "change",
-                f"compacted {cut - params.keep_first} messages into a "
+                f"compacted {cut - first} messages into a "
                 f"{params.summary_tokens}-token summary by {summary_model}"
                 + ("" if summary_priced else " (no summary call: model unpriced, middle dropped)"),
                 call.provenance,

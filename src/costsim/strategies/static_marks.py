@@ -178,6 +178,9 @@ class ShortMarks:
     labels: dict[str, set[str]] = field(default_factory=dict)
     minimum: dict[str, int] = field(default_factory=dict)
     first: dict[str, Provenance] = field(default_factory=dict)
+    longest: dict[str, tuple[int, bool]] = field(default_factory=dict)
+    """Per model, the longest short prefix and whether its length is estimated (an offline
+    count scaled to the recorded prompt, not a recorded number)."""
 
     def add(
         self, before: list[CacheControl | None], after: Call, layout: Prefix, context: Context
@@ -197,6 +200,9 @@ class ShortMarks:
             self.labels.setdefault(model, set()).update(block.label for block in below)
             self.minimum[model] = minimum
             self.first.setdefault(model, after.provenance)
+            longest = max(below, key=lambda block: block.tokens)
+            if longest.tokens >= self.longest.get(model, (0, False))[0]:
+                self.longest[model] = (longest.tokens, not longest.exact)
 
     def events(self, strategy: str) -> list[Event]:
         events = []
@@ -208,12 +214,18 @@ class ShortMarks:
             else:
                 which = f"{count} of the {placed} breakpoints placed"
             one = count == 1
+            tokens, estimated = self.longest[model]
+            longest = (
+                f" (the longest, {'an estimated ' if estimated else ''}{tokens:,} tokens)"
+                if not one or estimated
+                else ""
+            )
             events.append(
                 Event(
                     strategy,
                     "note",
                     f"{which} ({where}) {'sits' if one else 'sit'} below the "
-                    f"{self.minimum[model]:,}-token minimum for {model}: "
+                    f"{self.minimum[model]:,}-token minimum for {model}{longest}: "
                     f"{'it caches' if one else 'they cache'} nothing",
                     self.first[model],
                 )
