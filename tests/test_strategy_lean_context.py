@@ -192,6 +192,8 @@ def test_tool_result_text_is_not_user_text() -> None:
         ),
         ("Call parseInvoice on the payload.", "It calls parseInvoice."),
         ("Order 9931 shipped.", "Order 9931."),
+        # a snake_case identifier (a trial's summary named retry_call, edited earlier)
+        ("I changed retry_call to send the key.", "I made retry_call send the key."),
     ],
 )
 def test_distinctive_references_to_dropped_history(history: str, answer: str) -> None:

@@ -32,11 +32,12 @@ BIG = "\n".join(f"line {i:04d}: the parser reads token {i} from the stream" for 
 QUOTED = "line 0200: the parser reads token 200 from the stream"
 
 
-def _trace(*, quote: bool = False, error: bool = False) -> CassetteTrace:
+def _trace(*, quote: bool = False, error: bool = False, reply_text: str = "") -> CassetteTrace:
     first = Message("user", (TextBlock("Read the log."),))
     use = Message("assistant", (ToolUseBlock("c1", "read_log", {}),))
     result = Message("tool", (ToolResultBlock("c1", (TextBlock(BIG),), is_error=error),))
-    reply = Message("assistant", (TextBlock(f"I found: {QUOTED}" if quote else "Done."),))
+    text = reply_text or (f"I found: {QUOTED}" if quote else "Done.")
+    reply = Message("assistant", (TextBlock(text),))
     second = Message("user", (TextBlock("Thanks."),))
     histories = [(first,), (first, use, result), (first, use, result, reply, second)]
     calls = []
@@ -136,6 +137,21 @@ def test_quote_of_removed_text_is_a_divergence() -> None:
     result = Engine([_trace(quote=True)]).run(Variant("t", (make_step("truncation"),)))
     divergences = [e for e in result.events if e.kind == "divergence"]
     assert len(divergences) == 1 and "quotes truncated text of c1" in divergences[0].message
+
+
+def test_a_reply_naming_what_only_the_removed_middle_held_is_a_divergence() -> None:
+    """Not only a whole line: a reply naming an identifier or a number that only the removed
+    middle held (a trial's reply named an error and a refund id from the middle of a 12,599-
+    character log, and costsim counted no divergence). One the request still holds is not."""
+    truncation = Variant("t", (make_step("truncation"),))
+    named = _trace(reply_text="The stream broke: parse_token_0200 failed, so I stopped.")
+    assert "parse_token_0200" not in BIG  # the middle holds it apart: 'token 200'
+    middle = _trace(reply_text="It stopped after reading token 200 (the 201st); see above.")
+    (event,) = [e for e in Engine([middle]).run(truncation).events if e.kind == "divergence"]
+    assert event.message == "an assistant message refers to '200', only in truncated text of c1"
+    head = _trace(reply_text="It began with token 0001 and line 0399 ended it.")
+    assert Engine([head]).run(truncation).divergences == 0  # head and tail are still sent
+    assert Engine([named]).run(truncation).divergences == 0  # in no result at all
 
 
 def test_nothing_over_the_limit_changes_no_number() -> None:

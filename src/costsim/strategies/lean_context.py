@@ -9,9 +9,9 @@ latest user (or tool) turn; tool-result content is not user text, so a call answ
 results is light only by its system prompt.
 
 Divergence: the recorded response (its text or tool inputs) refers to something only the
-dropped history held: a distinctive token (a word of 6+ characters with a digit or an inner
-capital, a quoted string, a number of 3+ digits, a file path) present in the dropped messages
-and absent from the kept request.
+dropped history held: a distinctive token (:func:`costsim.strategies.distinctive.distinctive`:
+an identifier, a quoted string or code span, a number of 3+ digits, a file path) present in the
+dropped messages and absent from the kept request.
 """
 
 from __future__ import annotations
@@ -24,17 +24,12 @@ from pydantic import Field, field_validator
 
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from costsim.strategies.base import Context, Params
+from costsim.strategies.distinctive import distinctive
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["LeanContext", "LeanContextParams"]
 
 DEFAULT_PATTERNS = [r"\b(summari[sz]e|extract|classify|categori[sz]e|translate)\b"]
-_DISTINCTIVE = re.compile(
-    r"(?P<path>~?(?:[\w.-]*/)+[\w.-]+)"
-    r"|\"(?P<quoted>[^\"\n]{4,80})\"|`(?P<code>[^`\n]{3,80})`"
-    r"|(?P<word>\b\w{6,}\b)"  # distinctive with a digit or an inner capital (below)
-    r"|(?P<number>\b\d{3,}\b)"
-)
 
 
 class LeanContextParams(Params):
@@ -91,19 +86,6 @@ def _lean(call: Call, keep_last: int) -> tuple[Message, ...]:
         start -= 1  # keep the assistant turn whose tool calls these results answer
     kept = {id(m) for m in conversation[start:]}
     return tuple(m for m in call.messages if _is_instruction(m) or id(m) in kept)
-
-
-def _distinctive(text: str) -> list[str]:
-    """Paths, quoted strings, numbers of 3+ digits, and words of 6+ characters with a digit or
-    a capital after the first letter."""
-    tokens: list[str] = []
-    for match in _DISTINCTIVE.finditer(text):
-        kind = match.lastgroup or ""
-        token = match.group(kind)
-        if kind == "word" and not any(c.isdigit() or c.isupper() for c in token[1:]):
-            continue
-        tokens.append(token)
-    return tokens
 
 
 class LeanContext:
@@ -166,7 +148,7 @@ class LeanContext:
         tools = "\n".join(f"{t.name}\n{t.description}" for t in call.tools)
         kept_text = "\n".join((_system_text(call), _text(kept), tools))
         dropped_text = _text(dropped)
-        for token in _distinctive(response):
+        for token in distinctive(response):
             if token in dropped_text and token not in kept_text:
                 return token[:60]
         return None

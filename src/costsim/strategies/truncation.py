@@ -6,8 +6,10 @@ middle, at least 1); an error result is capped at ``error_max_chars``. The same 
 truncated the same way in every later request that re-sends it.
 
 Divergence: a later assistant message (a recorded response, or an assistant turn re-sent in a
-later request) quotes a line that existed only in a removed middle: the recorded future
-depended on text the variant would not have sent.
+later request) quotes a line that existed only in a removed middle, or names a distinctive
+token (:func:`costsim.strategies.distinctive.distinctive`: an identifier, a path, a quoted
+string, a number) that only a removed middle held: the recorded future depended on text the
+variant would not have sent.
 """
 
 from __future__ import annotations
@@ -17,8 +19,9 @@ from typing import Any
 
 from pydantic import Field, model_validator
 
-from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock
+from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
 from costsim.strategies.base import Context, Params
+from costsim.strategies.distinctive import distinctive
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Truncation", "TruncationParams", "truncate_text"]
@@ -129,12 +132,33 @@ def _assistant_texts(call: Call) -> list[str]:
     return history + [b.text for b in call.response if isinstance(b, TextBlock)]
 
 
-def _quoted(removed: str, texts: list[str]) -> str | None:
+def _quoted(removed: str, texts: list[str], kept: str, tool_use_id: str) -> str | None:
+    """What an assistant text took from ``removed``, in words: a line it quotes whole, else a
+    distinctive token ``removed`` holds and the request as sent (``kept``) does not."""
     for raw in removed.splitlines():
         line = raw.strip()
         if len(line) >= _QUOTE_MIN_CHARS and any(line in text for text in texts):
-            return line
+            return f"quotes truncated text of {tool_use_id}: {line[:60]!r}"
+    for text in texts:
+        for token in distinctive(text):
+            if token in removed and token not in kept:
+                return f"refers to {token[:60]!r}, only in truncated text of {tool_use_id}"
     return None
+
+
+def _request_text(call: Call) -> str:
+    """The text a request sends: system, messages (tool results as cut) and tools."""
+    parts = [b.text for b in call.system if isinstance(b, TextBlock)]
+    for message in call.messages:
+        for block in message.content:
+            if isinstance(block, TextBlock):
+                parts.append(block.text)
+            elif isinstance(block, ToolResultBlock):
+                parts.extend(b.text for b in block.content if isinstance(b, TextBlock))
+            elif isinstance(block, ToolUseBlock):
+                parts.append(str(block.input))
+    parts.extend(f"{tool.name}\n{tool.description}" for tool in call.tools)
+    return "\n".join(parts)
 
 
 class Truncation:
@@ -177,18 +201,18 @@ class Truncation:
                             )
                         )
             texts = _assistant_texts(call)
+            kept = _request_text(dataclasses.replace(call, messages=tuple(messages)))
             for tool_use_id, removed in removed_so_far.items():
                 if tool_use_id in flagged:
                     continue
-                quote = _quoted(removed, texts)
+                quote = _quoted(removed, texts, kept, tool_use_id)
                 if quote is not None:
                     flagged.add(tool_use_id)
                     events.append(
                         Event(
                             self.name,
                             "divergence",
-                            f"an assistant message quotes truncated text of {tool_use_id}: "
-                            f"{quote[:60]!r}",
+                            f"an assistant message {quote}",
                             call.provenance,
                         )
                     )
