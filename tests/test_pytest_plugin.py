@@ -18,6 +18,7 @@ from click.testing import CliRunner
 from costsim.cli import cli as main_cli
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
+from costsim.pricing.ledger import Totals
 from costsim.providers.normalise import load_trace
 from tests.conftest import EXAMPLES, REPLAY, said
 
@@ -246,9 +247,16 @@ def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
     what_if = _report(project)["tests"]["test_agent.py::test_all"]["what_if"]  # type: ignore[index]
     trace = load_trace(project.path / "agent.yaml")
     engine = Engine([trace])
+    recorded = engine.run(Variant("recorded")).totals().cost_usd
+    assert recorded is not None
     for name in what_if:
         steps = tuple(parse_step(step) for step in name.split("&"))
-        expected = engine.run(Variant(name, steps)).totals().cost_usd
+        run = engine.run(Variant(name, steps))
+        # the test's cost moved by what the variant changes, like for like
+        like = Totals.of(run.baseline_metered()).cost_usd
+        simulated = run.totals().cost_usd
+        assert like is not None and simulated is not None
+        expected = recorded + simulated - like
         assert Decimal(what_if[name]["cost_usd"]) == expected
         assert what_if[name]["unpriced_calls"] == 0
         low, high = (Decimal(what_if[name][key]) for key in ("cost_usd_low", "cost_usd_high"))
@@ -1088,3 +1096,24 @@ def test_a_background_response_is_billed_from_its_retrieval(pytester: pytest.Pyt
     result.assert_outcomes(passed=1)
     entry = _report(pytester)["tests"]["test_bg.py::test_background"]  # type: ignore[index]
     assert entry["cost_usd"] == "0.005775" and entry["unrecorded_calls"] == 0
+
+
+def test_a_what_if_is_the_test_cost_moved_by_the_variant_like_for_like() -> None:
+    """A trial's test that caches already: caching re-placed its breakpoints and billed the
+    same like for like (+$0.00000), but the column showed the simulator's replay of the
+    recording ($0.079486 beside $0.079316), as though caching cost more. The column is the
+    test's cost moved by the variant's like-for-like change; a cost that is not whole (a call
+    without a price) keeps the simulated figure, its priced part."""
+    from costsim.api.testing import _what_if_cost  # here: the module's runs must not load it
+
+    own, simulated = Totals(priced_cost=Decimal("0.079316")), Decimal("0.079486")
+    same = _what_if_cost(
+        own, Totals(priced_cost=simulated), Totals(priced_cost=simulated), None, None
+    )
+    assert same.priced == Decimal("0.079316") and same.unpriced_calls == 0
+    cheaper = Totals(priced_cost=Decimal("0.067066"))
+    moved = _what_if_cost(own, cheaper, Totals(priced_cost=simulated), None, None)
+    assert moved.priced == Decimal("0.079316") + Decimal("0.067066") - simulated
+    partial = Totals(priced_cost=Decimal("0.05"), unpriced=[object()])  # type: ignore[list-item]
+    kept = _what_if_cost(own, partial, Totals(priced_cost=simulated), None, None)
+    assert (kept.priced, kept.unpriced_calls) == (Decimal("0.05"), 1)

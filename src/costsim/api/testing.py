@@ -107,6 +107,27 @@ def parse_strategies(text: str) -> list[Variant]:
     return parse_variants(text)
 
 
+def _what_if_cost(
+    own: Totals,
+    variant: Totals,
+    like: Totals,
+    own_band: tuple[Spread, Spread, bool] | None,
+    band: tuple[Spread, Spread, bool] | None,
+) -> WhatIfCost:
+    """A test's cost under a variant: its own cost moved by what the variant changes (the
+    variant's cost minus its like-for-like baseline), so a variant that changes nothing
+    costs what the test did, to the digit, and the simulator's replay of the recording does
+    not show as an effect of the strategy; the simulated cost itself when a cost is not
+    whole (a call without a price)."""
+    unknown = variant.unpriced_calls + variant.unmetered_calls
+    if own.cost_usd is None or variant.cost_usd is None or like.cost_usd is None:
+        return WhatIfCost(variant.priced_cost, unknown, band[0] if band is not None else NONE)
+    spread = (band[1] if band is not None else NONE) + (
+        own_band[0] if own_band is not None else NONE
+    )
+    return WhatIfCost(own.cost_usd + variant.cost_usd - like.cost_usd, unknown, spread)
+
+
 def _trace(position: int, calls: Sequence[Call]) -> CassetteTrace:
     """A test's calls as one trace, in the order it made them (tests are not files: the
     trace's path is the test's position)."""
@@ -226,13 +247,18 @@ class TestMeter:
         pairs = list(zip(traces, names, strict=True))
         requests = {trace.path: list(tests[name][1]) for trace, name in pairs}
         costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}
+        sent = engine.run(Variant("as sent"), requests=requests)
+        own, own_bands = sent.totals_by_trace(), variant_bands(sent, self.estimator, None)
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
-            by_trace = result.totals_by_trace()
+            by_trace, like = result.totals_by_trace(), result.baseline_by_trace()
             bands = variant_bands(result, self.estimator, None).per_cassette
             for trace, name in pairs:
-                totals = by_trace[trace.path]
-                unknown = totals.unpriced_calls + totals.unmetered_calls
-                spread = bands[trace.path][0] if trace.path in bands else NONE
-                costs[name][variant.name] = WhatIfCost(totals.priced_cost, unknown, spread)
+                costs[name][variant.name] = _what_if_cost(
+                    own[trace.path],
+                    by_trace[trace.path],
+                    like[trace.path],
+                    own_bands.per_cassette.get(trace.path),
+                    bands.get(trace.path),
+                )
         return costs
