@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -216,3 +217,31 @@ def test_a_scaled_head_and_tail_are_not_written_back() -> None:
     params = variant.steps[0].params
     assert (params.head, params.tail) == (750, 500)  # type: ignore[attr-defined]
     assert parse_variant(variant.describe()).steps == variant.steps
+
+
+def test_a_saving_that_only_takes_text_away_cannot_come_out_dearer() -> None:
+    """Cutting a tool result cannot lengthen the prompt: the band of the saving stops at no
+    change, however unsure its size (a trial saw -$0.02492 banded up to +$0.01092 on a
+    recording without caching, where nothing else moves). Claude's offline count is a proxy,
+    so the size of a 2,500-character cut is unsure by more than the cut itself here."""
+    from costsim.analysis.comparison import compare_variants
+
+    calls = tuple(
+        dataclasses.replace(
+            call,
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model="claude-sonnet-4-5",
+            messages=tuple(
+                Message("user", m.content) if m.role == "tool" else m for m in call.messages
+            ),
+        )
+        for call in _trace().calls
+    )
+    trace = dataclasses.replace(_trace(), calls=calls)
+    step = make_step("truncation", {"max_chars": 19000})
+    (summary,) = compare_variants(Engine([trace]), [Variant("t", (step,))]).variants
+    band = summary.delta
+    assert band.value == Decimal("-0.017202")
+    # unsure by $0.0247 either way; dearer by $0.0075 used to be inside the band
+    assert band.spread.below == Decimal("0.02473786") > band.spread.above
+    assert band.high == 0

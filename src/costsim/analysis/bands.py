@@ -79,6 +79,10 @@ PROMPT_FACTOR = 10.0
 """A prompt estimated whole (no recorded usage): this many times the whole-prompt p90."""
 OUTPUT_FACTOR = 8.0
 """An output estimated from the response text: this many times the output p90."""
+SIGN_KNOWN = 32
+"""A request changed by at least this many tokens (the offline count, calibrated) changed in
+that direction: removing that much text cannot make a prompt longer, adding it shorter, under
+the same model (another model's tokenizer can count the same text otherwise)."""
 BOUNDARY_FACTOR = 2.0
 """An estimated prefix position: this many times the whole-prompt p90 on its distance to the
 nearest recorded number."""
@@ -120,6 +124,22 @@ def _prompt_error(item: SimulatedCall, usage: Usage, meter: Meter) -> float:
     # and 470 on the other), and its error with it
     whole = usage.prompt_total * meter.expected_error(call).p90 / 100 * PROMPT_FACTOR
     return min(changed_prompt_error(meter, origin, call), whole)
+
+
+def _prompt_sides(item: SimulatedCall, usage: Usage, error: float) -> tuple[float, float]:
+    """How far (tokens) the true prompt may lie below and above the estimate. A request the
+    variant shrank by at least :data:`SIGN_KNOWN` tokens for the same model (content taken
+    away: a result truncated, tools or history left out) sends no more than was recorded, and
+    one it grew by as much no less: the error is capped on the side past the recording."""
+    origin = item.sim.origin
+    if origin is None or origin.usage is None or item.call.model != origin.model:
+        return error, error
+    moved = usage.prompt_total - origin.usage.prompt_total
+    if moved <= -SIGN_KNOWN:
+        return error, min(error, float(-moved))
+    if moved >= SIGN_KNOWN:
+        return min(error, float(moved)), error
+    return error, error
 
 
 def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> float:
@@ -239,7 +259,11 @@ def call_terms(
     tail = segments[-1][0] if segments else "uncached"
     prompt = _prompt_error(item, usage, meter)
     if prompt:
-        terms[("prompt", ident)] = Spread.even(Decimal(str(round(prompt, 3))) * prices.of(tail))
+        below, above = _prompt_sides(item, usage, prompt)
+        price = prices.of(tail)
+        terms[("prompt", ident)] = Spread(
+            Decimal(str(round(below, 3))) * price, Decimal(str(round(above, 3))) * price
+        )
     if item.resimulated:
         terms.update(_boundaries(item, usage, meter, prices, ident))
     output = _output_error(item, usage, meter)
