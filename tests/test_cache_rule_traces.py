@@ -26,7 +26,10 @@ from costsim.model import (
     Message,
     Provenance,
     TextBlock,
+    ThinkingBlock,
     ToolDef,
+    ToolResultBlock,
+    ToolUseBlock,
     Usage,
 )
 
@@ -275,3 +278,34 @@ def test_a_first_call_reading_cache_is_a_warm_start() -> None:
     )
     assert (report.calls_compared, report.calls_matched) == (2, 2)
     assert [p.index for p in report.warm_starts] == [0]
+
+
+# --- thinking: a new user turn strips earlier thinking, and the cached prefix with it ----------
+
+
+def test_a_new_user_turn_breaks_the_prefix_where_earlier_thinking_was_stripped() -> None:
+    """Sonnet 4.5 strips the thinking of turns before the last user turn (DESIGN.md section
+    6); within a tool loop the current turn's thinking stays. So the first request of a new
+    user turn matches what the tool loop cached only up to the first turn that thought: a
+    trial's recording read 2,081 tokens there where costsim, keeping the thinking in the
+    prefix, predicted 7,910. A model that keeps earlier thinking (Opus 4.5) matches on."""
+    question = Message("user", (_text("question", 20),))
+    asked = ToolUseBlock("t1", "lookup", {"q": "refund"})
+    first = Message("assistant", (ThinkingBlock("weigh " * 300, "sig"), asked))
+    result = Message("user", (ToolResultBlock("t1", (_text("result", 500),)),))
+    answer = Message("assistant", (ThinkingBlock("sum " * 100, "sig2"), _text("done", 30)))
+    follow_up = Message("user", (_text("again", 20),))
+    for model, kept in ((SONNET, False), ("claude-opus-4-5-20251101", True)):
+        usage = Usage(uncached_input=3000)
+        loop = _call(2, 20, usage, system=SYSTEM, messages=(question, first, result), model=model)
+        turn = _call(
+            3, 40, usage, system=SYSTEM, messages=(question, first, result, answer, follow_up),
+            model=model,
+        )  # fmt: skip
+        builder = PrefixBuilder()
+        looped, turned = builder.build(loop, 3000).blocks, builder.build(turn, 3000).blocks
+        # system, the question, then the first answer's thinking and tool use, the result
+        assert looped[1].key == turned[1].key  # the question: cached alike
+        assert (looped[3].key == turned[3].key) is kept  # the tool use after the thinking
+        if not kept:  # the stripped thinking adds nothing to the prefix
+            assert turned[2].key == turned[1].key

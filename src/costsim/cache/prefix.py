@@ -23,8 +23,18 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+from costsim.metering.models import keeps_thinking
 from costsim.metering.serialise import Position, Serialiser
-from costsim.model import Block, CacheControl, Call, ToolDef
+from costsim.model import (
+    Block,
+    CacheControl,
+    Call,
+    Flavour,
+    RedactedThinkingBlock,
+    ThinkingBlock,
+    ToolDef,
+    ToolResultBlock,
+)
 
 __all__ = ["Prefix", "PrefixBlock", "PrefixBuilder"]
 
@@ -168,6 +178,7 @@ class PrefixBuilder:
         blocks: list[PrefixBlock] = []
         messages_started = False
         roles = iter([message.role for message in call.messages for _ in message.content])
+        stripped = _stripped(call)
         last = len(items) - 1
         for index, ((item, _, section), breakpoint, tokens, label) in enumerate(
             zip(items, marks, scaled, labels, strict=True)
@@ -177,8 +188,11 @@ class PrefixBuilder:
                     settings = _canonical([call.tool_choice, call.thinking or None])
                     content = self._chain(content, settings)
                     messages_started = True
-                content = self._chain(content, next(roles))
-            content = self._chain(content, self._digest(item))
+                role = next(roles)
+                if id(item) not in stripped:
+                    content = self._chain(self._chain(content, role), self._digest(item))
+            else:
+                content = self._chain(content, self._digest(item))
             key = self._chain(call.model, content)
             exact = index == pinned or (index == last and hidden == 0 and pinned is None)
             blocks.append(PrefixBlock(key, tokens, breakpoint, section, content, label, exact))
@@ -191,6 +205,32 @@ class PrefixBuilder:
             )
             blocks = _align(blocks, reference, raw, client, recorded)
         return Prefix(tuple(blocks), total, hidden)
+
+
+def _stripped(call: Call) -> set[int]:
+    """The thinking blocks (by id) an Anthropic model that does not keep earlier thinking
+    strips from the request: those of assistant turns before its last user turn that is not
+    only tool results (the current turn's, in its tool loop, stay). The prompt the cache sees
+    then lacks them, so a request after a new user turn matches the cached prefix only up to
+    the first turn that thought (DESIGN.md section 6)."""
+    if call.flavour.shape is not Flavour.ANTHROPIC_MESSAGES or keeps_thinking(call.model):
+        return set()
+    turn = max(
+        (
+            index
+            for index, message in enumerate(call.messages)
+            if message.role == "user"
+            and any(not isinstance(block, ToolResultBlock) for block in message.content)
+        ),
+        default=-1,
+    )
+    return {
+        id(block)
+        for message in call.messages[: max(turn, 0)]
+        if message.role == "assistant"
+        for block in message.content
+        if isinstance(block, ThinkingBlock | RedactedThinkingBlock)
+    }
 
 
 def _labels(call: Call, automatic: bool) -> list[str]:

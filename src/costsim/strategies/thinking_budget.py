@@ -2,8 +2,11 @@
 
 A call thinks when its request enables thinking, or sets nothing and its recording shows
 thinking (reasoning tokens reported, or thinking blocks in the response). Its thinking is the
-reported count, else, on Anthropic, the thinking text counted offline (and the event says so);
-OpenAI reasoning summaries are not the reasoning, so there only reported counts are used.
+reported count, else, on Anthropic, the recorded output less the visible answer counted
+offline (Claude 4 returns a summary of its thinking and bills all of it, so the thinking text
+undercounts; a call without recorded usage falls back on that text), and the event says
+which; OpenAI reasoning summaries are not the reasoning, so there only reported counts are
+used.
 
 Thinking above ``budget`` is cut to the budget and the output shrinks by the excess. In a
 trace where the budget bites, every Anthropic request that enables thinking carries it as
@@ -31,7 +34,15 @@ from pydantic import Field
 
 from costsim.metering.models import encoding_for, keeps_thinking
 from costsim.metering.tokenizers import counter
-from costsim.model import Block, Call, Flavour, Message, ThinkingBlock, ThinkingConfig
+from costsim.model import (
+    Block,
+    Call,
+    Flavour,
+    Message,
+    RedactedThinkingBlock,
+    ThinkingBlock,
+    ThinkingConfig,
+)
 from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
@@ -52,6 +63,9 @@ class _Thinking:
     tokens: int
     estimated: bool
     output: int
+    how: str = "as reported"
+    error: float = 0.0
+    """Expected error (p90, tokens) of an estimated count."""
 
 
 def _thinks(call: Call) -> bool:
@@ -76,11 +90,28 @@ def _thinking(item: SimCall, context: Context) -> _Thinking | None:
         return _Thinking(min(item.reasoning, output), False, output)
     if usage is not None and usage.reasoning is not None:
         return _Thinking(min(usage.reasoning, output), False, output)
-    texts = [b.text for b in origin.response if isinstance(b, ThinkingBlock) and b.text]
-    if origin.flavour is not Flavour.ANTHROPIC_MESSAGES or not texts:
+    if origin.flavour is not Flavour.ANTHROPIC_MESSAGES:
+        return None
+    thought = [b for b in origin.response if isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
+    if not thought:
+        return None
+    if usage is not None:
+        # Claude 4 returns a summary of its thinking and bills the whole of it: the recorded
+        # output less the visible answer is the thinking billed
+        said = dataclasses.replace(
+            origin, response=tuple(b for b in origin.response if b not in thought)
+        )
+        visible = context.meter.estimate_output(said)
+        error = visible * context.meter.expected_output_error(said).p90 / 100
+        how = "the recorded output less its visible answer"
+        return _Thinking(max(0, min(output - visible, output)), True, output, how, error)
+    texts = [b.text for b in thought if isinstance(b, ThinkingBlock) and b.text]
+    if not texts:
         return None
     count = counter(encoding_for(origin))
-    return _Thinking(min(sum(count(t) for t in texts), output), True, output)
+    tokens = min(sum(count(t) for t in texts), output)
+    p90 = context.meter.expected_output_error(origin).p90
+    return _Thinking(tokens, True, output, "estimated from its thinking text", tokens * p90 / 100)
 
 
 @dataclass(slots=True)
@@ -145,7 +176,7 @@ class ThinkingBudget:
                     self._rebudgeted(item.call, call, thinking, events)
                 calls.append(item if call is item.call else dataclasses.replace(item, call=call))
                 continue
-            calls.append(self._cap(item, call, thinking, params, (shortener, context), events))
+            calls.append(self._cap(item, call, thinking, params, shortener, events))
         return SimTrace(trace.path, tuple(calls)), events
 
     def _resend(self, call: Call, shortener: _Shortener, events: list[Event]) -> Call:
@@ -211,10 +242,9 @@ class ThinkingBudget:
         call: Call,
         thinking: _Thinking,
         params: ThinkingBudgetParams,
-        helpers: tuple[_Shortener, Context],
+        shortener: _Shortener,
         events: list[Event],
     ) -> SimCall:
-        shortener, context = helpers
         origin = item.origin
         if origin is None:  # only recorded calls have thinking to cap
             return item
@@ -223,7 +253,7 @@ class ThinkingBudget:
         for block in origin.response:
             if isinstance(block, ThinkingBlock) and block.text:
                 shortener.ratios[block.text] = params.budget / thinking.tokens
-        how = "estimated from its thinking text" if thinking.estimated else "as reported"
+        how = thinking.how
         budget = ""
         if call.thinking != item.call.thinking:
             budget = f"; budget_tokens {_describe(item.call.thinking)} -> {params.budget:,}"
@@ -257,10 +287,7 @@ class ThinkingBudget:
                     call.provenance,
                 )
             )
-        error = 0.0
-        if thinking.estimated:  # the thinking text may be a summary of what was billed
-            p90 = context.meter.expected_output_error(origin).p90
-            error = min(thinking.tokens * p90 / 100, float(output))
+        error = min(thinking.error, float(output))
         return dataclasses.replace(
             item,
             call=call,
