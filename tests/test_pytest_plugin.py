@@ -15,6 +15,7 @@ import vcr  # noqa: F401
 import yaml
 from click.testing import CliRunner
 
+from costsim.analysis.spread import Spread
 from costsim.cli import cli as main_cli
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
@@ -256,7 +257,12 @@ def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
         like = Totals.of(run.baseline_metered()).cost_usd
         simulated = run.totals().cost_usd
         assert like is not None and simulated is not None
-        expected = recorded + simulated - like
+        # the test's cost moved in proportion to the variant's like-for-like change
+        expected = (
+            recorded
+            if simulated == like
+            else (simulated * recorded / like).quantize(Decimal("1e-10"))
+        )
         assert Decimal(what_if[name]["cost_usd"]) == expected
         assert what_if[name]["unpriced_calls"] == 0
         low, high = (Decimal(what_if[name][key]) for key in ("cost_usd_low", "cost_usd_high"))
@@ -1102,18 +1108,30 @@ def test_a_what_if_is_the_test_cost_moved_by_the_variant_like_for_like() -> None
     """A trial's test that caches already: caching re-placed its breakpoints and billed the
     same like for like (+$0.00000), but the column showed the simulator's replay of the
     recording ($0.079486 beside $0.079316), as though caching cost more. The column is the
-    test's cost moved by the variant's like-for-like change; a cost that is not whole (a call
-    without a price) keeps the simulated figure, its priced part."""
+    test's cost moved in proportion to the variant's like-for-like change: never below $0
+    where the replay is far from what was billed (a review found -$0.0234 by difference);
+    the simulated cost when a cost is not whole or the test's requests drifted."""
     from costsim.api.testing import _what_if_cost  # here: the module's runs must not load it
 
     own, simulated = Totals(priced_cost=Decimal("0.079316")), Decimal("0.079486")
-    same = _what_if_cost(
-        own, Totals(priced_cost=simulated), Totals(priced_cost=simulated), None, None
+    band = Spread(Decimal("0.002"), Decimal("0.004"))
+    same = _what_if_cost(own, Totals(priced_cost=simulated), Totals(priced_cost=simulated), band)
+    assert (same.priced, same.unpriced_calls, same.spread) == (Decimal("0.079316"), 0, band)
+    half = _what_if_cost(
+        own, Totals(priced_cost=simulated / 2), Totals(priced_cost=simulated), band
     )
-    assert same.priced == Decimal("0.079316") and same.unpriced_calls == 0
-    cheaper = Totals(priced_cost=Decimal("0.067066"))
-    moved = _what_if_cost(own, cheaper, Totals(priced_cost=simulated), None, None)
-    assert moved.priced == Decimal("0.079316") + Decimal("0.067066") - simulated
+    assert half.priced == Decimal("0.039658")  # half of what the test cost
+    assert half.spread == Spread(Decimal("0.00199573"), Decimal("0.00399145"))  # band x 0.99786
+    # a replay 5x what was billed (code execution): the difference would be negative
+    replayed = Totals(priced_cost=Decimal("0.0549"))
+    small = _what_if_cost(
+        Totals(priced_cost=Decimal("0.0115")), Totals(priced_cost=Decimal("0.02")), replayed, band
+    )
+    assert small.priced == Decimal("0.0041894353")  # 0.0115 x 0.02 / 0.0549
     partial = Totals(priced_cost=Decimal("0.05"), unpriced=[object()])  # type: ignore[list-item]
-    kept = _what_if_cost(own, partial, Totals(priced_cost=simulated), None, None)
-    assert (kept.priced, kept.unpriced_calls) == (Decimal("0.05"), 1)
+    kept = _what_if_cost(own, partial, Totals(priced_cost=simulated), band)
+    assert (kept.priced, kept.unpriced_calls, kept.spread) == (Decimal("0.05"), 1, band)
+    drifted = _what_if_cost(
+        own, Totals(priced_cost=simulated), Totals(priced_cost=simulated), band, drifted=True
+    )
+    assert drifted.priced == simulated  # its own cost is an estimate of what was sent
