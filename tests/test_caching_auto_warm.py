@@ -104,3 +104,66 @@ def test_auto_caching_reads_the_edited_warm_prefix_too(tmp_path: Path) -> None:
     assert first_call.usage is not None and first_call.usage.cache_read >= 2000
     changes = [(e.provenance.index, e.message) for e in result.events if e.kind == "change"]
     assert changes == [(2, "auto: no breakpoint: the request's 1 taken away")]
+
+
+LOG = "ERROR 2025-10-14 payment gateway timeout while refunding order; retry scheduled. "
+
+
+def test_text_moved_between_blocks_never_reads_past_the_system_prompt(tmp_path: Path) -> None:
+    """The code now sends 119 log lines in its system prompt that the recording sent in the
+    user turn: the system block grew, the turn shrank. Shared out by the whole request's
+    growth, the system breakpoint landed past the end of the prompt and the user turn was
+    billed as a cache read (a review found 4,101 of 4,101 read); blocks that change both
+    ways are placed by scaling, and the turn after the breakpoint stays uncached."""
+    document = yaml.safe_load(CASSETTE.read_text())
+    request = json.loads(document["interactions"][0]["request"]["body"])
+    request["system"][0]["text"] += "\n\n" + RUNBOOK_LINE * 168
+    request["messages"][0]["content"] = "How long do refunds take? Log:\n" + LOG * 120
+    document["interactions"][0]["request"]["body"] = json.dumps(request)
+    response = json.loads(document["interactions"][0]["response"]["body"]["string"])
+    response["usage"]["input_tokens"] = 2100
+    document["interactions"][0]["response"]["body"]["string"] = json.dumps(response)
+    path = tmp_path / "moved.yaml"
+    path.write_text(yaml.safe_dump(document))
+    trace = load_trace(path)
+    first = trace.calls[0]
+    system = (dataclasses.replace(first.system[0], text=first.system[0].text + "\n\n" + LOG * 119),)
+    turn = first.messages[0]
+    short = dataclasses.replace(turn.content[0], text="How long do refunds take? Log:\n" + LOG)
+    sent = dataclasses.replace(
+        first, system=system, messages=(dataclasses.replace(turn, content=(short,)),)
+    )
+    requests = {trace.path: [sent, *trace.calls[1:]]}
+    (call, *_) = Engine([trace]).run(Variant("as sent"), requests=requests).traces[0].calls
+    assert call.usage is not None
+    assert call.usage.prompt_total == 4101
+    assert (call.usage.uncached_input, call.usage.cache_read) == (29, 4072)
+
+
+def test_an_edit_is_banded_both_ways_a_removal_only_up_to_the_recording(tmp_path: Path) -> None:
+    """What the code sends now replaces text (the runbook as a JSON table, not prose): its
+    prompt can go either way whatever the estimate says, so its band is even (a review found
+    it capped at the recording, claiming the true prompt no shorter). A strategy that only
+    takes text away (truncation here, of nothing; lean context, selective tools) caps it."""
+    from costsim.analysis.prompt_band import prompt_error, prompt_sides, removes_only
+
+    trace = load_trace(_realistic(tmp_path))
+    first = trace.calls[0]
+    text = first.system[0].text
+    table = '{"refunds": {"card_days": 5, "after": "approval"}}\n' * 120
+    edited = dataclasses.replace(first.system[0], text=text.replace(RUNBOOK_LINE * 168, table))
+    sent = [dataclasses.replace(first, system=(edited,)), *trace.calls[1:]]
+    engine = Engine([trace])
+    result = engine.run(Variant("as sent"), requests={trace.path: sent})
+    assert result.sent and not removes_only(result)
+    item = result.traces[0].calls[0]
+    assert item.usage is not None
+    error = prompt_error(item, item.usage, engine.meter)
+    assert error > 0 and prompt_sides(item, item.usage, error, removes_only(result)) == (
+        error,
+        error,
+    )
+    truncation = engine.run(Variant("t", (make_step("truncation"),)))
+    assert removes_only(truncation) and not removes_only(
+        engine.run(Variant("c", (make_step("compaction"),)))
+    )

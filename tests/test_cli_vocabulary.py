@@ -21,7 +21,7 @@ import costsim
 from costsim import api
 from costsim.api.testing import TestCost, parse_strategies, save_baseline
 from costsim.cli import _common, cli
-from costsim.engine import parse_step, parse_variant, parse_variants
+from costsim.engine import make_step, parse_step, parse_variant, parse_variants
 from costsim.errors import ConfigError
 from tests.conftest import EXAMPLES, ROOT
 
@@ -105,6 +105,9 @@ def test_syntax_errors_are_sentences() -> None:
     # a mapping written inline, as the strategies list shows it: how to write it on a line
     with pytest.raises(ConfigError, match=r"'tiers' .* holds keys: write each as tiers\.KEY="):
         parse_step("routing:tiers={light: gpt-4o-mini}")
+    # an empty mapping is written {} in labels, and reads back
+    empty = make_step("expectations", {"tools": {}})
+    assert parse_step(empty.describe()) == empty
     result = _run("simulate", str(EXAMPLES), "-s", "caching,truncation")
     assert result.exit_code == 2 and "names 2 variants" in result.stderr
 

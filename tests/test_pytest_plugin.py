@@ -785,6 +785,7 @@ def test_a_bad_marker_stops_the_run_before_any_test(project: pytest.Pytester) ->
         ('[tool.costsim]\nbudgets = "all"', "*budgets must be a list of tables*(got 'all')*"),
         ("[tool.costsim]\nbudgets = [3]", "*budgets?0? must be a table*"),
         ('[tool.costsim]\nunpriced_fallback = "tokens:5%"', "*unknown metric 'tokens'*"),
+        ('[tool.costsim]\nunpriced_fallback = "prompt_tokens:lots"', "*unpriced_fallback: *"),
         ('[tool.costsim]\ndrift = "loud"', "*drift must be warn, fail or ignore (got 'loud')*"),
     ],
 )

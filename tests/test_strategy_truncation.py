@@ -150,6 +150,8 @@ def test_a_reply_naming_what_only_the_removed_middle_held_is_a_divergence() -> N
     middle = _trace(reply_text="It stopped after reading token 200 (the 201st); see above.")
     (event,) = [e for e in Engine([middle]).run(truncation).events if e.kind == "divergence"]
     assert event.message == "an assistant message refers to '200', only in truncated text of c1"
+    # a number that is only part of one in the middle is not taken from it
+    assert Engine([_trace(reply_text="Spent 020 ms on it.")]).run(truncation).divergences == 0
     head = _trace(reply_text="It began with token 0001 and line 0399 ended it.")
     assert Engine([head]).run(truncation).divergences == 0  # head and tail are still sent
     assert Engine([named]).run(truncation).divergences == 0  # in no result at all
@@ -245,3 +247,17 @@ def test_a_saving_that_only_takes_text_away_cannot_come_out_dearer() -> None:
     # unsure by $0.0247 either way; dearer by $0.0075 used to be inside the band
     assert band.spread.below == Decimal("0.02473786") > band.spread.above
     assert band.high == 0
+
+
+def test_a_tool_call_passing_on_what_only_the_middle_held_is_a_divergence() -> None:
+    """An agent passes what it read on as tool input: the response's tool call counts as
+    what the assistant says (a review's call refunded 'line 0200', only in the cut middle)."""
+    trace = _trace()
+    calls = list(trace.calls)
+    refund = ToolUseBlock("r1", "refund", {"line": "line 0200", "reason": "duplicate"})
+    calls[2] = dataclasses.replace(calls[2], response=(refund,))
+    result = Engine([dataclasses.replace(trace, calls=tuple(calls))]).run(
+        Variant("t", (make_step("truncation"),))
+    )
+    (event,) = [e for e in result.events if e.kind == "divergence"]
+    assert event.message == "an assistant message refers to '0200', only in truncated text of c1"

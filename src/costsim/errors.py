@@ -10,6 +10,8 @@ one class. The tree::
     │   │   ├── UnsafeCassetteError     a YAML tag that would construct or call an object
     │   │   └── InteractionError        one interaction of a readable file is malformed
     │   └── ConfigError                 an option or configuration value is invalid
+    │       ├── SettingsError           every problem of a [tool.costsim] table (io.config)
+    │       └── ScenarioError           every problem of a scenario file (scenario.problems)
     └── DataError                       data costsim ships or depends on is missing or corrupt
 
 Messages name the file, the interaction index and the offending value, so the CLI can print

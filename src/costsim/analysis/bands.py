@@ -28,7 +28,8 @@ baseline: a boundary both put at the same estimated position moves both alike.
 
 The error tables are measured leave-one-source-out, but a new source is further from the
 fitted ones than the tables say: held out by source on the real-cassette corpus, the tables'
-p90 covered 60-70% of recorded values. The factors below widen each kind of term to cover at
+p90 covered 60-70% of recorded values. The factors below (and the prompt's, in
+:mod:`costsim.analysis.prompt_band`) widen each kind of term to cover at
 least 90% there (``benchmarks/bench_bands.py`` measures it; the factors were chosen on those
 same folds, so treat the coverage as fitted, not as a fresh test).
 """
@@ -41,6 +42,12 @@ from datetime import datetime
 from decimal import Decimal
 from itertools import pairwise
 
+from costsim.analysis.prompt_band import (
+    changed_prompt_error,
+    prompt_error,
+    prompt_sides,
+    removes_only,
+)
 from costsim.analysis.spread import (
     NONE,
     ZERO,
@@ -72,17 +79,8 @@ __all__ = [
 CONFIDENCE = 0.9
 """The bands are p90 bands: the recorded value should fall inside nine times in ten."""
 
-INCREMENT_FACTOR = 6.0
-"""A changed request's delta: this many times its table p90 (the larger of the increment and
-whole-prompt figures)."""
-PROMPT_FACTOR = 10.0
-"""A prompt estimated whole (no recorded usage): this many times the whole-prompt p90."""
 OUTPUT_FACTOR = 8.0
 """An output estimated from the response text: this many times the output p90."""
-SIGN_KNOWN = 32
-"""A request changed by at least this many tokens (the offline count, calibrated) changed in
-that direction: removing that much text cannot make a prompt longer, adding it shorter, under
-the same model (another model's tokenizer can count the same text otherwise)."""
 BOUNDARY_FACTOR = 2.0
 """An estimated prefix position: this many times the whole-prompt p90 on its distance to the
 nearest recorded number."""
@@ -108,45 +106,6 @@ def _prices(item: SimulatedCall, usage: Usage, as_of: datetime | None) -> UnitPr
         base_tier=usage.base_tier,
         tier=usage.tier,
     )
-
-
-def _prompt_error(item: SimulatedCall, usage: Usage, meter: Meter) -> float:
-    """p90 error in tokens of the call's prompt total."""
-    origin, call = item.sim.origin, item.call
-    if origin is None:
-        return usage.prompt_total * meter.expected_error(call).p90 / 100 * PROMPT_FACTOR
-    if origin.usage is None:
-        return usage.prompt_total * meter.expected_error(origin).p90 / 100 * PROMPT_FACTOR
-    if call is origin or call == origin:
-        return 0.0
-    # never less sure than estimating the changed prompt afresh: a delta between models
-    # (routing) can dwarf the prompt it leads to (an image billed 14,000 tokens on one model
-    # and 470 on the other), and its error with it
-    whole = usage.prompt_total * meter.expected_error(call).p90 / 100 * PROMPT_FACTOR
-    return min(changed_prompt_error(meter, origin, call), whole)
-
-
-def _prompt_sides(item: SimulatedCall, usage: Usage, error: float) -> tuple[float, float]:
-    """How far (tokens) the true prompt may lie below and above the estimate. A request the
-    variant shrank by at least :data:`SIGN_KNOWN` tokens for the same model (content taken
-    away: a result truncated, tools or history left out) sends no more than was recorded, and
-    one it grew by as much no less: the error is capped on the side past the recording."""
-    origin = item.sim.origin
-    if origin is None or origin.usage is None or item.call.model != origin.model:
-        return error, error
-    moved = usage.prompt_total - origin.usage.prompt_total
-    if moved <= -SIGN_KNOWN:
-        return error, min(error, float(-moved))
-    if moved >= SIGN_KNOWN:
-        return min(error, float(moved)), error
-    return error, error
-
-
-def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> float:
-    """p90 error in tokens of a changed request's prompt (recorded plus calibrated delta)."""
-    band = meter.delta_band(original, transformed)
-    whole = abs(band.delta) * meter.expected_error(transformed).p90 / 100
-    return max(band.p90, whole) * INCREMENT_FACTOR
 
 
 def _output_error(item: SimulatedCall, usage: Usage, meter: Meter) -> float:
@@ -241,10 +200,17 @@ def _ttls(call: Call) -> set[str]:
 
 
 def call_terms(
-    item: SimulatedCall, meter: Meter, as_of: datetime | None = None, ident: object = None
+    item: SimulatedCall,
+    meter: Meter,
+    as_of: datetime | None = None,
+    ident: object = None,
+    *,
+    removes_only: bool = False,
 ) -> Terms:
     """The band terms (dollars) of one billed call; empty when it is billed as recorded.
-    ``ident`` names the call in the terms' keys (default: its recorded call, else itself)."""
+    ``ident`` names the call in the terms' keys (default: its recorded call, else itself);
+    ``removes_only``: only strategies that take content away changed it (see
+    :func:`removes_only`)."""
     usage = item.usage
     sim = item.sim
     if usage is None or (not item.resimulated and not usage.estimated and sim.output is None):
@@ -257,9 +223,9 @@ def call_terms(
     terms: Terms = {}
     segments = _segments(usage)
     tail = segments[-1][0] if segments else "uncached"
-    prompt = _prompt_error(item, usage, meter)
+    prompt = prompt_error(item, usage, meter)
     if prompt:
-        below, above = _prompt_sides(item, usage, prompt)
+        below, above = prompt_sides(item, usage, prompt, removes_only)
         price = prices.of(tail)
         terms[("prompt", ident)] = Spread(
             Decimal(str(round(below, 3))) * price, Decimal(str(round(above, 3))) * price
@@ -301,10 +267,12 @@ def _idents(trace: TraceResult) -> list[object]:
     return idents
 
 
-def _terms(trace: TraceResult, meter: Meter, as_of: datetime | None) -> Terms:
+def _terms(
+    trace: TraceResult, meter: Meter, as_of: datetime | None, removes_only: bool = False
+) -> Terms:
     terms: Terms = {}
     for item, ident in zip(trace.calls, _idents(trace), strict=True):
-        terms.update(call_terms(item, meter, as_of, ident))
+        terms.update(call_terms(item, meter, as_of, ident, removes_only=removes_only))
     return terms
 
 
@@ -343,8 +311,9 @@ baseline's."""
 
 
 def run_terms(result: VariantResult, meter: Meter, as_of: datetime | None) -> RunTerms:
+    shrinks = removes_only(result)
     return [
-        (_terms(trace, meter, as_of), _terms(baseline, meter, as_of))
+        (_terms(trace, meter, as_of, shrinks), _terms(baseline, meter, as_of))
         for trace, baseline in zip(result.traces, result.baselines, strict=True)
     ]
 

@@ -21,6 +21,7 @@ import hashlib
 import json
 from dataclasses import dataclass
 from functools import cache
+from itertools import pairwise
 from typing import Any
 
 from costsim.metering.models import keeps_thinking
@@ -322,9 +323,16 @@ def _grown(
     """Each block's position as the reference's plus the growth before it, the request's
     growth in tokens shared out as its raw growth is (a system prompt edited by 20 tokens
     moves every later breakpoint by about 20, not by a share of the whole prompt's estimate
-    error); None when the shapes differ or the growths do not agree in sign."""
+    error); None when the shapes differ, or the blocks did not all change one way (text moved
+    from one block to another: shared out by the whole's growth, a block's shift could reach
+    past the prompt), or the growths in tokens and raw do not agree in sign."""
     count = len(reference.blocks)
     if recorded is None or not raw or len(raw) != count or len(recorded) != count:
+        return None
+    steps = [b - a for a, b in pairwise([0, *raw])]
+    recorded_steps = [b - a for a, b in pairwise([0, *recorded])]
+    moved = [new - old for new, old in zip(steps, recorded_steps, strict=True)]
+    if any(m > 0 for m in moved) and any(m < 0 for m in moved):
         return None
     tokens, raw_growth = total - reference.client, raw[-1] - recorded[-1]
     if raw_growth == 0:

@@ -56,6 +56,9 @@ class VariantResult:
     baselines: list[TraceResult] = field(default_factory=list)
     """Per trace, what the variant is compared with: the recording, with the calls the variant
     bills differently re-simulated the same way (like for like)."""
+    sent: bool = False
+    """Requests other than the recorded ones replaced some before the variant applied (what
+    the code sends now: the pytest plugin's drifted calls)."""
 
     @property
     def events(self) -> list[Event]:

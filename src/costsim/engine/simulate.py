@@ -128,7 +128,7 @@ class Engine:
             result.events[:0] = events
             results.append(result)
             baselines.append(baseline)
-        return VariantResult(variant, results, baselines)
+        return VariantResult(variant, results, baselines, sent=bool(requests))
 
     def replayed(self, trace: CassetteTrace) -> TraceResult:
         """``trace`` as recorded, simulated through the cache (its warm starts seeded)."""

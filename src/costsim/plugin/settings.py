@@ -59,7 +59,10 @@ class PluginSettings(BaseModel):
         """The token tolerances a cost gate falls back to (never cost, never none)."""
         if self.unpriced_fallback is None:
             return None
-        tolerances = parse_tolerances(self.unpriced_fallback)
+        try:
+            tolerances = parse_tolerances(self.unpriced_fallback)
+        except ConfigError as exc:
+            raise ConfigError(f"[tool.costsim] unpriced_fallback: {exc}") from None
         if not tolerances or "cost" in tolerances:
             raise ConfigError(
                 f"[tool.costsim] unpriced_fallback {self.unpriced_fallback!r} must name token "

@@ -64,6 +64,10 @@ class Context:
 
 
 class Strategy(Protocol):
+    """A strategy: its name, one-line summary, parameter model and ``apply``. It may also say
+    ``removes_only = True`` when it only takes content away from requests (or changes none):
+    the bands then take a request it shrank to be no longer than recorded."""
+
     @property
     def name(self) -> str: ...
 

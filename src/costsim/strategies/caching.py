@@ -132,6 +132,9 @@ class Caching:
     name = "caching"
     summary = "place prompt-cache breakpoints; move changing system text after them"
     params = CachingParams
+    removes_only = True
+    """It only takes content away from requests (or changes none): see
+    :func:`costsim.analysis.bands.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: CachingParams, context: Context

@@ -173,6 +173,9 @@ class Expectations:
     name = "expectations"
     summary = "tool results carry only the sections each tool is expected to return"
     params = ExpectationsParams
+    removes_only = True
+    """It only takes content away from requests (or changes none): see
+    :func:`costsim.analysis.bands.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: ExpectationsParams, context: Context

@@ -92,6 +92,9 @@ class LeanContext:
     name = "lean_context"
     summary = "send light side calls their instructions and task only"
     params = LeanContextParams
+    removes_only = True
+    """It only takes content away from requests (or changes none): see
+    :func:`costsim.analysis.bands.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: LeanContextParams, context: Context

@@ -140,6 +140,9 @@ class SelectiveTools:
     name = "selective_tools"
     summary = "send only the tool definitions a turn is likely to need"
     params = SelectiveToolsParams
+    removes_only = True
+    """It only takes content away from requests (or changes none): see
+    :func:`costsim.analysis.bands.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: SelectiveToolsParams, context: Context

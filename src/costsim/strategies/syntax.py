@@ -8,6 +8,7 @@ back::
     list      ITEM+ITEM                    caching:placement=tools+system
     quoted    KEY="a,b"                    a value holding , & + = : or spaces
     null      KEY=null                     lifts a limit that defaults to a value
+    empty     KEY={}                       an empty mapping (keys are set as KEY.SUB=VALUE)
     stack     STEP & STEP                  truncation & caching (applied in order)
     variants  STACK, STACK                 --costsim-strategies: one what-if column each
 
@@ -117,6 +118,9 @@ def parse_step(text: str) -> Step:
         for parent in parents:
             target = target.setdefault(parent, {})
         annotation = _annotation(model, [*parents, leaf])
+        if _keyed(annotation) and value.strip() == "{}":  # an empty mapping, as labels write it
+            target[leaf] = {}
+            continue
         if _keyed(annotation) and value.strip() != "null":
             raise ConfigError(
                 f"strategy option {key.strip()!r} in {text.strip()!r} holds keys: write each "

@@ -147,6 +147,9 @@ class ThinkingBudget:
     name = "thinking_budget"
     summary = "cap thinking tokens at a budget; output shrinks by the excess"
     params = ThinkingBudgetParams
+    removes_only = True
+    """It only takes content away from requests (or changes none): see
+    :func:`costsim.analysis.bands.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: ThinkingBudgetParams, context: Context

@@ -15,6 +15,11 @@ variant would not have sent.
 from __future__ import annotations
 
 import dataclasses
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache, partial
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -121,29 +126,77 @@ def _texts(block: ToolResultBlock) -> tuple[str, ...]:
     return tuple(part.text for part in block.content if isinstance(part, TextBlock))
 
 
+def _said(block: Block) -> str | None:
+    """What an assistant block says: its text, or a tool call's input values, a line each."""
+    if isinstance(block, TextBlock):
+        return block.text
+    if isinstance(block, ToolUseBlock):
+        return "\n".join(_leaves(block.input))
+    return None
+
+
+def _leaves(value: Any) -> list[str]:
+    """The strings and numbers of a JSON value, in order."""
+    if isinstance(value, dict):
+        return [leaf for item in value.values() for leaf in _leaves(item)]
+    if isinstance(value, list):
+        return [leaf for item in value for leaf in _leaves(item)]
+    return [] if value is None or isinstance(value, bool) else [str(value)]
+
+
 def _assistant_texts(call: Call) -> list[str]:
-    history = [
-        b.text
-        for m in call.messages
-        if m.role == "assistant"
-        for b in m.content
-        if isinstance(b, TextBlock)
-    ]
-    return history + [b.text for b in call.response if isinstance(b, TextBlock)]
+    """The assistant's words in the history and the recorded response, tool calls included
+    (an agent passes what it read on as tool input)."""
+    blocks = [b for m in call.messages if m.role == "assistant" for b in m.content]
+    said = (_said(block) for block in (*blocks, *call.response))
+    return [text for text in said if text]
 
 
-def _quoted(removed: str, texts: list[str], kept: str, tool_use_id: str) -> str | None:
-    """What an assistant text took from ``removed``, in words: a line it quotes whole, else a
-    distinctive token ``removed`` holds and the request as sent (``kept``) does not."""
+@dataclass(slots=True)
+class _Removed:
+    """The middles cut so far, by tool result, and what an assistant message may take from
+    them: whole lines, or distinctive tokens (computed once per middle)."""
+
+    middles: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
+    flagged: set[str] = field(default_factory=set)
+
+    def add(self, tool_use_id: str, removed: str) -> None:
+        self.middles[tool_use_id] = (removed, frozenset(distinctive(removed)))
+
+    def taken(self, texts: list[str], sent: Callable[[], str]) -> list[str]:
+        """What was taken, in words, from each middle an assistant text
+        quotes a line of, or names a distinctive token of that the request as sent does not
+        hold (``sent``: its text, made only when needed); each middle once per trace."""
+        found = []
+        tokens = [token for text in texts for token in distinctive(text)]
+        for tool_use_id, (removed, held) in self.middles.items():
+            if tool_use_id in self.flagged:
+                continue
+            quote = _line_quoted(removed, texts, tool_use_id) or next(
+                (
+                    f"refers to {token[:60]!r}, only in truncated text of {tool_use_id}"
+                    for token in tokens
+                    if token in held and not _mentions(sent(), token)
+                ),
+                None,
+            )
+            if quote is not None:
+                self.flagged.add(tool_use_id)
+                found.append(quote)
+        return found
+
+
+def _line_quoted(removed: str, texts: list[str], tool_use_id: str) -> str | None:
     for raw in removed.splitlines():
         line = raw.strip()
         if len(line) >= _QUOTE_MIN_CHARS and any(line in text for text in texts):
             return f"quotes truncated text of {tool_use_id}: {line[:60]!r}"
-    for text in texts:
-        for token in distinctive(text):
-            if token in removed and token not in kept:
-                return f"refers to {token[:60]!r}, only in truncated text of {tool_use_id}"
     return None
+
+
+def _mentions(text: str, token: str) -> bool:
+    """``token`` stands in ``text`` as a token of its own (``150`` is not in ``1500``)."""
+    return re.search(rf"(?<![\w.]){re.escape(token)}(?!\w)", text) is not None
 
 
 def _request_text(call: Call) -> str:
@@ -156,7 +209,7 @@ def _request_text(call: Call) -> str:
             elif isinstance(block, ToolResultBlock):
                 parts.extend(b.text for b in block.content if isinstance(b, TextBlock))
             elif isinstance(block, ToolUseBlock):
-                parts.append(str(block.input))
+                parts.append(json.dumps(block.input, ensure_ascii=False))
     parts.extend(f"{tool.name}\n{tool.description}" for tool in call.tools)
     return "\n".join(parts)
 
@@ -165,6 +218,9 @@ class Truncation:
     name = "truncation"
     summary = "cap large tool results to their head and tail"
     params = TruncationParams
+    removes_only = True
+    """It only takes content away from requests (or changes none): see
+    :func:`costsim.analysis.bands.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: TruncationParams, context: Context
@@ -172,8 +228,7 @@ class Truncation:
         truncator = _Truncator(params)
         events: list[Event] = []
         announced: set[tuple[str, tuple[str, ...]]] = set()
-        removed_so_far: dict[str, str] = {}  # tool_use_id -> removed middle
-        flagged: set[str] = set()
+        cut = _Removed()
         calls: list[SimCall] = []
         for item in trace.calls:
             call = item.call
@@ -182,7 +237,7 @@ class Truncation:
                 new_message, changed = truncator.message(message)
                 messages.append(new_message)
                 for block, removed in changed:
-                    removed_so_far[block.tool_use_id] = removed
+                    cut.add(block.tool_use_id, removed)
                     # each tool result once, where it is first cut (later requests resend
                     # it); by its id and its text (ids are not always unique: a legacy
                     # function result's is its function's name, a missing one "")
@@ -200,22 +255,11 @@ class Truncation:
                                 call.provenance,
                             )
                         )
-            texts = _assistant_texts(call)
-            kept = _request_text(dataclasses.replace(call, messages=tuple(messages)))
-            for tool_use_id, removed in removed_so_far.items():
-                if tool_use_id in flagged:
-                    continue
-                quote = _quoted(removed, texts, kept, tool_use_id)
-                if quote is not None:
-                    flagged.add(tool_use_id)
-                    events.append(
-                        Event(
-                            self.name,
-                            "divergence",
-                            f"an assistant message {quote}",
-                            call.provenance,
-                        )
-                    )
+            as_sent = dataclasses.replace(call, messages=tuple(messages))
+            for quote in cut.taken(_assistant_texts(call), cache(partial(_request_text, as_sent))):
+                events.append(
+                    Event(self.name, "divergence", f"an assistant message {quote}", call.provenance)
+                )
             if any(new is not old for new, old in zip(messages, call.messages, strict=True)):
                 call = dataclasses.replace(call, messages=tuple(messages))
             calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)

@@ -1,0 +1,83 @@
+"""The band term of a billed call's prompt: how far its true prompt total may lie from the
+estimate, in tokens (:mod:`costsim.analysis.bands` prices it).
+
+A changed request is its recorded prompt plus the calibrated delta, unsure by the delta's
+increment error; a prompt estimated whole, by the whole-prompt error. A request that only lost
+content (strategies that say ``removes_only``) is no longer than recorded, so the error above
+the estimate stops there.
+"""
+
+from __future__ import annotations
+
+from costsim.engine.simulate import SimulatedCall, VariantResult
+from costsim.metering.meter import Meter
+from costsim.model import Call, Usage
+from costsim.strategies.registry import get_strategy
+
+__all__ = [
+    "INCREMENT_FACTOR",
+    "PROMPT_FACTOR",
+    "SIGN_KNOWN",
+    "changed_prompt_error",
+    "prompt_error",
+    "prompt_sides",
+    "removes_only",
+]
+
+INCREMENT_FACTOR = 6.0
+"""A changed request's delta: this many times its table p90 (the larger of the increment and
+whole-prompt figures)."""
+PROMPT_FACTOR = 10.0
+"""A prompt estimated whole (no recorded usage): this many times the whole-prompt p90."""
+SIGN_KNOWN = 32
+"""A request that only lost content, by at least this many tokens (the offline count,
+calibrated), is shorter than recorded: removing that much text cannot make a prompt longer
+under the same model (a marker a strategy leaves in its place is a few tokens)."""
+
+
+def prompt_error(item: SimulatedCall, usage: Usage, meter: Meter) -> float:
+    """p90 error in tokens of the call's prompt total."""
+    origin, call = item.sim.origin, item.call
+    if origin is None:
+        return usage.prompt_total * meter.expected_error(call).p90 / 100 * PROMPT_FACTOR
+    if origin.usage is None:
+        return usage.prompt_total * meter.expected_error(origin).p90 / 100 * PROMPT_FACTOR
+    if call is origin or call == origin:
+        return 0.0
+    # never less sure than estimating the changed prompt afresh: a delta between models
+    # (routing) can dwarf the prompt it leads to (an image billed 14,000 tokens on one model
+    # and 470 on the other), and its error with it
+    whole = usage.prompt_total * meter.expected_error(call).p90 / 100 * PROMPT_FACTOR
+    return min(changed_prompt_error(meter, origin, call), whole)
+
+
+def prompt_sides(
+    item: SimulatedCall, usage: Usage, error: float, removes_only: bool
+) -> tuple[float, float]:
+    """How far (tokens) the true prompt may lie below and above the estimate. A request that
+    strategies which only take content away (``removes_only``: a result truncated, tools or
+    history left out) shrank by at least :data:`SIGN_KNOWN` tokens for the same model sends no
+    more than was recorded: the error above is capped there. An edit that replaces text
+    (what the code sends now, a summary for a history) can go either way."""
+    origin = item.sim.origin
+    if not removes_only or origin is None or origin.usage is None:
+        return error, error
+    moved = usage.prompt_total - origin.usage.prompt_total
+    if item.call.model != origin.model or moved > -SIGN_KNOWN:
+        return error, error
+    return error, min(error, float(-moved))
+
+
+def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> float:
+    """p90 error in tokens of a changed request's prompt (recorded plus calibrated delta)."""
+    band = meter.delta_band(original, transformed)
+    whole = abs(band.delta) * meter.expected_error(transformed).p90 / 100
+    return max(band.p90, whole) * INCREMENT_FACTOR
+
+
+def removes_only(result: VariantResult) -> bool:
+    """Every step of the run's variant only takes content away from requests, or changes none
+    (a strategy says so: ``removes_only``), and the requests are the recorded ones."""
+    return not result.sent and all(
+        getattr(get_strategy(step.strategy), "removes_only", False) for step in result.variant.steps
+    )
