@@ -25,6 +25,7 @@ from costsim.model import (
     Flavour,
     Message,
     Provenance,
+    ReasoningBlock,
     TextBlock,
     ThinkingBlock,
     ToolDef,
@@ -309,3 +310,32 @@ def test_a_new_user_turn_breaks_the_prefix_where_earlier_thinking_was_stripped()
         assert (looped[3].key == turned[3].key) is kept  # the tool use after the thinking
         if not kept:  # the stripped thinking adds nothing to the prefix
             assert turned[2].key == turned[1].key
+
+
+def test_openai_reasoning_items_of_earlier_turns_leave_the_cached_prefix() -> None:
+    """The Responses API reads reasoning items of the current turn only (the counting rule of
+    costsim.metering.openai_framing): after a new user message the earlier turn's reasoning
+    is not in the prompt, so the prefix cached during its tool loop matches only up to it (a
+    trial's gpt-5 call read 5,760 tokens fewer than costsim predicted)."""
+    question = Message("user", (_text("question", 20),))
+    reasoning = Message("assistant", (ReasoningBlock(summary="", encrypted="x" * 400),))
+    called = Message("assistant", (ToolUseBlock("c1", "lookup", {"q": "refund"}),))
+    output = Message("tool", (ToolResultBlock("c1", (_text("result", 500),)),))
+    follow_up = Message("user", (_text("again", 20),))
+
+    def call(*messages: Message, context: str | None = None) -> Call:
+        extra = {"reasoning_context": context} if context else {}
+        return Call(
+            flavour=Flavour.OPENAI_RESPONSES,
+            model="gpt-5",
+            provenance=Provenance(PATH, 0),
+            messages=messages,
+            extra=extra,  # type: ignore[arg-type]
+        )
+
+    builder = PrefixBuilder()
+    loop = builder.build(call(question, reasoning, called, output), 2000).blocks
+    turn = builder.build(call(question, reasoning, called, output, follow_up), 2100).blocks
+    assert loop[0].key == turn[0].key and loop[2].key != turn[2].key  # the call after it
+    kept = call(question, reasoning, called, output, follow_up, context="all_turns")
+    assert builder.build(kept, 2100).blocks[2].key == loop[2].key

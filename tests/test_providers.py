@@ -679,3 +679,67 @@ def test_a_search_model_without_a_known_search_fee_says_so(tmp_path: Path) -> No
     assert price is not None and price.amount == Decimal("0.0035")  # 1,000 x 2.50 + 100 x 10
     (note,) = call.notes
     assert note.kind is NoteKind.UNPRICED_FEE and "leaves it out" in note.message
+
+
+def _chain_cassette(tmp_path: Path, first_previous: str | None = None) -> CassetteTrace:
+    """Three Responses calls chained by previous_response_id: a question answered with a
+    function call, its output, then a new question."""
+    turns: list[tuple[dict[str, Any], dict[str, Any]]] = [
+        (
+            {"model": "gpt-5-mini", "input": "Where is order 4411?", "tools": []},
+            {"id": "resp_1", "output": [{"type": "function_call", "call_id": "c1",
+                                         "name": "lookup", "arguments": "{\"order\": 4411}"}]},
+        ),
+        (
+            {"model": "gpt-5-mini", "previous_response_id": "resp_1",
+             "input": [{"type": "function_call_output", "call_id": "c1", "output": "shipped"}]},
+            {"id": "resp_2", "output": [{"type": "message", "role": "assistant",
+                                         "content": [{"type": "output_text", "text": "Shipped."}]}]},
+        ),
+        (
+            {"model": "gpt-5-mini", "previous_response_id": "resp_2", "input": "And 4412?"},
+            {"id": "resp_3", "output": []},
+        ),
+    ]  # fmt: skip
+    if first_previous is not None:
+        turns[0][0]["previous_response_id"] = first_previous
+    interactions = []
+    for request, response in turns:
+        body = {**response, "model": "gpt-5-mini-2025-08-07", "created_at": 1762250400,
+                "usage": {"input_tokens": 100, "output_tokens": 10}}  # fmt: skip
+        interactions.append(
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.openai.com/v1/responses",
+                    "body": json.dumps(request),
+                    "headers": {"content-type": ["application/json"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {},
+                    "body": {"string": json.dumps(body)},
+                },
+            }
+        )
+    path = tmp_path / "chain.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
+    return load_trace(path)
+
+
+def test_a_previous_response_id_chain_carries_the_stored_conversation(tmp_path: Path) -> None:
+    """A request that continues a stored response sends only its new input; the server adds
+    the conversation, and the recorded prompt counts it. Each request of the chain is given
+    that history (a trial's truncation reached only the request that sent a result, and the
+    cache re-simulation read 2,176 tokens where 8,448 were billed)."""
+    first, second, third = _chain_cassette(tmp_path).calls
+    assert [m.role for m in first.messages] == ["user"]
+    assert [m.role for m in second.messages] == ["user", "assistant", "tool"]
+    assert second.messages[:1] == first.messages
+    assert isinstance(second.messages[1].content[0], ToolUseBlock)
+    assert [m.role for m in third.messages] == ["user", "assistant", "tool", "assistant", "user"]
+    assert third.messages[3].content == (TextBlock("Shipped."),)
+    assert not any(call.notes for call in (first, second, third))
+    # a chain begun before the recording: its history is billed, not seen, and said so
+    (unseen, *_) = _chain_cassette(tmp_path, first_previous="resp_0").calls
+    assert [note.kind for note in unseen.notes] == [NoteKind.UNSEEN_HISTORY]

@@ -31,6 +31,7 @@ from costsim.model import (
     CacheControl,
     Call,
     Flavour,
+    ReasoningBlock,
     RedactedThinkingBlock,
     ThinkingBlock,
     ToolDef,
@@ -209,12 +210,18 @@ class PrefixBuilder:
 
 
 def _stripped(call: Call) -> set[int]:
-    """The thinking blocks (by id) an Anthropic model that does not keep earlier thinking
-    strips from the request: those of assistant turns before its last user turn that is not
-    only tool results (the current turn's, in its tool loop, stay). The prompt the cache sees
-    then lacks them, so a request after a new user turn matches the cached prefix only up to
-    the first turn that thought (DESIGN.md section 6)."""
-    if call.flavour.shape is not Flavour.ANTHROPIC_MESSAGES or keeps_thinking(call.model):
+    """The thinking the provider drops from a request, by block id: the thinking of turns
+    before its last user turn (one not only tool results; the current turn's, in its tool
+    loop, stays) on an Anthropic model that does not keep earlier thinking (DESIGN.md section
+    6), and the reasoning items of earlier turns on OpenAI Responses (unless the request keeps
+    all turns'). The prompt the cache sees lacks them, so a request after a new user turn
+    matches the cached prefix only up to the first earlier turn that thought."""
+    shape = call.flavour.shape
+    if shape is Flavour.ANTHROPIC_MESSAGES and not keeps_thinking(call.model):
+        kinds: tuple[type, ...] = (ThinkingBlock, RedactedThinkingBlock)
+    elif shape is Flavour.OPENAI_RESPONSES and call.extra.get("reasoning_context") != "all_turns":
+        kinds = (ReasoningBlock,)
+    else:
         return set()
     turn = max(
         (
@@ -230,7 +237,7 @@ def _stripped(call: Call) -> set[int]:
         for message in call.messages[: max(turn, 0)]
         if message.role == "assistant"
         for block in message.content
-        if isinstance(block, ThinkingBlock | RedactedThinkingBlock)
+        if isinstance(block, kinds)
     }
 
 

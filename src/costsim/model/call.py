@@ -150,6 +150,8 @@ class Call:
     served_by: str | None = None
     """The genai-prices provider whose host served the call, when it is another provider's
     (Azure OpenAI, OpenRouter, Groq, Mistral, ...): its price list bills the call."""
+    response_id: str | None = None
+    """The id of the stored response (OpenAI Responses), which a later request can continue."""
 
     @property
     def provider(self) -> str:

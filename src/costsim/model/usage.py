@@ -67,6 +67,9 @@ class NoteKind(StrEnum):
     """Looks like an LLM call but costsim cannot meter it: not in the totals."""
     UNPRICED_FEE = "unpriced-fee"
     """A per-use fee (a server tool) was recorded that has no known price."""
+    UNSEEN_HISTORY = "unseen-history"
+    """A request continues a stored response the cassette does not hold: its history is
+    billed (in the recorded usage) but not visible to what-ifs."""
     BASE_TIER = "base-tier"
     """A prompt over 200K tokens summed over server-tool iterations of a request without the
     1M-token window: priced at the base tier, not the long-context one."""

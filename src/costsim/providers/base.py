@@ -54,6 +54,8 @@ class ParsedResponse:
     """Per-use fees recorded with no known price ("2 code execution requests")."""
     service_tier: str | None = None
     """The service tier the response says served the call (``flex``, ``priority``, ...)."""
+    response_id: str | None = None
+    """The id a stored response is continued by (OpenAI Responses ``previous_response_id``)."""
 
 
 class Adapter(Protocol):

@@ -34,6 +34,7 @@ from costsim.providers import Adapter, ParsedResponse, adapter_for
 from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
 from costsim.providers.background import body_of, completed, is_pending, noted
 from costsim.providers.batches import batch_results_note
+from costsim.providers.chains import chained
 from costsim.providers.openai_chat import searched
 from costsim.providers.routes import Route, route_of
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
@@ -69,7 +70,7 @@ def normalise(cassette: Cassette) -> CassetteTrace:
             calls.append(_served(call))
     return CassetteTrace(
         path=cassette.path,
-        calls=shared_calls(completed(calls, cassette.interactions)),
+        calls=shared_calls(chained(completed(calls, cassette.interactions))),
         other_interactions=len(cassette.interactions) - len(calls),
         size_bytes=cassette.size_bytes,
         notes=tuple(notes),
@@ -194,6 +195,7 @@ def _build(
         notes=tuple(extra_notes),
         usage_hint=hint,
         recorded_cost=response.recorded_cost if usage is not None else None,
+        response_id=response.response_id,
         **request,
     )
     call = searched(call)

@@ -234,6 +234,7 @@ class OpenAIResponses:
             created=timestamp(response.get("created_at")),
             usage_problems=(*read.problems, *cost_problems),
             recorded_cost=cost,
+            response_id=text(response.get("id")) or None,
         )
 
     def parse_stream(self, events: list[SseEvent]) -> ParsedResponse:
