@@ -39,6 +39,9 @@ def same_message(first: Message, second: Message) -> bool:
 
 def continues(earlier: Sequence[Message], later: Sequence[Message]) -> bool:
     """``later`` begins with every message of ``earlier`` (breakpoints aside)."""
-    return len(later) >= len(earlier) and all(
-        same_message(a, b) for a, b in zip(earlier, later, strict=False)
-    )
+    count = len(earlier)
+    if len(later) < count:
+        return False
+    if tuple(later[:count]) == tuple(earlier):  # the common case, compared in C
+        return True
+    return all(same_message(a, b) for a, b in zip(earlier, later, strict=False))

@@ -144,12 +144,11 @@ def _leaves(value: Any) -> list[str]:
     return [] if value is None or isinstance(value, bool) else [str(value)]
 
 
-def _assistant_texts(call: Call) -> list[str]:
-    """The assistant's words in the history and the recorded response, tool calls included
-    (an agent passes what it read on as tool input)."""
-    blocks = [b for m in call.messages if m.role == "assistant" for b in m.content]
-    said = (_said(block) for block in (*blocks, *call.response))
-    return [text for text in said if text]
+def _assistant_blocks(call: Call) -> list[Block]:
+    """The assistant's blocks in the history and the recorded response (tool calls included:
+    an agent passes what it read on as tool input)."""
+    history = [b for m in call.messages if m.role == "assistant" for b in m.content]
+    return [*history, *call.response]
 
 
 @dataclass(slots=True)
@@ -159,15 +158,23 @@ class _Removed:
 
     middles: dict[str, tuple[str, frozenset[str]]] = field(default_factory=dict)
     flagged: set[str] = field(default_factory=set)
+    read: dict[int, Block] = field(default_factory=dict)
+    """Assistant blocks already checked, by id: a conversation re-sends its earlier turns
+    (the same objects), and a text said before a result was cut cannot have taken from it."""
 
     def add(self, tool_use_id: str, removed: str) -> None:
         self.middles[tool_use_id] = (removed, frozenset(distinctive(removed)))
 
-    def taken(self, texts: list[str], sent: Callable[[], str]) -> list[str]:
+    def taken(self, blocks: list[Block], sent: Callable[[], str]) -> list[str]:
         """What was taken, in words, from each middle an assistant text
         quotes a line of, or names a distinctive token of that the request as sent does not
         hold (``sent``: its text, made only when needed); each middle once per trace."""
-        found = []
+        found: list[str] = []
+        new = [b for b in blocks if self.read.get(id(b)) is not b]
+        self.read.update((id(b), b) for b in new)
+        texts = [text for text in map(_said, new) if text]
+        if not texts or not self.middles:
+            return found
         tokens = [token for text in texts for token in distinctive(text)]
         for tool_use_id, (removed, held) in self.middles.items():
             if tool_use_id in self.flagged:
@@ -256,7 +263,7 @@ class Truncation:
                             )
                         )
             as_sent = dataclasses.replace(call, messages=tuple(messages))
-            for quote in cut.taken(_assistant_texts(call), cache(partial(_request_text, as_sent))):
+            for quote in cut.taken(_assistant_blocks(call), cache(partial(_request_text, as_sent))):
                 events.append(
                     Event(self.name, "divergence", f"an assistant message {quote}", call.provenance)
                 )
