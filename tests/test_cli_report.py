@@ -231,3 +231,54 @@ def test_the_answer_line_says_what_it_leaves_out(tmp_path: Path) -> None:
     assert out.startswith(
         "0 LLM calls in 1 cassette: $0.00; 1 LLM-looking interaction not metered.\n"
     )
+
+
+def test_thinking_that_is_not_reported_is_said_not_counted_as_none(tmp_path: Path) -> None:
+    """Anthropic bills thinking inside output_tokens and does not count it apart: the report
+    said 'thinking 0' of a call that thought. It now says how many calls thought without
+    reporting it, in the text and the JSON, and counts only what was reported."""
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [
+            {"type": "thinking", "thinking": "Weigh both plans.", "signature": "sig"},
+            {"type": "text", "text": "Plan B."},
+        ],
+        "usage": {"input_tokens": 200, "output_tokens": 3000},
+    }
+    request = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 8000,
+        "thinking": {"type": "enabled", "budget_tokens": 4000},
+        "messages": [{"role": "user", "content": "Which plan?"}],
+    }
+    document = {
+        "version": 1,
+        "interactions": [
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages",
+                    "body": json.dumps(request),
+                    "headers": {"content-type": ["application/json"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"date": ["Tue, 04 Nov 2025 12:00:00 GMT"]},
+                    "body": {"string": json.dumps(response)},
+                },
+            }
+        ],
+    }
+    path = tmp_path / "thinks.yaml"
+    path.write_text(yaml.safe_dump(document))
+    code, out, _ = _run("report", str(path), "--format", "json")
+    assert code == 0
+    totals = json.loads(out)["totals"]
+    jsonschema.validate(json.loads(out), _schema())
+    assert (totals["reasoning_tokens"], totals["unreported_thinking_calls"]) == (0, 1)
+    assert totals["output_tokens"] == 3000
+    _, text, _ = _run("report", str(path))
+    assert "thinking: 1 call thought without reporting how much" in " ".join(text.split())

@@ -124,7 +124,8 @@ def test_unreported_thinking_is_the_recorded_output_less_the_visible_answer() ->
         trace = dataclasses.replace(trace, calls=calls + trace.calls[1:])
         result = _run(trace, budget=2000)
         first = _usages(result)[0]
-        assert (first.output, first.reasoning) == (3000 - (3000 - visible - 2000), 2000)
+        # its thinking stays unreported, as recorded: it is in the output
+        assert (first.output, first.reasoning) == (3000 - (3000 - visible - 2000), None)
         change = next(e for e in result.events if e.kind == "change")
         assert "thinking 2,997 -> 2,000 tokens (the recorded output less its visible answer)" in (
             change.message

@@ -13,7 +13,14 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
 
-from costsim.model import Call, Provenance, Usage, UsageSource
+from costsim.model import (
+    Call,
+    Provenance,
+    RedactedThinkingBlock,
+    ThinkingBlock,
+    Usage,
+    UsageSource,
+)
 from costsim.pricing.names import model_label
 from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
@@ -112,6 +119,11 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
     return MeteredCall(call, billed, result, split_cost(call, billed, result))
 
 
+def _thought(call: Call) -> bool:
+    """The call's response holds thinking (Anthropic thinking or redacted thinking blocks)."""
+    return any(isinstance(block, ThinkingBlock | RedactedThinkingBlock) for block in call.response)
+
+
 @dataclass(slots=True)
 class Totals:
     """Sums over metered calls. ``cost_usd`` is None when any call's cost is unknown."""
@@ -133,6 +145,10 @@ class Totals:
     gateway_priced_calls: int = 0
     """Calls priced from the cost a gateway recorded (no genai-prices price for the model)."""
     web_searches: int = 0
+    unreported_thinking_calls: int = 0
+    """Calls that thought without reporting how much (Anthropic bills thinking inside output
+    and does not count it apart): their thinking is in ``output_tokens``, not in
+    ``reasoning_tokens``."""
     read_pricing: dict[ReadPricing, dict[str, int]] = field(default_factory=dict)
     """Calls whose cache reads the model has no cached-input price for, by how they were
     priced, then by model (see :mod:`costsim.pricing.reads`); string keys, so the cache
@@ -185,6 +201,8 @@ class Totals:
         self.cache_write_1h_tokens += write_1h
         self.output_tokens += usage.output
         self.reasoning_tokens += usage.reasoning or 0
+        if usage.reasoning is None and _thought(call):
+            self.unreported_thinking_calls += 1
         self.web_searches += usage.web_searches
         cost = metered.price
         if cost is None:
@@ -218,6 +236,7 @@ class Totals:
         self.cache_write_1h_tokens += other.cache_write_1h_tokens
         self.output_tokens += other.output_tokens
         self.reasoning_tokens += other.reasoning_tokens
+        self.unreported_thinking_calls += other.unreported_thinking_calls
         self.undated_calls += other.undated_calls
         self.gateway_priced_calls += other.gateway_priced_calls
         self.web_searches += other.web_searches

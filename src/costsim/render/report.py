@@ -89,6 +89,7 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "cache_write_1h_tokens": totals.cache_write_1h_tokens,
         "output_tokens": totals.output_tokens,
         "reasoning_tokens": totals.reasoning_tokens,
+        "unreported_thinking_calls": totals.unreported_thinking_calls,
         "cache_hit_rate": None
         if totals.cache_hit_rate is None
         else round(totals.cache_hit_rate, 6),

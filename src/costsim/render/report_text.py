@@ -171,6 +171,12 @@ def report_notes(report: Report) -> list[str]:
         notes.append(
             f"{plural(totals.errored_calls, 'errored call')}: unbilled, no tokens counted."
         )
+    if totals.unreported_thinking_calls:
+        notes.append(
+            f"thinking: {plural(totals.unreported_thinking_calls, 'call')} thought without "
+            "reporting how much (Anthropic bills it inside output): the thinking figures "
+            "count only what was reported."
+        )
     foreign = sum((item.foreign_calls for item in report.cassettes), start=Counter[str]())
     if foreign:
         listed = ", ".join(f"{n} to {host}" for host, n in sorted(foreign.items()))

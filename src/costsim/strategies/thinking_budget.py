@@ -295,7 +295,9 @@ class ThinkingBudget:
             item,
             call=call,
             output=output,
-            reasoning=params.budget,
+            # thinking the recording did not report stays unreported (it is in the output):
+            # reported as the budget, it would read as thinking the variant added
+            reasoning=None if thinking.estimated else params.budget,
             output_error=error,
         )
 
