@@ -339,3 +339,15 @@ def test_openai_reasoning_items_of_earlier_turns_leave_the_cached_prefix() -> No
     assert loop[0].key == turn[0].key and loop[2].key != turn[2].key  # the call after it
     kept = call(question, reasoning, called, output, follow_up, context="all_turns")
     assert builder.build(kept, 2100).blocks[2].key == loop[2].key
+
+
+def test_a_prefix_that_breaks_far_from_the_simulated_one_is_not_called_an_estimate() -> None:
+    """A read 1,800 tokens shorter than simulated is not the prefix estimate's few percent:
+    the reason says the provider's prefix broke earlier than the request shows (a trial's
+    thinking and chain mismatches were all put down to the token estimate)."""
+    report = _check(
+        _call(0, 0, Usage(uncached_input=20, cache_write_5m=2000), system=SYSTEM),
+        _call(1, 60, Usage(uncached_input=20, cache_read=200, cache_write_5m=1800), system=SYSTEM),
+    )
+    (mismatch,) = report.mismatches
+    assert mismatch.reason.startswith("the provider's prefix broke earlier than the request")

@@ -137,7 +137,20 @@ def _reason(call: Call, predicted: CacheResult, engine: Engine, granularity: int
             f"the 5m/1h split differs: recorded {usage.cache_write_5m:,} / "
             f"{usage.cache_write_1h:,}, predicted {predicted.write_5m:,} / {predicted.write_1h:,}"
         )
+    gap = predicted.read - usage.cache_read
+    if abs(gap) > usage.prompt_total * _BROKEN_SHARE:
+        where = "earlier" if gap > 0 else "later"
+        return (
+            f"the provider's prefix broke {where} than the request shows ({abs(gap):,} tokens, "
+            "more than an estimate misses): the server changed or kept history the request "
+            "does not show (thinking or reasoning it drops, a stored conversation)"
+        )
     return "prefix token estimate differs from the recorded boundary"
+
+
+_BROKEN_SHARE = 0.2
+"""A read this far (share of the prompt) from the simulated one is not a token estimate's
+miss (the prefix estimate's p90 is a few percent) but a prefix that breaks elsewhere."""
 
 
 def _matches(call: Call, predicted: CacheResult) -> bool:
