@@ -351,3 +351,17 @@ def test_a_prefix_that_breaks_far_from_the_simulated_one_is_not_called_an_estima
     )
     (mismatch,) = report.mismatches
     assert mismatch.reason.startswith("the provider's prefix broke earlier than the request")
+
+
+def test_a_platform_model_id_has_its_model_minimum() -> None:
+    """Haiku 4.5 caches from 4,096 tokens through Bedrock and Vertex AI too: a trial's
+    Bedrock id got the 1,024 default, and a 2,362-token prefix was read from cache."""
+    from costsim.cache.rules import default_rules
+
+    rules = default_rules()
+    for model in (
+        "claude-haiku-4-5",
+        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "claude-haiku-4-5@20251001",
+    ):
+        assert rules.minimum(model, START) == 4096, model

@@ -167,3 +167,15 @@ def test_an_edit_is_banded_both_ways_a_removal_only_up_to_the_recording(tmp_path
     assert removes_only(truncation) and not removes_only(
         engine.run(Variant("c", (make_step("compaction"),)))
     )
+
+
+def test_a_call_routed_to_another_model_does_not_read_the_old_models_warm_entry() -> None:
+    """What the recording shows was cached before it began is the recorded model's entry: a
+    call routed to Sonnet 4 writes its prefix (#0) and the next reads that (#1). A warm start
+    followed the routed request onto the new model, and a trial's routed calls read 8,448
+    tokens each where nothing of the new model's was cached."""
+    trace = load_trace(CASSETTE)
+    routing = make_step("routing", {"default": "claude-sonnet-4-20250514"})
+    calls = Engine([trace]).run(Variant("r", (routing,))).traces[0].calls
+    usages = [(c.usage.uncached_input, c.usage.cache_read, c.usage.cache_write_5m) for c in calls]  # type: ignore[union-attr]
+    assert usages == [(20, 0, 2000), (20, 2000, 0), (20, 0, 1200)]

@@ -17,7 +17,7 @@ import yaml
 
 from costsim.analysis.report import build_report, load_traces
 from costsim.io.limits import MAX_TOKENS
-from costsim.model import Flavour, Platform
+from costsim.model import CacheControl, Flavour, Platform
 from costsim.providers.normalise import load_trace
 from tests.test_hostile_input import (
     ANTHROPIC_REQUEST,
@@ -237,6 +237,37 @@ def test_bedrock_converse(tmp_path: Path) -> None:
 
     assert call.flavour is Flavour.BEDROCK_CONVERSE
     assert call.usage is not None and (call.usage.prompt_total, call.usage.output) == (9, 3)
+
+
+def test_a_converse_cache_point_is_the_breakpoint_of_the_block_before_it(tmp_path: Path) -> None:
+    """Bedrock's Converse marks caching with a ``cachePoint`` entry after what it caches, in
+    the system list, a message's content or the tools: the block before it carries the
+    breakpoint, and the entry is not content. A trial's cached system prompt was billed as
+    uncached in every what-if (the point was read as a block of text)."""
+    system = [{"text": "You are the planner. " * 400}, {"cachePoint": {"type": "default"}}]
+    tools = [
+        {"toolSpec": {"name": "plan", "inputSchema": {"json": {"type": "object"}}}},
+        {"cachePoint": {"type": "default"}},
+    ]
+    request = {
+        "system": system,
+        "toolConfig": {"tools": tools},
+        "messages": [{"role": "user", "content": [{"text": "Plan it."}]}],
+    }
+    reply = {
+        "output": {"message": {"role": "assistant", "content": [{"text": "Done."}]}},
+        "stopReason": "end_turn",
+        "usage": {"inputTokens": 9, "outputTokens": 3, "cacheWriteInputTokens": 2371,
+                  "totalTokens": 2383},
+    }  # fmt: skip
+    path = write_yaml(
+        tmp_path / "converse.yaml",
+        [interaction(f"{BEDROCK}{BEDROCK_MODEL}/converse", request, reply)],
+    )
+    (call,) = load_trace(path).calls
+    assert len(call.system) == 1 and call.system[0].cache_control == CacheControl("5m")
+    assert len(call.tools) == 1 and call.tools[0].cache_control == CacheControl("5m")
+    assert call.usage is not None and call.usage.cache_write_5m == 2371
 
 
 # --- the legacy Text Completions API ----------------------------------------------------------

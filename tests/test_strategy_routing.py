@@ -200,6 +200,11 @@ def test_routing_says_when_no_rule_can_route_and_when_a_route_is_dearer() -> Non
     ]
     text = " ".join(nothing.render("table", width=100).split())
     assert "(and 1 more cassette)" in text or "(and 2 more cassettes)" in text  # said once
+    # an override for an agent no call can be recognised as: the note says what is missing
+    unmatched = costsim.simulate(str(EXAMPLES), "routing:agents.summariser=claude-haiku-4-5")
+    (variant,) = unmatched.data.variants
+    notes = {event.message for event in variant.events if event.kind == "note"}
+    assert any(m.startswith("agents.summariser routes an agent with no pattern") for m in notes)
 
 
 def test_a_dearer_route_counts_billed_calls_by_the_model_billed() -> None:

@@ -14,6 +14,7 @@ from datetime import UTC, date, datetime
 from functools import lru_cache
 
 from costsim.errors import ConfigError
+from costsim.metering.models import base_model_name
 
 __all__ = ["RULE_NAMES", "CacheRules", "DatedRule", "default_rules", "tolerance"]
 
@@ -41,7 +42,9 @@ class DatedRule:
 
 
 def _pick(rules: tuple[DatedRule, ...], model: str, when: datetime | None, default: int) -> int:
-    return _picked(rules, model.lower(), (when or datetime.now(UTC)).date(), default)
+    """The rule for ``model`` on ``when``'s day; a platform's model id (Bedrock's
+    ``us.anthropic.claude-haiku-4-5-20251001-v1:0``) is the model it names."""
+    return _picked(rules, base_model_name(model), (when or datetime.now(UTC)).date(), default)
 
 
 @lru_cache(maxsize=4096)

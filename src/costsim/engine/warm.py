@@ -86,9 +86,12 @@ def followed(
     recording began came from the same client, so they were changed alike; a system prompt
     edited since is warm as edited, not as recorded. A request whose blocks were added or
     taken away (tools left out) keeps the recorded entry, which it reads only while its
-    prefix is unchanged."""
+    prefix is unchanged; and so does a request routed to another model (the entry the
+    recording shows is the old model's, which the new one cannot read)."""
     origin, (key, _, seeded_at, ttl) = item.origin, seed
     if origin is None or item.call is origin or origin.usage is None:
+        return seed
+    if item.call.model != origin.model:
         return seed
     recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
     block = moved_block(key, recorded, prefix)

@@ -9,17 +9,29 @@ streams whose ``metadata`` event carries the usage.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+import dataclasses
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 
 from costsim.io.bodies import SseEvent
-from costsim.model import Block, Flavour, Message, OtherBlock, TextBlock, ToolDef, Usage
+from costsim.model import (
+    Block,
+    CacheControl,
+    Flavour,
+    Message,
+    OtherBlock,
+    TextBlock,
+    ToolDef,
+    Usage,
+)
 from costsim.providers._json import items, obj, text
 from costsim.providers._usage import UsageRead, UsageReader
 from costsim.providers.base import ParsedRequest, ParsedResponse
 from costsim.providers.routes import route_of
 
 __all__ = ["BedrockConverse", "converse_usage", "is_anthropic_model"]
+
+T = TypeVar("T", Block, ToolDef)
 
 
 def is_anthropic_model(model: str) -> bool:
@@ -60,6 +72,21 @@ def _block(raw: Any) -> Block:
     return OtherBlock(str(kind), raw)
 
 
+def _marked(raws: list[Any], parse: Callable[[Any], T]) -> tuple[T, ...]:
+    """The items of a Converse list, each ``{"cachePoint": ...}`` entry made the cache
+    breakpoint of the item before it (Bedrock's form of ``cache_control``: everything up to
+    the point is cached)."""
+    parsed: list[T] = []
+    for raw in raws:
+        point = obj(raw).get("cachePoint")
+        if point is None:
+            parsed.append(parse(raw))
+        elif parsed:
+            mark = CacheControl("1h") if obj(point).get("ttl") == "1h" else CacheControl()
+            parsed[-1] = dataclasses.replace(parsed[-1], cache_control=mark)
+    return tuple(parsed)
+
+
 def _tool(raw: Any) -> ToolDef:
     spec = obj(obj(raw).get("toolSpec"))
     return ToolDef(
@@ -84,15 +111,15 @@ class BedrockConverse:
     def parse_request(self, request: Mapping[str, Any]) -> ParsedRequest:
         return ParsedRequest(
             model="",  # named by the path
-            system=tuple(_block(raw) for raw in items(request.get("system"))),
+            system=_marked(items(request.get("system")), _block),
             messages=tuple(
                 Message(
                     role=text(obj(m).get("role")),
-                    content=tuple(_block(b) for b in items(obj(m).get("content"))),
+                    content=_marked(items(obj(m).get("content")), _block),
                 )
                 for m in items(request.get("messages"))
             ),
-            tools=tuple(_tool(raw) for raw in items(obj(request.get("toolConfig")).get("tools"))),
+            tools=_marked(items(obj(request.get("toolConfig")).get("tools")), _tool),
             extra={k: v for k, v in request.items() if k not in ("messages", "system")},
         )
 

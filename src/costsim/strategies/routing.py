@@ -174,8 +174,22 @@ class Routing:
             {str(tier): model for tier, model in params.tiers.items()},
         )
         events: list[Event] = []
+        nameless = [name for name in params.agents if name not in patterns]
+        if nameless and trace.calls:  # an override no call can be recognised for
+            events.append(
+                Event(
+                    self.name,
+                    "note",
+                    f"agents.{nameless[0]} routes an agent with no pattern to recognise its "
+                    f"calls by: give agent_patterns.{nameless[0]}=REGEX (on the system "
+                    "prompt) or the scenario's agents"
+                    + (f" ({len(nameless) - 1} more alike)" if len(nameless) > 1 else ""),
+                    trace.calls[0].call.provenance,
+                )
+            )
         if not router.can_route and trace.calls:
-            return trace, [Event(self.name, "note", _NO_RULE, trace.calls[0].call.provenance)]
+            no_rule = Event(self.name, "note", _NO_RULE, trace.calls[0].call.provenance)
+            return trace, [*events, no_rule]
         calls: list[SimCall] = []
         skipped: set[str] = set()
         dearer: dict[tuple[str, str], list[SimCall]] = {}
