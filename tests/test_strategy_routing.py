@@ -17,11 +17,13 @@ from costsim.model import (
     CassetteTrace,
     Flavour,
     Message,
+    Platform,
     Provenance,
     TextBlock,
     ToolUseBlock,
     Usage,
 )
+from costsim.pricing.ledger import meter
 from costsim.pricing.prices import price
 from costsim.strategies.registry import AgentSpec
 
@@ -265,3 +267,38 @@ def test_a_routed_variants_delta_band_is_no_wider_than_its_cost_band(tmp_path: P
     bands = variant_bands(result, engine.meter, None)
     assert bands.baseline.below == 0 and bands.baseline.above == 0  # the recorded read: exact
     assert bands.delta.below <= bands.cost.below and bands.delta.above <= bands.cost.above
+
+
+@pytest.mark.parametrize(
+    ("recorded", "routed", "cost"),
+    [
+        # Bedrock's regional (cross-region, in-region) Haiku 4.5: $1.10 / $5.50 per million
+        ("us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+         "us.anthropic.claude-haiku-4-5-20251001-v1:0", "0.00165"),
+        ("anthropic.claude-sonnet-4-5-20250929-v1:0",
+         "anthropic.claude-haiku-4-5-20251001-v1:0", "0.00165"),
+        # its global profile: $1 / $5
+        ("global.anthropic.claude-sonnet-4-5-20250929-v1:0",
+         "global.anthropic.claude-haiku-4-5-20251001-v1:0", "0.0015"),
+    ],
+)  # fmt: skip
+def test_a_bedrock_call_routed_by_plain_name_goes_to_bedrocks_model(
+    recorded: str, routed: str, cost: str
+) -> None:
+    """Routing a Bedrock call to 'claude-haiku-4-5' moves it to Bedrock's Haiku, at Bedrock's
+    price (1,000 in and 100 out here): it used to be priced at Anthropic's own list, 10% under
+    what the regional endpoint bills, and a trial's saving read 6% high without a word."""
+    call = dataclasses.replace(
+        _call(0, (Message("user", (TextBlock("Plan the release."),)),), Usage(1000, output=100)),
+        model=recorded,
+        platform=Platform.BEDROCK,
+        cache_control=None,
+        system=(),
+    )
+    trace = CassetteTrace(Path("b.yaml"), (call,), 0, 0)
+    step = make_step("routing", {"default": "claude-haiku-4-5"})
+    (item,) = Engine([trace]).run(Variant("r", (step,))).traces[0].calls
+    assert item.call.model == routed
+    assert item.usage is not None
+    billed = meter(item.call, usage=item.usage).price
+    assert billed is not None and billed.amount == Decimal(cost)

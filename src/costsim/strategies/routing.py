@@ -21,8 +21,9 @@ from typing import Literal
 from pydantic import Field
 
 from costsim.metering.models import provider_of
-from costsim.model import Call, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from costsim.pricing.names import model_label
+from costsim.pricing.platform_ids import bedrock_id
 from costsim.pricing.prices import price
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
@@ -155,6 +156,26 @@ _NO_RULE = (
 )
 
 
+def _target(router: _Router, call: Call) -> tuple[str | None, str]:
+    """Where the router sends ``call`` (None: it stays), and why; a Bedrock call to the
+    platform's id of the model, priced at Bedrock's price."""
+    model, why = router.route(call)
+    if model is not None and call.platform is Platform.BEDROCK:
+        model = bedrock_id(model, call.model) or model
+    return model, why
+
+
+def _nameless(names: list[str], call: Call) -> Event:
+    more = f" ({len(names) - 1} more alike)" if len(names) > 1 else ""
+    return Event(
+        "routing",
+        "note",
+        f"agents.{names[0]} routes an agent with no pattern to recognise its calls by: give "
+        f"agent_patterns.{names[0]}=REGEX (on the system prompt) or the scenario's agents{more}",
+        call.provenance,
+    )
+
+
 class Routing:
     name = "routing"
     summary = "route each call to a model by agent, tier and task complexity"
@@ -176,17 +197,7 @@ class Routing:
         events: list[Event] = []
         nameless = [name for name in params.agents if name not in patterns]
         if nameless and trace.calls:  # an override no call can be recognised for
-            events.append(
-                Event(
-                    self.name,
-                    "note",
-                    f"agents.{nameless[0]} routes an agent with no pattern to recognise its "
-                    f"calls by: give agent_patterns.{nameless[0]}=REGEX (on the system "
-                    "prompt) or the scenario's agents"
-                    + (f" ({len(nameless) - 1} more alike)" if len(nameless) > 1 else ""),
-                    trace.calls[0].call.provenance,
-                )
-            )
+            events.append(_nameless(nameless, trace.calls[0].call))
         if not router.can_route and trace.calls:
             no_rule = Event(self.name, "note", _NO_RULE, trace.calls[0].call.provenance)
             return trace, [*events, no_rule]
@@ -195,7 +206,7 @@ class Routing:
         dearer: dict[tuple[str, str], list[SimCall]] = {}
         for item in trace.calls:
             call = item.call
-            model, why = router.route(call)
+            model, why = _target(router, call)
             if model is None or model in (call.model, call.priced_model):
                 calls.append(item)
                 continue
