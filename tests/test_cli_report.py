@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from costsim.cli import cli
 from tests.conftest import EXAMPLES, ROOT, said
+from tests.test_hostile_input import interaction, write_yaml
 
 pytestmark = pytest.mark.usefixtures("columns_100")
 
@@ -254,26 +255,7 @@ def test_thinking_that_is_not_reported_is_said_not_counted_as_none(tmp_path: Pat
         "thinking": {"type": "enabled", "budget_tokens": 4000},
         "messages": [{"role": "user", "content": "Which plan?"}],
     }
-    document = {
-        "version": 1,
-        "interactions": [
-            {
-                "request": {
-                    "method": "POST",
-                    "uri": "https://api.anthropic.com/v1/messages",
-                    "body": json.dumps(request),
-                    "headers": {"content-type": ["application/json"]},
-                },
-                "response": {
-                    "status": {"code": 200, "message": "OK"},
-                    "headers": {"date": ["Tue, 04 Nov 2025 12:00:00 GMT"]},
-                    "body": {"string": json.dumps(response)},
-                },
-            }
-        ],
-    }
-    path = tmp_path / "thinks.yaml"
-    path.write_text(yaml.safe_dump(document))
+    path = write_yaml(tmp_path / "thinks.yaml", [interaction(request=request, response=response)])
     code, out, _ = _run("report", str(path), "--format", "json")
     assert code == 0
     totals = json.loads(out)["totals"]

@@ -26,6 +26,7 @@ from costsim.model import (
 )
 from costsim.pricing.ledger import meter
 from costsim.providers.normalise import load_trace
+from tests.test_hostile_input import interaction, write_yaml
 
 
 def _sse(events: list[tuple[str | None, Any]]) -> str:
@@ -703,27 +704,21 @@ def _chain_cassette(tmp_path: Path, first_previous: str | None = None) -> Casset
     ]  # fmt: skip
     if first_previous is not None:
         turns[0][0]["previous_response_id"] = first_previous
-    interactions = []
-    for request, response in turns:
-        body = {**response, "model": "gpt-5-mini-2025-08-07", "created_at": 1762250400,
-                "usage": {"input_tokens": 100, "output_tokens": 10}}  # fmt: skip
-        interactions.append(
+    usage = {"input_tokens": 100, "output_tokens": 10}
+    interactions = [
+        interaction(
+            "https://api.openai.com/v1/responses",
+            request,
             {
-                "request": {
-                    "method": "POST",
-                    "uri": "https://api.openai.com/v1/responses",
-                    "body": json.dumps(request),
-                    "headers": {"content-type": ["application/json"]},
-                },
-                "response": {
-                    "status": {"code": 200, "message": "OK"},
-                    "headers": {},
-                    "body": {"string": json.dumps(body)},
-                },
-            }
+                **response,
+                "model": "gpt-5-mini-2025-08-07",
+                "created_at": 1762250400,
+                "usage": usage,
+            },
         )
-    path = tmp_path / "chain.yaml"
-    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
+        for request, response in turns
+    ]
+    path = write_yaml(tmp_path / "chain.yaml", interactions)
     return load_trace(path)
 
 
