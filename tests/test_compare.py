@@ -449,3 +449,17 @@ def test_a_saving_band_reaches_no_further_than_what_the_changed_calls_cost() -> 
     assert band.value is not None and band.low is not None
     assert band.value - band.spread.below < -touched  # the spread alone reaches further
     assert band.low == -touched
+
+
+def test_each_cassette_gives_its_recording_beside_its_like_for_like_baseline() -> None:
+    """A simulation's per-cassette ``baseline`` is like for like (the recording with the calls
+    the variant changes re-simulated), which a trial read as the recording; each cassette now
+    gives its ``recorded`` totals too: they sum to the document's baseline, as the like-for-like
+    ones sum to the variant's like-for-like baseline."""
+    result = _run("simulate", str(EXAMPLES), "-s", "caching:ttl=1h", "--format", "json")
+    document = json.loads(result.stdout)
+    cassettes = document["cassettes"]
+    recorded = sum(Decimal(c["recorded"]["cost_usd"]) for c in cassettes)
+    like = sum(Decimal(c["baseline"]["cost_usd"]) for c in cassettes)
+    assert recorded == Decimal(document["baseline"]["cost_usd"])
+    assert like == Decimal(document["like_for_like_baseline"]["cost_usd"])

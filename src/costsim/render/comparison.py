@@ -100,6 +100,7 @@ def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, 
             {
                 "path": display_path(path),
                 "baseline": totals_json(summary.baseline_per_cassette.get(path, Totals())),
+                "recorded": totals_json(comparison.baseline_per_cassette.get(path, Totals())),
                 "variant": totals_json(totals),
                 "delta": band_json(summary.cassette_delta(path)),
             }
