@@ -302,3 +302,31 @@ def test_a_bedrock_call_routed_by_plain_name_goes_to_bedrocks_model(
     assert item.usage is not None
     billed = meter(item.call, usage=item.usage).price
     assert billed is not None and billed.amount == Decimal(cost)
+
+
+def test_a_bedrock_route_off_bedrocks_list_says_how_it_is_priced() -> None:
+    """A plain name genai-prices maps to no single Bedrock model (Claude 3.5 Sonnet has two
+    dated ones) stays as named and is priced at Anthropic's own list: a note says so, since
+    Bedrock's regional endpoints bill more (it used to pass without a word)."""
+    sent = (Message("user", (TextBlock("Plan the release."),)),)
+    call = dataclasses.replace(
+        _call(0, sent, Usage(1000, output=100)),
+        model="us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+        platform=Platform.BEDROCK,
+        cache_control=None,
+        system=(),
+    )
+    trace = CassetteTrace(Path("b.yaml"), (call,), 0, 0)
+    step = make_step("routing", {"default": "claude-3-5-sonnet"})
+    result = Engine([trace]).run(Variant("r", (step,)))
+    assert result.traces[0].calls[0].call.model == "claude-3-5-sonnet"
+    notes = [e.message for e in result.events if e.kind == "note"]
+    assert notes == [
+        "genai-prices lists no single Bedrock model 'claude-3-5-sonnet': priced at its "
+        "provider's own list price, which Bedrock's regional endpoints exceed (about 10% for "
+        "recent models)"
+    ]
+    listed = Engine([trace]).run(
+        Variant("h", (make_step("routing", {"default": "claude-haiku-4-5"}),))
+    )
+    assert not [e for e in listed.events if e.kind == "note"]

@@ -27,13 +27,12 @@ from typing import Any
 from costsim.metering.models import keeps_thinking
 from costsim.metering.serialise import Position, Serialiser
 from costsim.model import (
+    THINKING_BLOCKS,
     Block,
     CacheControl,
     Call,
     Flavour,
     ReasoningBlock,
-    RedactedThinkingBlock,
-    ThinkingBlock,
     ToolDef,
     ToolResultBlock,
 )
@@ -218,7 +217,7 @@ def _stripped(call: Call) -> set[int]:
     matches the cached prefix only up to the first earlier turn that thought."""
     shape = call.flavour.shape
     if shape is Flavour.ANTHROPIC_MESSAGES and not keeps_thinking(call.model):
-        kinds: tuple[type, ...] = (ThinkingBlock, RedactedThinkingBlock)
+        kinds: tuple[type, ...] = THINKING_BLOCKS
     elif shape is Flavour.OPENAI_RESPONSES and call.extra.get("reasoning_context") != "all_turns":
         kinds = (ReasoningBlock,)
     else:

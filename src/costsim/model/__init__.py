@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from costsim.model.blocks import (
     JSON,
+    THINKING_BLOCKS,
     Block,
     CacheControl,
     DocumentBlock,
@@ -37,6 +38,7 @@ from costsim.model.usage import Note, NoteKind, Usage, UsageSource
 
 __all__ = [
     "JSON",
+    "THINKING_BLOCKS",
     "Block",
     "CacheControl",
     "Call",

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 __all__ = [
     "JSON",
+    "THINKING_BLOCKS",
     "Block",
     "CacheControl",
     "DocumentBlock",
@@ -117,6 +118,11 @@ class RedactedThinkingBlock:
     data: str
     cache_control: CacheControl | None = None
     kind: Literal["redacted_thinking"] = "redacted_thinking"
+
+
+THINKING_BLOCKS = (ThinkingBlock, RedactedThinkingBlock)
+"""Anthropic's thinking, plain or redacted: billed inside ``output_tokens``, never counted
+apart, and dropped from later requests by models that do not keep earlier thinking."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,10 +14,9 @@ from datetime import datetime
 from decimal import Decimal
 
 from costsim.model import (
+    THINKING_BLOCKS,
     Call,
     Provenance,
-    RedactedThinkingBlock,
-    ThinkingBlock,
     Usage,
     UsageSource,
 )
@@ -105,7 +104,8 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
     result = price(billed, model=call.priced_model, provider=call.price_provider, at=when)
     if not result.priced and call.platform is not None and call.served_by is None:
         # A model the platform's price list does not carry (a routed-to model, say): the
-        # provider's own list price, which Bedrock and Vertex AI match for Claude models.
+        # provider's own list price, which Vertex AI matches for Claude models; Bedrock's
+        # regional endpoints bill more, and routing says so where it falls back here.
         fallback = price(billed, model=call.priced_model, provider=call.provider, at=when)
         result = fallback if fallback.priced else result
     if not result.priced and call.recorded_cost is not None and billed == call.usage:
@@ -121,7 +121,7 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
 
 def _thought(call: Call) -> bool:
     """The call's response holds thinking (Anthropic thinking or redacted thinking blocks)."""
-    return any(isinstance(block, ThinkingBlock | RedactedThinkingBlock) for block in call.response)
+    return any(isinstance(block, THINKING_BLOCKS) for block in call.response)
 
 
 @dataclass(slots=True)

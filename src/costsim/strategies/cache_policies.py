@@ -26,13 +26,12 @@ from decimal import Decimal
 
 from costsim.cache.prefix import Prefix
 from costsim.model import (
+    THINKING_BLOCKS,
     Block,
     CacheControl,
     Call,
     Flavour,
-    RedactedThinkingBlock,
     TextBlock,
-    ThinkingBlock,
 )
 from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.base import Context
@@ -70,7 +69,7 @@ def _blocks(call: Call) -> list[Block | None]:
 
 
 def _markable(block: Block | None) -> bool:
-    if isinstance(block, ThinkingBlock | RedactedThinkingBlock):
+    if isinstance(block, THINKING_BLOCKS):
         return False  # thinking blocks cannot carry cache_control
     return not (isinstance(block, TextBlock) and not block.text)
 

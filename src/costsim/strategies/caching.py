@@ -134,7 +134,7 @@ class Caching:
     params = CachingParams
     removes_only = True
     """It only takes content away from requests (or changes none): see
-    :func:`costsim.analysis.bands.removes_only`."""
+    :func:`costsim.analysis.prompt_band.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: CachingParams, context: Context

@@ -175,7 +175,7 @@ class Expectations:
     params = ExpectationsParams
     removes_only = True
     """It only takes content away from requests (or changes none): see
-    :func:`costsim.analysis.bands.removes_only`."""
+    :func:`costsim.analysis.prompt_band.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: ExpectationsParams, context: Context

@@ -165,6 +165,30 @@ def _target(router: _Router, call: Call) -> tuple[str | None, str]:
     return model, why
 
 
+def _off_list(calls: list[SimCall]) -> list[Event]:
+    """A note per model a Bedrock call was routed to that genai-prices lists no Bedrock model
+    for: it is priced at the provider's own list (Bedrock's regional endpoints bill about 10%
+    more for recent models), so the saving may read high; said once per trace and model."""
+    first: dict[str, SimCall] = {}
+    for item in calls:
+        call, origin = item.call, item.origin
+        routed = origin is not None and call.model != origin.model
+        plain = "anthropic." not in call.model.lower()  # not a Bedrock id: off its list
+        if routed and plain and call.platform is Platform.BEDROCK:
+            first.setdefault(call.model, item)
+    return [
+        Event(
+            "routing",
+            "note",
+            f"genai-prices lists no single Bedrock model {model!r}: priced at its provider's "
+            "own list price, which Bedrock's regional endpoints exceed (about 10% for recent "
+            "models)",
+            item.call.provenance,
+        )
+        for model, item in first.items()
+    ]
+
+
 def _nameless(names: list[str], call: Call) -> Event:
     more = f" ({len(names) - 1} more alike)" if len(names) > 1 else ""
     return Event(
@@ -244,6 +268,7 @@ class Routing:
                         )
                     )
             calls.append(dataclasses.replace(item, call=routed))
+        events += _off_list(calls)
         for (was, model), items in dearer.items():  # said once per trace and billed pair
             events.append(
                 Event(

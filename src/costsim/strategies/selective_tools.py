@@ -142,7 +142,7 @@ class SelectiveTools:
     params = SelectiveToolsParams
     removes_only = True
     """It only takes content away from requests (or changes none): see
-    :func:`costsim.analysis.bands.removes_only`."""
+    :func:`costsim.analysis.prompt_band.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: SelectiveToolsParams, context: Context

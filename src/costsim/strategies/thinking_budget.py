@@ -35,11 +35,11 @@ from pydantic import Field
 from costsim.metering.models import encoding_for, keeps_thinking
 from costsim.metering.tokenizers import counter
 from costsim.model import (
+    THINKING_BLOCKS,
     Block,
     Call,
     Flavour,
     Message,
-    RedactedThinkingBlock,
     ThinkingBlock,
     ThinkingConfig,
 )
@@ -92,14 +92,14 @@ def _thinking(item: SimCall, context: Context) -> _Thinking | None:
         return _Thinking(min(usage.reasoning, output), False, output)
     if origin.flavour is not Flavour.ANTHROPIC_MESSAGES:
         return None
-    thought = [b for b in origin.response if isinstance(b, ThinkingBlock | RedactedThinkingBlock)]
+    thought = [b for b in origin.response if isinstance(b, THINKING_BLOCKS)]
     if not thought:
         return None
     if usage is not None:
         # Claude 4 returns a summary of its thinking and bills the whole of it: the recorded
         # output less the visible answer is the thinking billed
         said = dataclasses.replace(
-            origin, response=tuple(b for b in origin.response if b not in thought)
+            origin, response=tuple(b for b in origin.response if not isinstance(b, THINKING_BLOCKS))
         )
         visible = context.meter.estimate_output(said)
         error = visible * context.meter.expected_output_error(said).p90 / 100
@@ -149,7 +149,7 @@ class ThinkingBudget:
     params = ThinkingBudgetParams
     removes_only = True
     """It only takes content away from requests (or changes none): see
-    :func:`costsim.analysis.bands.removes_only`."""
+    :func:`costsim.analysis.prompt_band.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: ThinkingBudgetParams, context: Context

@@ -227,7 +227,7 @@ class Truncation:
     params = TruncationParams
     removes_only = True
     """It only takes content away from requests (or changes none): see
-    :func:`costsim.analysis.bands.removes_only`."""
+    :func:`costsim.analysis.prompt_band.removes_only`."""
 
     def apply(
         self, trace: SimTrace, params: TruncationParams, context: Context
