@@ -152,7 +152,7 @@ def test_simulate_json_carries_dollar_bands_everywhere() -> None:
     for cassette in document["cassettes"]:
         assert {"cost_usd", "cost_usd_low", "cost_usd_high"} <= set(cassette["delta"])
     basis = document["baseline_basis"]
-    assert basis == "recorded" or basis.startswith("like for like: the recording with ")
+    assert basis == "recorded" or basis.startswith("recorded; ")
 
 
 def test_per_breakpoint_economics_in_json_and_verbose() -> None:
@@ -292,25 +292,19 @@ def test_the_oracle_is_never_worse_than_a_placement_a_client_can_make() -> None:
             assert worse == {}, (policy, ttl)
 
 
-def test_advice_says_what_each_delta_is_against(corpus: Path) -> None:
-    """A placement's Δ is against the recording re-simulated like for like; where that is
-    not the recorded cost (pydantic-ai's web-search calls re-simulate dearer), a line and the
-    JSON say so, and cost minus that baseline is the Δ exactly."""
+def test_every_placement_costs_the_recording_plus_its_delta(corpus: Path) -> None:
+    """pydantic-ai's web-search calls replay dearer than their bill (the search's own cache
+    reads are not the client's). A placement's calls are billed as recorded plus the change
+    it makes, so its cost minus the recorded cost is its Δ exactly, and no line has to say
+    the Δ is against something else."""
     folder = str(corpus / "pydantic__pydantic-ai")
     document = json.loads(
         CliRunner().invoke(cli, ["advise", "caching", folder, "--format", "json"]).stdout
     )
     recorded = Decimal(document["baseline"]["cost_usd"])
-    differs = False
     for option in document["options"]:
-        like = Decimal(option["like_for_like_cost_usd"])
+        assert Decimal(option["like_for_like_cost_usd"]) == recorded
         cost = Decimal(option["totals"]["cost_usd"])
-        assert cost - like == Decimal(option["delta"]["cost_usd"])
-        differs |= like != recorded
-    assert differs
+        assert cost - recorded == Decimal(option["delta"]["cost_usd"])
     text = CliRunner().invoke(cli, ["advise", "caching", folder]).stdout
-    flat = " ".join(text.split())
-    assert "Δ cost is against the recording re-simulated like for like" in flat
-    assert f"not the recorded ${recorded:,.4f}" in flat
-    examples = CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES)]).stdout
-    assert "like for like" not in examples  # every baseline there is the recorded cost
+    assert "like for like" not in text

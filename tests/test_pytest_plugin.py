@@ -15,7 +15,6 @@ import vcr  # noqa: F401
 import yaml
 from click.testing import CliRunner
 
-from costsim.analysis.spread import Spread
 from costsim.cli import cli as main_cli
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
@@ -1103,36 +1102,3 @@ def test_a_background_response_is_billed_from_its_retrieval(pytester: pytest.Pyt
     result.assert_outcomes(passed=1)
     entry = _report(pytester)["tests"]["test_bg.py::test_background"]  # type: ignore[index]
     assert entry["cost_usd"] == "0.005775" and entry["unrecorded_calls"] == 0
-
-
-def test_a_what_if_is_the_test_cost_moved_by_the_variant_like_for_like() -> None:
-    """A trial's test that caches already: caching re-placed its breakpoints and billed the
-    same like for like (+$0.00000), but the column showed the simulator's replay of the
-    recording ($0.079486 beside $0.079316), as though caching cost more. The column is the
-    test's cost moved in proportion to the variant's like-for-like change: never below $0
-    where the replay is far from what was billed (a review found -$0.0234 by difference);
-    the simulated cost when a cost is not whole or the test's requests drifted."""
-    from costsim.api.testing import _what_if_cost  # here: the module's runs must not load it
-
-    own, simulated = Totals(priced_cost=Decimal("0.079316")), Decimal("0.079486")
-    band = Spread(Decimal("0.002"), Decimal("0.004"))
-    same = _what_if_cost(own, Totals(priced_cost=simulated), Totals(priced_cost=simulated), band)
-    assert (same.priced, same.unpriced_calls, same.spread) == (Decimal("0.079316"), 0, band)
-    half = _what_if_cost(
-        own, Totals(priced_cost=simulated / 2), Totals(priced_cost=simulated), band
-    )
-    assert half.priced == Decimal("0.039658")  # half of what the test cost
-    assert half.spread == Spread(Decimal("0.00199573"), Decimal("0.00399145"))  # band x 0.99786
-    # a replay 5x what was billed (code execution): the difference would be negative
-    replayed = Totals(priced_cost=Decimal("0.0549"))
-    small = _what_if_cost(
-        Totals(priced_cost=Decimal("0.0115")), Totals(priced_cost=Decimal("0.02")), replayed, band
-    )
-    assert small.priced == Decimal("0.0041894353")  # 0.0115 x 0.02 / 0.0549
-    partial = Totals(priced_cost=Decimal("0.05"), unpriced=[object()])  # type: ignore[list-item]
-    kept = _what_if_cost(own, partial, Totals(priced_cost=simulated), band)
-    assert (kept.priced, kept.unpriced_calls, kept.spread) == (Decimal("0.05"), 1, band)
-    drifted = _what_if_cost(
-        own, Totals(priced_cost=simulated), Totals(priced_cost=simulated), band, drifted=True
-    )
-    assert drifted.priced == simulated  # its own cost is an estimate of what was sent

@@ -153,10 +153,10 @@ def test_a_report_of_a_fine_tuned_cassette(tmp_path: Path) -> None:
 
 
 def test_a_comparison_says_how_simulated_reads_are_priced(tmp_path: Path) -> None:
-    # gpt-4o-mini recorded without a read, routed to the fine-tuned model: only the reads the
-    # re-simulation makes (OpenAI caches automatically) are priced the fine-tuned way
+    # gpt-4o-mini recorded reading its shared system prompt (OpenAI caches automatically),
+    # routed to the fine-tuned model: the reads are billed the fine-tuned model's way
     system = "You answer questions about the shop's orders, politely and briefly. " * 120
-    path = _cassette(tmp_path, "gpt-4o-mini", [(1500, 0), (1510, 0), (1520, 0)], system)
+    path = _cassette(tmp_path, "gpt-4o-mini", [(1500, 0), (1510, 1280), (1520, 1280)], system)
     simulation = costsim.simulate(path, f'routing:default="{MINI}"')
     (variant,) = simulation.data.variants
     assert simulation.data.baseline.read_pricing == {}

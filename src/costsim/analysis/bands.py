@@ -23,8 +23,9 @@ A term says how far the true amount may lie below the estimate and how far above
 even, and those two are not, so a band is a range around the estimate, not a ``±``.
 
 Terms add up: errors of one estimator on one trace move together, so they are not assumed to
-cancel. A delta's band counts what differs between the variant and its like-for-like
-baseline: a boundary both put at the same estimated position moves both alike.
+cancel. A delta's band counts what differs between the variant's simulation and the recording's
+(from which the change is measured): a boundary both put at the same estimated position
+moves both alike.
 
 The error tables are measured leave-one-source-out, but a new source is further from the
 fitted ones than the tables say: held out by source on the real-cassette corpus, the tables'
@@ -160,7 +161,7 @@ def _boundaries(
 
 def _as_recorded_read(item: SimulatedCall) -> bool:
     """The recorded request re-simulated reads what its recording read: a fact, not a
-    best-effort guess (a like-for-like baseline's read; counted as uncertain there, it moved a
+    best-effort guess (the recording's replay's read; counted as uncertain there, it moved a
     routed variant's saving by the whole read at the recorded model's price)."""
     origin, cache = item.sim.origin, item.cache
     return (
@@ -211,7 +212,7 @@ def call_terms(
     ``ident`` names the call in the terms' keys (default: its recorded call, else itself);
     ``removes_only``: only strategies that take content away changed it (see
     :func:`removes_only`)."""
-    usage = item.usage
+    usage = item.modelled  # what was simulated: the gap to the bill is not the variant's
     sim = item.sim
     if usage is None or (not item.resimulated and not usage.estimated and sim.output is None):
         return {}
@@ -240,8 +241,8 @@ def call_terms(
 
 def _estimated(items: Iterable[SimulatedCall]) -> bool:
     return any(
-        item.usage is not None
-        and (item.resimulated or item.usage.estimated or item.sim.output is not None)
+        item.modelled is not None
+        and (item.resimulated or item.modelled.estimated or item.sim.output is not None)
         for item in items
     )
 
@@ -278,7 +279,7 @@ def _terms(
 
 @dataclass(slots=True)
 class VariantBands:
-    """Half-widths (p90, USD) of a variant's cost, its like-for-like baseline and the delta,
+    """Half-widths (p90, USD) of a variant's cost, the recording's simulation and the delta,
     in all and per cassette; and whether anything behind each was estimated."""
 
     cost: Spread = NONE
@@ -306,8 +307,8 @@ class VariantBands:
 
 
 RunTerms = list[tuple[Terms, Terms]]
-"""Per trace of a run: the band terms of the variant's calls, and of its like-for-like
-baseline's."""
+"""Per trace of a run: the band terms of the variant's calls, and of the recording's
+replay (the calls the variant changes, simulated as recorded)."""
 
 
 def run_terms(result: VariantResult, meter: Meter, as_of: datetime | None) -> RunTerms:

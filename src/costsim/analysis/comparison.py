@@ -3,10 +3,10 @@
 One model serves ``costsim simulate`` (one variant) and ``costsim compare`` (a scenario's
 variants); renderers for table, JSON and Markdown live in :mod:`costsim.render.comparison`.
 
-Deltas are like for like: each variant is compared with its own baseline, the recording with
-the calls the variant bills differently re-simulated the same way (see
-:mod:`costsim.engine.simulate`). For a variant that changes nothing, that baseline is the
-recording itself. Every cost, delta and attribution carries a p90 band in dollars
+Deltas are against the recording: a call a variant bills differently is billed as recorded
+plus the change between the variant's simulation and the recording's
+(:mod:`costsim.engine.anchoring`), so the simulator's replay of the recording is in neither
+a variant's cost nor its change. Every cost, delta and attribution carries a p90 band in dollars
 (:mod:`costsim.analysis.bands`).
 """
 
@@ -61,17 +61,19 @@ class VariantSummary:
     of marginals: positive when strategies reinforce each other, negative when they overlap)."""
     interaction: Decimal | None = None
     baseline: Totals = field(default_factory=Totals)
-    """What the variant is compared with, like for like: the recording, with the calls the
-    variant bills differently re-simulated the same way."""
+    """What the variant is compared with: the recording, billed as recorded (kept per variant:
+    the pytest plugin's variants are compared with what the code sent)."""
     baseline_per_cassette: dict[Path, Totals] = field(default_factory=dict)
     resimulated_calls: int = 0
-    """Calls whose baseline is the re-simulated recording rather than what was billed."""
+    """Recorded calls the variant bills differently: billed as recorded plus the simulated
+    change."""
     attribution_bands: dict[str, Band] = field(default_factory=dict)
     breakpoints: list[BreakpointEconomics] = field(default_factory=list)
     """Per breakpoint position: tokens written and read back, and the dollars it made."""
     resimulation_gap: tuple[Decimal | None, Decimal | None] = (Decimal(0), Decimal(0))
-    """(re-simulated cost, recorded cost) of the calls whose baseline is re-simulated: how far
-    the simulator's replay of the recording is from what those calls were billed."""
+    """(replayed cost, recorded cost) of the calls the variant bills differently: how far the
+    simulator's replay of the recording is from what those calls were billed (a gap the
+    variant's numbers leave out)."""
 
     @property
     def divergences(self) -> int:
@@ -84,18 +86,15 @@ class VariantSummary:
 
     @property
     def delta(self) -> Band:
-        """Variant cost minus its like-for-like baseline, and its p90 band."""
+        """Variant cost minus its baseline (the recording), and its p90 band."""
         value = _difference(self.totals.cost_usd, self.baseline.cost_usd)
         return self.bands.delta_band(value, self._touched())
 
     def _touched(self) -> Decimal | None:
-        """The most the variant can save: what the calls it bills differently cost (the
-        rest cost the same in both), as re-simulated or as recorded, whichever is more; the
-        whole baseline when either is unknown."""
-        simulated, recorded = self.resimulation_gap
-        if simulated is None or recorded is None:
-            return self.baseline.cost_usd
-        return max(simulated, recorded)
+        """The most the variant can save: what the calls it bills differently were billed
+        (the rest cost the same in both); the whole baseline when that is unknown."""
+        recorded = self.resimulation_gap[1]
+        return self.baseline.cost_usd if recorded is None else recorded
 
     def cassette_delta(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())
@@ -153,7 +152,7 @@ def summary_of(variant: Variant, item: VariantPart) -> VariantSummary:
 def summarise(
     engine: Engine, variant: Variant, result: VariantResult, as_of: datetime | None
 ) -> VariantSummary:
-    """The totals, like-for-like baseline and bands of one variant's run."""
+    """The totals, baseline and bands of one variant's run."""
     summary = summary_of(variant, part(engine, result, as_of))
     summary.calls = result.metered(as_of=as_of)
     return summary

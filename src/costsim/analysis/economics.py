@@ -51,7 +51,7 @@ def _add(value: Decimal | None, amount: Decimal | None) -> Decimal | None:
 def _account(
     table: dict[str, BreakpointEconomics], item: SimulatedCall, as_of: datetime | None
 ) -> None:
-    cache, usage, call = item.cache, item.usage, item.call
+    cache, usage, call = item.cache, item.modelled, item.call
     if cache is None or usage is None:
         return
     prices = unit_prices(

@@ -105,9 +105,11 @@ def fits(share: Share, variants: Sequence[Variant], *, attribute: bool = True) -
 
 
 def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, Totals]:
-    """(re-simulated, recorded) totals of the calls whose baseline is re-simulated."""
+    """(simulated, recorded) totals of the recorded calls the variant bills differently: how
+    far the simulator's replay of them is from their bill (a gap the variant's numbers leave
+    out, :mod:`costsim.engine.anchoring`)."""
     resimulated = [item for trace in result.baselines for item in trace.calls if item.resimulated]
-    simulated = Totals.of(meter(i.call, as_of=as_of, usage=i.usage) for i in resimulated)
+    simulated = Totals.of(meter(i.call, as_of=as_of, usage=i.modelled) for i in resimulated)
     recorded = Totals.of(meter(i.call, as_of=as_of) for i in resimulated)
     return simulated, recorded
 

@@ -1,7 +1,7 @@
 """A share as it is written down (in the cache, and from a worker to the process that merges):
 what a variant leaves as recorded is not written again.
 
-A share holds, per variant, the sums of every cassette (the variant's, and its like-for-like
+A share holds, per variant, the sums of every cassette (the variant's, and its
 baseline's) and every cassette's band; most variants change few cassettes, so almost all of
 those equal the recording's sums and a zero band. Written in full, the corpus's comparison was
 26 MB of JSON, 23 of them such repeats. Packed, a variant's per-cassette tables hold only the

@@ -200,7 +200,7 @@ class Advice(Result):
 
     @property
     def saving(self) -> Decimal | None:
-        """What the recommendation saves against the recording (like for like)."""
+        """What the recommendation saves against the recording."""
         best = self.data.best
         return None if best is None or best.delta.value is None else -best.delta.value
 

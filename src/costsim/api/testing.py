@@ -107,31 +107,12 @@ def parse_strategies(text: str) -> list[Variant]:
     return parse_variants(text)
 
 
-_CENTS = Decimal("1e-10")
-"""The precision of a what-if cost moved in proportion (a tenth of a nanodollar)."""
-
-
-def _what_if_cost(
-    own: Totals, variant: Totals, like: Totals, band: Spread, *, drifted: bool = False
-) -> WhatIfCost:
-    """A test's cost under a variant: its own cost moved by the variant's change in
-    proportion to its like-for-like baseline (the calls it changes, re-simulated the same
-    way), so a variant that changes nothing costs what the test did, to the digit, and the
-    simulator's replay of the recording does not show as an effect of the strategy. In
-    proportion, not by the difference: where the replay is far from what was billed, the
-    difference could exceed the test's cost. The simulated cost itself, with ``band``, when
-    a cost is not whole (a call without a price), the baseline is nothing, or the test's
-    requests drifted (its own cost is then an estimate, and the variant's baseline is the
-    recording, not what was sent)."""
-    unknown = variant.unpriced_calls + variant.unmetered_calls
-    mine, after, before = own.cost_usd, variant.cost_usd, like.cost_usd
-    if drifted or mine is None or after is None or before is None or before <= 0:
-        return WhatIfCost(variant.priced_cost, unknown, band)
-    if after == before:
-        return WhatIfCost(mine, unknown, band)
-    ratio = mine / before
-    spread = Spread(band.below * ratio, band.above * ratio).rounded()
-    return WhatIfCost((after * ratio).quantize(_CENTS), unknown, spread)
+def _what_if_cost(variant: Totals, band: Spread) -> WhatIfCost:
+    """A test's cost under a variant, as the engine bills it: the test's recorded calls,
+    each changed one plus the change the strategy makes (:mod:`costsim.engine.anchoring`),
+    so a variant that changes nothing costs what the test did, to the digit. A call without
+    a price counts as unpriced, never as $0."""
+    return WhatIfCost(variant.priced_cost, variant.unpriced_calls + variant.unmetered_calls, band)
 
 
 def _trace(position: int, calls: Sequence[Call]) -> CassetteTrace:
@@ -253,24 +234,11 @@ class TestMeter:
         pairs = list(zip(traces, names, strict=True))
         requests = {trace.path: list(tests[name][1]) for trace, name in pairs}
         costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}
-        own = engine.run(Variant("as sent"), requests=requests).totals_by_trace()
-        drifted = {
-            trace.path: any(
-                s is not r for s, r in zip(requests[trace.path], trace.calls, strict=True)
-            )
-            for trace in traces
-        }
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
-            by_trace, like = result.totals_by_trace(), result.baseline_by_trace()
+            by_trace = result.totals_by_trace()
             bands = variant_bands(result, self.estimator, None).per_cassette
             for trace, name in pairs:
                 band = bands[trace.path][0] if trace.path in bands else NONE
-                costs[name][variant.name] = _what_if_cost(
-                    own[trace.path],
-                    by_trace[trace.path],
-                    like[trace.path],
-                    band,
-                    drifted=drifted[trace.path],
-                )
+                costs[name][variant.name] = _what_if_cost(by_trace[trace.path], band)
         return costs

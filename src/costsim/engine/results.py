@@ -22,14 +22,23 @@ class SimulatedCall:
     usage: Usage | None
     cache: CacheResult | None = None
     resimulated: bool = False
-    """The usage is the cache simulation's, not the recorded one (the variant changed what
-    this call is billed; its like-for-like baseline is simulated too)."""
+    """The variant changed what this call is billed: it went through the cache simulation,
+    in the variant and in its baseline alike (see :mod:`costsim.engine.anchoring`)."""
     hidden: int = 0
     """Prompt tokens server-side tool iterations added (never cacheable by the client)."""
+    simulated: Usage | None = None
+    """The simulation's own usage, when ``usage`` (what is billed) is anchored on the
+    recording instead; None: ``usage`` is the simulation's (or the recording's)."""
 
     @property
     def call(self) -> Call:
         return self.sim.call
+
+    @property
+    def modelled(self) -> Usage | None:
+        """The usage the simulation gave this call, before anchoring: what its bands, its
+        cache economics and the replay's gap from the bill are measured on."""
+        return self.simulated if self.simulated is not None else self.usage
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,8 +63,9 @@ class VariantResult:
     variant: Variant
     traces: list[TraceResult]
     baselines: list[TraceResult] = field(default_factory=list)
-    """Per trace, what the variant is compared with: the recording, with the calls the variant
-    bills differently re-simulated the same way (like for like)."""
+    """Per trace, what the variant is compared with: the recording, billed as recorded; the
+    calls the variant bills differently carry the simulation of the recording beside it
+    (``simulated``), from which the variant's change is measured."""
     sent: bool = False
     """Requests other than the recorded ones replaced some before the variant applied (what
     the code sends now: the pytest plugin's drifted calls)."""

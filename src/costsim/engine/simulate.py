@@ -6,9 +6,12 @@
 3. Caching is simulated over the trace in time order with the provider's rules, seeded with
    any warm cache the recording itself shows (a call that reads cache its trace never wrote,
    which no caching rule explains).
-4. Like for like: a trace the variant changes is compared with the same trace as recorded,
-   simulated the same way. A call whose simulated usage is the same in both keeps its
-   recorded usage in both; the others are billed as simulated in both (``resimulated``).
+4. Anchored on the bill: a trace the variant changes is compared with the same trace as
+   recorded, simulated the same way. A call whose simulated usage is the same in both keeps
+   its recorded usage in both; the others (``resimulated``) are billed as recorded in the
+   baseline and, in the variant, as recorded plus the change between the two simulations
+   (:mod:`costsim.engine.anchoring`): what the replay of the recording misses is neither
+   the strategy's saving nor part of the variant's cost.
 
 The identity variant (no strategies) returns the recorded usage, field by field.
 """
@@ -23,6 +26,7 @@ from pathlib import Path
 from costsim.cache.prefix import Prefix, PrefixBuilder
 from costsim.cache.rules import CacheRules, default_rules
 from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
+from costsim.engine.anchoring import anchored
 from costsim.engine.results import (
     SimulatedCall,
     TraceResult,
@@ -32,7 +36,7 @@ from costsim.engine.results import (
 )
 from costsim.engine.warm import WarmSeed, followed, infer_warm, timeline
 from costsim.metering.meter import Meter
-from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource
+from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource, split_prompt
 from costsim.model.sharing import distinct_path_runs
 from costsim.pricing.prices import today
 from costsim.pricing.tiers import listed_from
@@ -124,7 +128,7 @@ class Engine:
             if unchanged:
                 result = baseline = self._recorded(trace)
             else:
-                result, baseline = self._like_for_like(trace, self._simulate(trace, sim))
+                result, baseline = self._anchored(trace, self._simulate(trace, sim))
             result.events[:0] = events
             results.append(result)
             baselines.append(baseline)
@@ -136,17 +140,20 @@ class Engine:
             self._replayed[trace.path] = self._simulate(trace, SimTrace.recorded(trace))
         return self._replayed[trace.path]
 
-    def _like_for_like(
+    def _anchored(
         self, trace: CassetteTrace, simulated: TraceResult
     ) -> tuple[TraceResult, TraceResult]:
-        """The variant and its baseline: calls billed alike in both keep their recorded usage
-        in both; the others are simulated in both."""
+        """The variant and its baseline, the recording: calls billed alike in both keep their
+        recorded usage in both; the others are billed as recorded in the baseline and as
+        recorded plus the simulated change in the variant (:mod:`costsim.engine.anchoring`),
+        each with its simulated usage beside it."""
         replayed = {id(item.sim.origin): item for item in self.replayed(trace).calls}
         same: set[int] = set()
         calls: list[SimulatedCall] = []
         for item in simulated.calls:
             origin = item.sim.origin
             twin = replayed.get(id(origin)) if origin is not None else None
+            recorded = self._usage_of(origin) if origin is not None else None
             if (
                 origin is not None
                 and twin is not None
@@ -155,15 +162,21 @@ class Engine:
                 and item.usage == twin.usage
             ):
                 same.add(id(origin))
-                calls.append(
-                    dataclasses.replace(item, usage=self._usage_of(origin), resimulated=False)
-                )
+                calls.append(dataclasses.replace(item, usage=recorded, resimulated=False))
+            elif (
+                twin is not None
+                and recorded is not None
+                and item.usage is not None
+                and twin.usage is not None
+            ):
+                billed = anchored(recorded, item.usage, twin.usage)
+                calls.append(dataclasses.replace(item, usage=billed, simulated=item.usage))
             else:
                 calls.append(item)
         baseline = [
             dataclasses.replace(item, usage=self._usage_of(item.call), resimulated=False)
-            if id(item.sim.origin) in same
-            else item
+            if id(item.sim.origin) in same or not item.resimulated
+            else dataclasses.replace(item, usage=self._usage_of(item.call), simulated=item.usage)
             for item in self.replayed(trace).calls
         ]
         return (
@@ -172,17 +185,16 @@ class Engine:
         )
 
     def evaluate(self, sim: SimTrace) -> tuple[Decimal, Decimal] | None:
-        """What ``sim`` (a variant of one of the engine's traces) costs, billed like for like
-        as :meth:`run` bills it, and the lower of the recorded cost and its like-for-like
-        baseline; None when a call cannot be priced."""
+        """What ``sim`` (a variant of one of the engine's traces) costs, billed as
+        :meth:`run` bills it, and the recorded cost; None when a call cannot be priced."""
         trace = self._by_path.get(sim.path)
         if trace is None:
             return None
-        result, baseline = self._like_for_like(trace, self._simulate(trace, sim))
-        costs = [trace_cost(r) for r in (result, baseline, self._recorded(trace))]
-        if costs[0] is None or costs[1] is None or costs[2] is None:
+        result, _ = self._anchored(trace, self._simulate(trace, sim))
+        cost, recorded = trace_cost(result), trace_cost(self._recorded(trace))
+        if cost is None or recorded is None:
             return None
-        return costs[0], min(costs[1], costs[2])
+        return cost, recorded
 
     def layout(self, sim: SimCall) -> Prefix:
         """The cache prefix of a simulated request: block identities and token positions."""
@@ -301,14 +313,12 @@ class Engine:
             output, reasoning = origin_usage.output, origin_usage.reasoning
         else:
             output, reasoning = self.meter.estimate_output(item.call), None
-        read = min(cache.read, total)
-        write_1h = min(cache.write_1h, total - read)
-        write_5m = min(cache.write_5m, total - read - write_1h)
+        split = split_prompt(total, cache.read, cache.write_1h, cache.write_5m)
         return Usage(
-            uncached_input=total - read - write_1h - write_5m,
-            cache_read=read,
-            cache_write_5m=write_5m,
-            cache_write_1h=write_1h,
+            uncached_input=split.uncached_input,
+            cache_read=split.cache_read,
+            cache_write_5m=split.cache_write_5m,
+            cache_write_1h=split.cache_write_1h,
             output=output,
             reasoning=reasoning,
             source=UsageSource.ESTIMATED if estimated else UsageSource.RECORDED,

@@ -34,7 +34,7 @@ from costsim.model.call import (
     ThinkingConfig,
 )
 from costsim.model.paths import CassettePath
-from costsim.model.usage import Note, NoteKind, Usage, UsageSource
+from costsim.model.usage import Note, NoteKind, PromptSplit, Usage, UsageSource, split_prompt
 
 __all__ = [
     "JSON",
@@ -53,6 +53,7 @@ __all__ = [
     "NoteKind",
     "OtherBlock",
     "Platform",
+    "PromptSplit",
     "Provenance",
     "ReasoningBlock",
     "RedactedThinkingBlock",
@@ -64,4 +65,5 @@ __all__ = [
     "ToolUseBlock",
     "Usage",
     "UsageSource",
+    "split_prompt",
 ]

@@ -5,12 +5,31 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-__all__ = ["Note", "NoteKind", "Usage", "UsageSource"]
+__all__ = ["Note", "NoteKind", "PromptSplit", "Usage", "UsageSource", "split_prompt"]
 
 
 class UsageSource(StrEnum):
     RECORDED = "recorded"
     ESTIMATED = "estimated"
+
+
+@dataclass(frozen=True, slots=True)
+class PromptSplit:
+    """A prompt's tokens by how they are billed; they add up to the prompt."""
+
+    uncached_input: int
+    cache_read: int
+    cache_write_5m: int
+    cache_write_1h: int
+
+
+def split_prompt(total: int, read: int, write_1h: int, write_5m: int) -> PromptSplit:
+    """``total`` prompt tokens split into cache reads, 1h and 5m writes (in that order, each
+    within zero and what is left of the prompt) and the rest, uncached."""
+    read = min(max(read, 0), total)
+    write_1h = min(max(write_1h, 0), total - read)
+    write_5m = min(max(write_5m, 0), total - read - write_1h)
+    return PromptSplit(total - read - write_1h - write_5m, read, write_5m, write_1h)
 
 
 @dataclass(frozen=True, slots=True)

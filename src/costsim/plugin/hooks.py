@@ -75,8 +75,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--costsim-strategies",
         metavar="NAME,...",
-        help="Add what-if columns: each test's cost moved in proportion to what the "
-        "strategy changes, like for like (options as name:key=value; a&b stacks two).",
+        help="Add what-if columns: each test's cost with the strategy, its recorded cost "
+        "plus what the strategy changes (options as name:key=value; a&b stacks two).",
     )
     group.addoption(
         "--costsim-drift",

@@ -66,8 +66,7 @@ _MEMO_SIZE = 1 << 14
 _METERED: dict[tuple[int, Usage | None, datetime, bool], tuple[Call, MeteredCall]] = {}
 """Metered calls by call (its identity: the entry holds the call, so the id stays its own),
 usage and moment (today, for a call priced at today's prices): a comparison bills each
-unchanged call once per variant that changes its trace, and in the like-for-like baseline
-again. Bounded."""
+unchanged call once per variant that changes its trace, and in the baseline again. Bounded."""
 
 
 def forget_metered() -> None:

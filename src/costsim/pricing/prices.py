@@ -63,7 +63,7 @@ def _undated(usage: Usage, model: str, provider: str, day: datetime) -> Price:
 @lru_cache(maxsize=1 << 16)
 def _price_on(usage: Usage, model: str, provider: str, when: datetime) -> Price:
     """Once per usage, model and moment: a comparison prices each unchanged call once per
-    variant, and the like-for-like baseline again. The one memo of a call's price, and
+    variant, and the baseline again. The one memo of a call's price, and
     bounded: moments are as many as calls, and a metering process lives as long as a test
     run (genai-prices' own reads below are made once per price period, by memoised callers)."""
     linear = _linear_at(model, provider, when)

@@ -111,22 +111,6 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
     return lines, leaks
 
 
-def _like_for_like(advice: CachingAdvice) -> str | None:
-    """What each Δ is against, when it is not the recorded cost: the recording re-simulated
-    the way the placement is (its changed calls billed by the same cache simulation)."""
-    recorded = advice.baseline.cost_usd
-    against: dict[str, list[str]] = {}
-    for option in advice.options:
-        against.setdefault(money(option.baseline.cost_usd), []).append(option.variant.name)
-    if all(option.baseline.cost_usd == recorded for option in advice.options):
-        return None
-    listed = "; ".join(f"{amount} for {', '.join(names)}" for amount, names in against.items())
-    return (
-        f"Δ cost is against the recording re-simulated like for like (the calls a placement "
-        f"changes, billed by the same simulation), not the recorded {money(recorded)}: {listed}."
-    )
-
-
 def _example(text: str) -> str:
     """``file#interaction: what``, the file cut from the left so the line wraps between
     words, not inside a file name."""
@@ -185,8 +169,6 @@ def advice_table(advice: CachingAdvice, *, width: int = 100, verbose: bool = Fal
     answer, leaks = _lines(advice, width, verbose)
     lines = [out for line in answer for out in wrap(line, width, subsequent="    ")]
     lines += ["", *table(_COLUMNS, _rows(advice), width=width)]
-    note = _like_for_like(advice)
-    lines += wrap(note, width, subsequent="") if note else []
     if leaks:
         lines += ["", *(out for line in leaks for out in wrap(line, width, subsequent="      "))]
     if verbose:
@@ -202,8 +184,6 @@ def advice_markdown(advice: CachingAdvice, *, verbose: bool = False) -> str:
     lines = ["## costsim advise caching", "", *(f"**{line}**" for line in answer[1:2])]
     lines += ["", *(f"- {line}" for line in [answer[0], *answer[2:]])]
     lines += ["", *markdown_table(_COLUMNS, _rows(advice))]
-    note = _like_for_like(advice)
-    lines += ["", note] if note else []
     if leaks:
         lines += ["", *(f"- {line.strip()}" for line in leaks)]
     return "\n".join(lines) + "\n"

@@ -1,5 +1,5 @@
 """How sure a simulated change is, as text: the band cell, its half-width, its p90 range, and
-the like-for-like baseline the change is measured against."""
+the recording the change is measured against."""
 
 from __future__ import annotations
 
@@ -92,8 +92,9 @@ def band_text(band: Band, decimals: int | None = None) -> str:
 
 
 def band_detail(summary: VariantSummary, decimals: int) -> list[str]:
-    """The change with its p90 range and the baseline it is measured against; the part of
-    the like-for-like baseline that is the simulator's, not the strategy's."""
+    """The change with its p90 range, against the recording; and, when the simulator's
+    replay of the calls it changes is not what they were billed, that gap, which neither the
+    cost nor the change includes (:mod:`costsim.engine.anchoring`)."""
     band = summary.delta
     if band.value is None or band.low is None or band.high is None:
         return []
@@ -103,24 +104,20 @@ def band_detail(summary: VariantSummary, decimals: int) -> list[str]:
         if band.exact
         else f"{signed(band.low, decimals)} to {signed(band.high, decimals)}, p90"
     )
-    basis = "recorded"
-    if summary.resimulated_calls:
-        like = money_cells([summary.baseline.cost_usd], decimals=decimals)[0]
-        basis = (
-            f"{like} like for like (the recording with "
-            f"{plural(summary.resimulated_calls, 'call')} re-simulated the same way)"
-        )
-    lines = [f"Δ cost {change} ({spread}) against {basis}"]
+    lines = [f"Δ cost {change} ({spread}) against the recording"]
     simulated, recorded = summary.resimulation_gap
-    if summary.resimulated_calls and simulated is not None and simulated != recorded:
+    if summary.resimulated_calls and simulated != recorded:
+        calls = plural(summary.resimulated_calls, "changed call")
+        if simulated is None or recorded is None:
+            lines.append(
+                f"{calls} billed as recorded plus the simulated change; the recording's own "
+                "bill is unknown for some (they recorded no usable usage, or no price)"
+            )
+            return lines
         cells = money_cells([simulated, recorded], decimals=decimals)
-        billed = (
-            f"where the recording billed {cells[1]}"
-            if recorded is not None
-            else "where the recording's own bill is unknown (some recorded no usable usage)"
-        )
         lines.append(
-            f"like for like: re-simulated as recorded, those calls cost {cells[0]} {billed}; "
-            "that gap is the simulator's, not the strategy's"
+            f"{calls} billed as recorded plus the simulated change: replayed as recorded, "
+            f"they cost {cells[0]} where the recording billed {cells[1]}; that gap is the "
+            "simulator's, and in neither the cost nor the Δ"
         )
     return lines

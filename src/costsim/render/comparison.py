@@ -43,8 +43,8 @@ def _basis(summary: VariantSummary) -> str:
     if not summary.resimulated_calls:
         return "recorded"
     return (
-        f"like for like: the recording with {summary.resimulated_calls} call(s) "
-        "re-simulated the same way"
+        f"recorded; {summary.resimulated_calls} changed call(s) billed as recorded plus the "
+        "simulated change"
     )
 
 

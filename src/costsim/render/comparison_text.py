@@ -1,6 +1,6 @@
 """A comparison (``compare``, ``simulate``) as text: the answer line, the table, the details.
 
-The answer comes first: which variant saves most (like for like), what it saves in dollars
+The answer comes first: which variant saves most against the recording, what it saves in dollars
 and percent, and how sure that is (its band). The table keeps to the columns that answer "what
 does it cost, what does it save, how sure" and fits the width; ``wide`` adds the full token
 split. Below it, per variant: its strategies (in the syntax ``-s`` and
@@ -53,17 +53,6 @@ EVENTS_SHOWN = 3
 UNPRICED_SHOWN = 3
 
 
-def _like_for_like_note(comparison: Comparison) -> str | None:
-    """Why a variant's cost minus the recorded cost is not its Δ, when it is not."""
-    recorded = comparison.baseline.cost_usd
-    if all(v.baseline.cost_usd == recorded for v in comparison.variants):
-        return None
-    return (
-        "Δ cost is against each variant's like-for-like baseline, not the recorded cost: the "
-        "calls it changes, re-simulated as recorded (the amount is under each variant)."
-    )
-
-
 def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
     """What the figures rest on: calls of the recording whose usage is estimated, or missing;
     cache reads, recorded or simulated, of models without a cached-input price."""
@@ -86,7 +75,7 @@ def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
 
 
 def _saving(summary: VariantSummary) -> Decimal | None:
-    """What the variant saves against its like-for-like baseline (negative: it costs more)."""
+    """What the variant saves against the recording (negative: it costs more)."""
     return None if summary.delta.value is None else -summary.delta.value
 
 
@@ -124,19 +113,17 @@ def _cost_cell(totals: Totals, decimals: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class BestSaving:
-    """The variant that saves most against the recording billed like for like (not always
-    the lowest cost: a variant that re-simulates calls is measured against their re-simulated
-    baseline), and what it saves."""
+    """The variant that saves most against the recording, and what it saves."""
 
     index: int
     summary: VariantSummary
     saving: Decimal
-    """The like-for-like baseline's cost minus the variant's (negative: it costs more)."""
+    """The recorded cost minus the variant's (negative: it costs more)."""
     saving_pct: float
 
 
 def best_saving(comparison: Comparison) -> BestSaving | None:
-    """The fully priced variant that saves most, like for like (the first listed on a tie);
+    """The fully priced variant that saves most (the first listed on a tie);
     None when the recording or every variant has unpriced calls."""
     priced = [
         (saving, index, summary)
@@ -169,7 +156,7 @@ def _unpriced_answer(comparison: Comparison, cells: _Money) -> str:
     how many of its calls they are, and the cost of the rest (a lower bound)."""
     summary = min(comparison.variants, key=lambda variant: variant.totals.unpriced_calls)
     totals = summary.totals
-    if not totals.unpriced_calls:  # priced, but against a like-for-like baseline that is not
+    if not totals.unpriced_calls:  # priced, but against a baseline that is not
         return "No answer: no variant's saving could be priced (see the unpriced calls below)."
     floor = money_cells([totals.priced_cost], decimals=cells.decimals)[0]
     return (
@@ -205,10 +192,7 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
         if len(comparison.variants) == 1:
             return f"{name} saves nothing: it {verb}{risks}."
         return f"No variant saves: the one that adds least is {name}, which {verb}{risks}."
-    like = summary.baseline.cost_usd
     basis = cells.cost[0]
-    if like is not None and like != comparison.baseline.cost_usd:
-        basis = f"{money_cells([like], decimals=cells.decimals)[0]} like for like"
     lead = f"{name} saves" if len(comparison.variants) == 1 else f"Saves most: {name},"
     return (
         f"{lead} {change} ({best.saving_pct:.1f}%) of {basis}, "
@@ -365,8 +349,6 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
         fitted = table(_columns(wide, rows, cut_names=True), rows, width=width)
     lines += fitted
     lines.append("")
-    note = _like_for_like_note(comparison)
-    lines += wrap(note, width, subsequent="") if note else []
     lines += _unpriced_lines("baseline", comparison.baseline.unpriced, width)
     lines += _baseline_notes(comparison, width)
     for summary in comparison.variants:
@@ -381,9 +363,7 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
     title = f"## {comparison.title or 'costsim comparison'}\n\n"
     description = f"{comparison.description}\n\n" if comparison.description else ""
     rows = markdown_table(_columns(True), _rows(comparison, cells, True))
-    note = _like_for_like_note(comparison)
-    details = [note] if note else []
-    details += [line.removeprefix("* ") for line in _baseline_notes(comparison, 10**6)]
+    details = [line.removeprefix("* ") for line in _baseline_notes(comparison, 10**6)]
     for summary in comparison.variants:
         details += _variant_details(summary, 10**6, verbose, cells.decimals)
     if comparison.as_of:

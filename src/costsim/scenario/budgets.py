@@ -44,13 +44,12 @@ def _check(summary: VariantSummary, budget: Budget, baseline_cost: Decimal | Non
 
 
 def _regression(summary: VariantSummary, limit: float, baseline_cost: Decimal | None) -> list[str]:
-    # like for like: against the baseline the variant's delta is measured from
     change = delta_pct(summary.totals.cost_usd, summary.baseline.cost_usd or baseline_cost)
     if change is None or change <= limit:
         return []
     return [
         f"variant {summary.variant.name!r}: Δ cost is {change:+.1f}% (the table's Δ %, against "
-        f"the recording billed like for like), over the limit of +{limit:g}%"
+        f"the recording), over the limit of +{limit:g}%"
     ]
 
 

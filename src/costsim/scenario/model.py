@@ -81,8 +81,8 @@ class Budget(_Strict):
     max_regression_pct: Annotated[float | None, BeforeValidator(_percent)] = Field(
         default=None, ge=0
     )
-    """The variant's Δ % may be at most this (5 or 5%): its cost change against the recording
-    billed like for like, as the table's Δ % column shows it."""
+    """The variant's Δ % may be at most this (5 or 5%): its cost change against the recording,
+    as the table's Δ % column shows it."""
 
 
 StrategyEntry = str | dict[str, dict[str, Any] | None]

@@ -53,9 +53,9 @@ class Context:
     """Agent role per cassette path pattern, from the scenario."""
     agents: Mapping[str, AgentSpec] = field(default_factory=dict)
     evaluate: Callable[[SimTrace], tuple[Decimal, Decimal] | None] | None = None
-    """What a variant of a trace costs as the engine bills it (like for like), and the lower
-    of the recorded cost and its like-for-like baseline; None when it cannot be priced. For
-    strategies that must never make a trace dearer."""
+    """What a variant of a trace costs as the engine bills it (anchored on the recording),
+    and the recorded cost; None when it cannot be priced. For strategies that must never make
+    a trace dearer."""
     layout: Callable[[SimCall], Prefix] | None = None
     """The engine's cache prefix of a request: block identities and token positions."""
     warm: Callable[[Path], Mapping[int, frozenset[str]]] | None = None

@@ -1,7 +1,7 @@
 """HTML pages of comparisons: ``costsim simulate`` (one variant), a scenario, and several
 scenarios on one page (``costsim compare DIR``).
 
-Each comparison leads with its answer (the variant that saves most, like for like, as the
+Each comparison leads with its answer (the variant that saves most against the recording, as the
 text answer picks it; its saving and range), then:
 cost per variant stacked by class with its error band; running tokens per turn of the
 largest trace; a waterfall per stacked variant; the costliest cassettes, agents, models and
@@ -110,18 +110,12 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     low, high = (-delta.high, -delta.low) if saving >= 0 else (delta.low, delta.high)
     if saving >= 0:  # a cost is never below zero: nothing saves more than the baseline
         high = min(high, base)
-    recorded = comparison.baseline.cost_usd
     # one precision for the sentence, as the text's answer has
-    places = decimals_for([cost, base, recorded, saving, low, high])
-    at, base_text, recorded_text, saved = money_cells(
-        [cost, base, recorded, abs(saving)], decimals=places
-    )
+    places = decimals_for([cost, base, saving, low, high])
+    at, base_text, saved = money_cells([cost, base, abs(saving)], decimals=places)
     low_text, high_text = money_cells([low, high], decimals=places)
     sure = "" if delta.exact else f", p90 {low_text} to {high_text}"
-    against = f"{base_text} recorded"
-    if base != recorded:
-        against = f"{base_text} like for like (recorded {recorded_text})"
-    line = f"{lead} at {at} against {against}: {verb} {saved}{share}{sure}."
+    line = f"{lead} at {at} against {base_text} recorded: {verb} {saved}{share}{sure}."
     return Outcome(line, best.label, saving)
 
 

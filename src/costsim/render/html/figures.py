@@ -257,7 +257,7 @@ def waterfall_figure(
     interaction: Decimal,
     variant: Decimal,
 ) -> Figure:
-    """From the recorded cost (like for like), each strategy's leave-one-out saving (with its
+    """From the recorded cost, each strategy's leave-one-out saving (with its
     p90 range), then what they save (or add) together beyond their marginals, down to the
     variant's cost."""
     steps = [Step("recorded", float(baseline), "total", money(baseline))]
@@ -276,7 +276,7 @@ def waterfall_figure(
     table = Table(title, ("step", "change", "running cost", "saving, p90 range"), rows)
     notes = [
         "Each strategy's bar is its leave-one-out saving: the variant's saving minus its saving "
-        "without that step, both against the recording like for like. What the marginals leave "
+        "without that step, both against the recording. What the marginals leave "
         "over is the interaction (they overlap when it adds, reinforce each other when it saves)."
     ]
     return Figure(ident, title, chart, table, notes)

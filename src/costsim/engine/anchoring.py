@@ -1,0 +1,53 @@
+"""A changed call is billed as recorded plus the change the simulation makes, class by class.
+
+The cache simulator replays a recording with the provider's rules, from what the client sent.
+Where the provider billed something the client's requests do not show (a server-side tool
+whose own iterations read the cache, an entry warmed by a process the cassette did not
+record), the replay of the recording differs from the bill. A variant simulated the same way
+carries the same gap; so a changed call is billed as
+
+    recorded usage + (variant's simulated usage - recording's simulated usage)
+
+for each token class. The gap stays out of the variant's change, as in a like-for-like
+comparison, and out of its cost too: the variant's cost is the recording's plus its change,
+so a saving never exceeds what the calls cost, and a call routed to another model keeps the
+cache reads it was billed, priced at the new model. A class cannot go below zero or the
+prompt's total; what would is clamped, and the prompt's remaining tokens are uncached.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from costsim.model import Usage, split_prompt
+
+__all__ = ["anchored"]
+
+
+def anchored(recorded: Usage, variant: Usage, replay: Usage) -> Usage:
+    """``variant`` (the simulation of a changed call) moved onto ``recorded`` (what the call
+    was billed) by the difference between ``replay`` (the simulation of the call as recorded)
+    and ``recorded``, class by class. ``variant`` when the replay is the recording."""
+    if replay == recorded:
+        return variant
+    total = max(recorded.prompt_total + variant.prompt_total - replay.prompt_total, 0)
+    split = split_prompt(
+        total,
+        recorded.cache_read + variant.cache_read - replay.cache_read,
+        recorded.cache_write_1h + variant.cache_write_1h - replay.cache_write_1h,
+        recorded.cache_write_5m + variant.cache_write_5m - replay.cache_write_5m,
+    )
+    output = max(recorded.output + variant.output - replay.output, 0)
+    reasoning = variant.reasoning
+    if reasoning is not None and recorded.reasoning is not None and replay.reasoning is not None:
+        reasoning = recorded.reasoning + reasoning - replay.reasoning
+    return dataclasses.replace(
+        variant,
+        uncached_input=split.uncached_input,
+        cache_read=split.cache_read,
+        cache_write_5m=split.cache_write_5m,
+        cache_write_1h=split.cache_write_1h,
+        output=output,
+        reasoning=None if reasoning is None else min(max(reasoning, 0), output),
+        web_searches=max(recorded.web_searches + variant.web_searches - replay.web_searches, 0),
+    )

@@ -1,0 +1,114 @@
+"""A changed call is billed as recorded plus the simulated change (costsim.engine.anchoring).
+
+Where the simulator's replay of a recording is not what the provider billed (OpenAI's
+best-effort caching missed, a server-side tool's own iterations read the cache), a variant
+simulated the same way carries that gap. It used to stay in the variant's cost: a routed
+web-search call "saved" more than the whole cassette cost, and the cost column of compare was
+not the recorded cost plus the Δ beside it.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+import costsim
+from costsim.api.testing import TestMeter
+from costsim.engine.anchoring import anchored
+from costsim.model import Usage, UsageSource
+from costsim.providers.normalise import load_trace
+from tests.test_read_pricing import _cassette
+
+SYSTEM = "You answer questions about the shop's orders, politely and briefly. " * 120
+MISSED = [(1500, 0), (1510, 0), (1520, 0)]
+"""Three gpt-4o-mini calls sharing a long system prompt, none of which read the cache: OpenAI
+caches on a best-effort basis, and the replay reads it on the second and third."""
+# the recording re-priced at gpt-4o ($2.50 / M input, $10 / M output), as billed: no reads
+ROUTED_BY_HAND = (4530 * Decimal("2.50") + 300 * Decimal("10")) / 1_000_000  # 0.014325
+# as recorded, at gpt-4o-mini ($0.15 / M input, $0.60 / M output)
+RECORDED_BY_HAND = (4530 * Decimal("0.15") + 300 * Decimal("0.60")) / 1_000_000  # 0.0008595
+
+
+def test_a_class_moves_by_the_simulated_change() -> None:
+    recorded = Usage(uncached_input=2000, cache_read=15000, output=500)
+    replay = Usage(uncached_input=17000, output=500)  # a server-side tool's reads, unseen
+    # routed, the same tokens: billed as recorded (at the new model's prices)
+    assert anchored(recorded, replay, replay) == recorded
+    # 5,000 prompt tokens fewer: the reads cannot exceed the prompt that is left
+    shorter = anchored(recorded, Usage(uncached_input=12000, output=500), replay)
+    assert (shorter.prompt_total, shorter.cache_read, shorter.uncached_input) == (12000, 12000, 0)
+    # a breakpoint that writes where the replay read what the provider did not serve
+    missed = Usage(uncached_input=5000, output=10)
+    predicted = Usage(uncached_input=1000, cache_read=4000, output=10)
+    written = anchored(
+        missed, Usage(uncached_input=1000, cache_write_5m=4000, output=10), predicted
+    )
+    assert (written.cache_read, written.cache_write_5m, written.uncached_input) == (0, 4000, 1000)
+    # a thinking budget: output and reasoning move together, reasoning within output
+    thought = Usage(uncached_input=100, output=1000, reasoning=800)
+    budget = anchored(
+        thought,
+        Usage(uncached_input=100, output=600, reasoning=400),
+        Usage(uncached_input=100, output=1000, reasoning=800),
+    )
+    assert (budget.output, budget.reasoning, budget.uncached_input) == (600, 400, 100)
+    estimated = Usage(uncached_input=100, output=10, source=UsageSource.ESTIMATED)
+    assert anchored(recorded, estimated, replay).source is UsageSource.ESTIMATED
+
+
+def test_a_routed_recording_keeps_what_it_was_billed(tmp_path: Path) -> None:
+    """Routed to gpt-4o, the recording's calls read nothing, as billed; the replay's reads
+    (which OpenAI did not serve) are neither in the cost nor in the Δ."""
+    path = _cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM)
+    simulation = costsim.simulate(path, "routing:default=gpt-4o")
+    (variant,) = simulation.data.variants
+    assert simulation.data.baseline.cost_usd == RECORDED_BY_HAND
+    assert variant.totals.cache_read_tokens == 0
+    assert variant.totals.cost_usd == ROUTED_BY_HAND
+    assert variant.baseline.cost_usd == RECORDED_BY_HAND
+    assert variant.delta.value == ROUTED_BY_HAND - RECORDED_BY_HAND
+    detail = " ".join(simulation.render("table", width=100).split())
+    assert "3 changed calls billed as recorded plus the simulated change" in detail
+    assert "where the recording billed $0.000860" in detail
+
+
+def test_a_what_if_column_is_the_test_cost_plus_the_change(tmp_path: Path) -> None:
+    """The plugin's column bills a test's calls as compare does: the routed test costs the
+    hand figure; a variant that changes nothing costs what the test did, to the digit."""
+    calls = load_trace(_cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM)).calls
+    columns = TestMeter().what_if(
+        {"t": (calls, calls)}, "routing:default=gpt-4o,routing:default=gpt-4o-mini"
+    )["t"]
+    assert columns["routing:default=gpt-4o"].cost_usd == ROUTED_BY_HAND
+    assert columns["routing:default=gpt-4o-mini"].cost_usd == RECORDED_BY_HAND
+
+
+def test_on_real_recordings_cost_is_the_recording_plus_the_change(corpus: Path) -> None:
+    """pydantic-ai's web-search calls read 92,160 tokens the replay cannot see (the search's
+    own iterations). Routed to gpt-4o-mini they used to save $0.1437 of a $0.1184 cassette;
+    now every cassette's cost is its recorded cost plus its Δ, and no saving exceeds it."""
+    name = "tests__models__cassettes__test_openai_responses__test_openai_responses_model_"
+    folder = corpus / "pydantic__pydantic-ai"
+    paths = sorted(folder.glob(f"{name}*web_search*.yaml"))
+    if not paths:
+        pytest.skip("the corpus's pydantic-ai web-search recordings are absent")
+    document = json.loads(
+        costsim.simulate([str(p) for p in paths], "routing:default=gpt-4o-mini").render("json")
+    )
+    recorded = {c["path"]: c["recorded"] for c in document["cassettes"]}
+    searched = 0
+    for cassette in document["cassettes"]:
+        cost = Decimal(cassette["variant"]["cost_usd"])
+        base = Decimal(recorded[cassette["path"]]["cost_usd"])
+        assert cost - base == Decimal(cassette["delta"]["cost_usd"])
+        assert cost >= 0
+        if recorded[cassette["path"]]["cache_read_tokens"]:
+            searched += 1
+            assert (
+                cassette["variant"]["cache_read_tokens"]
+                == recorded[cassette["path"]]["cache_read_tokens"]
+            )
+    assert searched >= 3
