@@ -264,3 +264,10 @@ def test_thinking_that_is_not_reported_is_said_not_counted_as_none(tmp_path: Pat
     assert totals["output_tokens"] == 3000
     _, text, _ = _run("report", str(path))
     assert "thinking: 1 call thought without reporting how much" in " ".join(text.split())
+    # the thinking column is a lower bound there, in a report and in a comparison
+    _, wide, _ = _run("report", str(path), "--wide")
+    header, _, row = wide.splitlines()[2:5]
+    assert header.split()[-4:-1] == ["thinking", "hit", "rate"] and row.split()[-3] == "≥0"
+    _, compared, _ = _run("simulate", str(path), "-s", "thinking_budget:budget=1024", "--wide")
+    assert "≥0" in compared
+    assert "baseline: 1 call thought without reporting how much" in " ".join(compared.split())

@@ -22,7 +22,13 @@ from costsim.pricing.reads import ReadPricing
 from costsim.render.band_text import band_cell, band_detail, band_text, delta_range, half_text
 from costsim.render.economics_text import economics_lines
 from costsim.render.events_text import event_line, said_once
-from costsim.render.report import ESTIMATED, UNMETERED, read_pricing_notes
+from costsim.render.report import (
+    ESTIMATED,
+    UNMETERED,
+    UNREPORTED_THINKING,
+    read_pricing_notes,
+    thinking_cell,
+)
 from costsim.render.text import (
     Column,
     decimals_for,
@@ -60,6 +66,7 @@ def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
     notes = [
         (baseline.estimated_calls, f"{ESTIMATED}; costsim cassettes check names them"),
         (baseline.unmetered_calls, UNMETERED),
+        (baseline.unreported_thinking_calls, UNREPORTED_THINKING),
     ]
     lines: list[str] = []
     for count, text in notes:
@@ -239,7 +246,7 @@ def _token_cells(totals: Totals, wide: bool) -> list[str]:
             f"{totals.cache_write_5m_tokens:,}",
             f"{totals.cache_write_1h_tokens:,}",
             f"{totals.output_tokens:,}",
-            f"{totals.reasoning_tokens:,}",
+            thinking_cell(totals),
         ]
     return [*cells, percent(totals.cache_hit_rate)]
 

@@ -36,6 +36,18 @@ ESTIMATED = (
 """What N calls whose recorded usage could not be used are (every renderer says it alike)."""
 UNMETERED = "recorded no usage and are not in the token totals; the total cost is unknown"
 """What N calls without usage that could not be estimated either are."""
+UNREPORTED_THINKING = (
+    "thought without reporting how much (Anthropic bills thinking inside output): the "
+    "thinking figures count only what was reported, at least (≥) what was thought"
+)
+"""What N calls whose thinking is billed but not counted apart did."""
+
+
+def thinking_cell(totals: Totals) -> str:
+    """The thinking tokens reported; marked a lower bound (``≥``) when some calls thought
+    without reporting how much (never a bare 0 for thinking that was billed)."""
+    reported = f"{totals.reasoning_tokens:,}"
+    return f"≥{reported}" if totals.unreported_thinking_calls else reported
 
 
 _READ_PRICING = {

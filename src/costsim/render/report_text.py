@@ -9,7 +9,14 @@ from decimal import Decimal
 from costsim.analysis.report import Report, ReportNote
 from costsim.model import NoteKind
 from costsim.pricing.ledger import Totals
-from costsim.render.report import ESTIMATED, UNMETERED, band_text, read_pricing_notes
+from costsim.render.report import (
+    ESTIMATED,
+    UNMETERED,
+    UNREPORTED_THINKING,
+    band_text,
+    read_pricing_notes,
+    thinking_cell,
+)
 from costsim.render.rows import cost_cells, merged, others_label, others_note, ranked, split_rows
 from costsim.render.text import (
     Column,
@@ -63,7 +70,7 @@ def _row(name: str, totals: Totals, cost: str, wide: bool) -> list[str]:
         ]
     cells.append(f"{totals.output_tokens:,}")
     if wide:
-        cells.append(f"{totals.reasoning_tokens:,}")
+        cells.append(thinking_cell(totals))
     return [*cells, percent(totals.cache_hit_rate), cost]
 
 
@@ -173,9 +180,7 @@ def report_notes(report: Report) -> list[str]:
         )
     if totals.unreported_thinking_calls:
         notes.append(
-            f"thinking: {plural(totals.unreported_thinking_calls, 'call')} thought without "
-            "reporting how much (Anthropic bills it inside output): the thinking figures "
-            "count only what was reported."
+            f"thinking: {plural(totals.unreported_thinking_calls, 'call')} {UNREPORTED_THINKING}."
         )
     foreign = sum((item.foreign_calls for item in report.cassettes), start=Counter[str]())
     if foreign:
