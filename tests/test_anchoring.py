@@ -112,3 +112,51 @@ def test_on_real_recordings_cost_is_the_recording_plus_the_change(corpus: Path) 
                 == recorded[cassette["path"]]["cache_read_tokens"]
             )
     assert searched >= 3
+
+
+def test_a_what_if_sees_a_responses_chain_as_compare_does(tmp_path: Path) -> None:
+    """The plugin reads a test's calls one by one: a Responses request that continues a
+    stored response (previous_response_id) was simulated without the conversation the server
+    adds, so truncating a long tool output reached only the request that sent it. The test's
+    calls are now chained as a loaded cassette's are: its what-if column is what `simulate`
+    prints for the same recording."""
+    from costsim.io.cassette import load_cassette
+    from costsim.providers.normalise import call_from_interaction
+    from tests.test_cassette_loading import interaction, write_yaml
+
+    log = "\n".join(f"line {i}: step {i} passed in {i % 7}ms" for i in range(1500))
+    turns = [
+        ({"input": "Run the tests.", "tools": []},
+         {"id": "resp_1", "output": [{"type": "function_call", "call_id": "c1",
+                                      "name": "run_tests", "arguments": "{}"}]}, 60),
+        ({"previous_response_id": "resp_1",
+          "input": [{"type": "function_call_output", "call_id": "c1", "output": log}]},
+         {"id": "resp_2", "output": [{"type": "message", "role": "assistant",
+                                      "content": [{"type": "output_text", "text": "All pass."}]}]},
+         21000),
+        ({"previous_response_id": "resp_2", "input": "Which step was slowest?"},
+         {"id": "resp_3", "output": []}, 21040),
+    ]  # fmt: skip
+    path = write_yaml(
+        tmp_path / "chain.yaml",
+        [
+            interaction(
+                "https://api.openai.com/v1/responses",
+                {"model": "gpt-4.1-mini", **request},
+                {
+                    **response,
+                    "model": "gpt-4.1-mini-2025-04-14",
+                    "created_at": 1762250400,
+                    "usage": {"input_tokens": prompt, "output_tokens": 20},
+                },
+            )
+            for request, response, prompt in turns
+        ],
+    )
+    calls = [call_from_interaction(i) for i in load_cassette(path).interactions]
+    assert all(call is not None for call in calls)
+    strategy = "truncation:max_chars=2000,head=800,tail=600"
+    (column,) = TestMeter().what_if({"t": (calls, calls)}, strategy)["t"].values()  # type: ignore[arg-type]
+    (variant,) = costsim.simulate(path, strategy).data.variants
+    assert variant.totals.prompt_tokens < 60 + 2 * 2000  # both later requests truncated
+    assert column.cost_usd == variant.totals.cost_usd

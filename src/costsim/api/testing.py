@@ -27,6 +27,7 @@ from costsim.model import Call, CassetteTrace
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.pricing.money import amount_text
 from costsim.providers.background import awaiting
+from costsim.providers.chains import chained
 from costsim.providers.normalise import call_from_interaction, load_trace
 from costsim.strategies.registry import Variant
 from costsim.strategies.syntax import parse_variants
@@ -115,6 +116,19 @@ def _what_if_cost(variant: Totals, band: Spread) -> WhatIfCost:
     return WhatIfCost(variant.priced_cost, variant.unpriced_calls + variant.unmetered_calls, band)
 
 
+def _with_chains(recorded: Sequence[Call], sent: Sequence[Call]) -> tuple[list[Call], list[Call]]:
+    """A test's recorded and sent requests, each that continues a stored response in the
+    test given the conversation it continues (as a cassette's are when loaded): the cache
+    simulation sees the prefix the server saw. A sent request whose chained form is the
+    recorded one's stays that very call (it did not drift); one whose history drifted,
+    did."""
+    chained_recorded, chained_sent = chained(recorded), chained(sent)
+    return chained_recorded, [
+        old if new is old or (new is not s and new == old) else new
+        for new, old, s in zip(chained_sent, chained_recorded, sent, strict=True)
+    ]
+
+
 def _trace(position: int, calls: Sequence[Call]) -> CassetteTrace:
     """A test's calls as one trace, in the order it made them (tests are not files: the
     trace's path is the test's position)."""
@@ -199,6 +213,7 @@ class TestMeter:
         calibrated difference, through the cache simulator (output stays as recorded)."""
         if all(new is old for new, old in zip(sent, recorded, strict=True)):
             return [self.recorded(call) for call in recorded]
+        recorded, sent = _with_chains(recorded, sent)
         trace = _trace(0, recorded)
         engine = Engine([trace], meter=self.estimator)
         return engine.run(Variant("as sent"), requests={trace.path: list(sent)}).metered()
@@ -229,10 +244,11 @@ class TestMeter:
         self, tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]], strategies: str
     ) -> dict[str, dict[str, WhatIfCost]]:
         names = list(tests)
-        traces = [_trace(position, tests[name][0]) for position, name in enumerate(names)]
+        chains = [_with_chains(*tests[name]) for name in names]
+        traces = [_trace(position, chain[0]) for position, chain in enumerate(chains)]
         engine = Engine(traces, meter=self.estimator)
         pairs = list(zip(traces, names, strict=True))
-        requests = {trace.path: list(tests[name][1]) for trace, name in pairs}
+        requests = {trace.path: chain[1] for trace, chain in zip(traces, chains, strict=True)}
         costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
