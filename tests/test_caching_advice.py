@@ -1,4 +1,4 @@
-"""Caching a user can act on (issue 16): placement policies, like-for-like savings, dollar
+"""Caching a user can act on (issue 16): placement policies, savings from the bill, dollar
 bands, per-breakpoint economics and ``costsim advise caching``, checked on the real corpus."""
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ def corpus_engine(corpus: Path) -> Engine:
 
 
 def _per_cassette(engine: Engine, variant: Variant) -> list[tuple[Path, Decimal, Decimal, Decimal]]:
-    """(path, recorded cost, like-for-like baseline cost, variant cost) per priced cassette."""
+    """(path, recorded cost, baseline cost, variant cost) per priced cassette."""
     result = engine.run(variant)
     recorded = engine.run(Variant("recorded")).totals_by_trace()
     like, costs = result.baseline_by_trace(), result.totals_by_trace()

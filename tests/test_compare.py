@@ -96,7 +96,7 @@ def test_fail_over_gates_with_a_sentence() -> None:
     assert result.exit_code == 1
     assert "variant 'cache-1h': Δ cost is +" in result.stderr
     assert "over the limit of +1%" in result.stderr
-    # the percentage the gate reads is the one the table shows (like for like)
+    # the percentage the gate reads is the one the table shows
     said = result.stderr.split("variant 'cache-1h': Δ cost is ", 1)[1].split("%", 1)[0]
     row = next(line for line in result.stdout.splitlines() if line.startswith("cache-1h "))
     assert f"{said}%" in row.split()
@@ -249,7 +249,7 @@ def test_bundled_scenarios_run_and_print_every_scenario() -> None:
 
 def test_a_recording_with_invalid_usage_is_said_to_be_estimated(tmp_path: Path) -> None:
     """The baseline rests on an estimate where a call's recorded usage does not add up:
-    compare says so in every format, and the like-for-like gap does not call it a bill."""
+    compare says so in every format, and the replay's gap does not call it a bill."""
     document = yaml.safe_load((EXAMPLES / "anthropic_support_agent.yaml").read_text())
     body = document["interactions"][0]["response"]["body"]
     body["string"] = body["string"].replace('"input_tokens":412', '"input_tokens":-412')
@@ -360,8 +360,11 @@ def test_a_variant_costs_the_recording_plus_its_delta(corpus: Path, tmp_path: Pa
         variant["totals"]["cache_read_tokens"]
         == data["scenarios"][0]["baseline"]["cache_read_tokens"]
     )
-    assert said(text, "*1 changed call billed as recorded plus the simulated change: replayed*")
-    assert "that gap is the simulator's, and in neither the cost nor the Δ" in text
+    assert said(
+        text,
+        "*the variant bills 1 recorded call differently (those it keeps, as recorded plus the simulated change): replayed*",
+    )
+    assert "the variant's numbers move from the bill, not from that replay" in text
 
 
 def test_an_answer_that_costs_more_still_gives_its_band() -> None:
@@ -458,11 +461,11 @@ def test_a_saving_band_reaches_no_further_than_what_the_changed_calls_cost() -> 
     assert band.low == -touched
 
 
-def test_each_cassette_gives_its_recording_beside_its_like_for_like_baseline() -> None:
-    """A simulation's per-cassette ``baseline`` is like for like (the recording with the calls
-    the variant changes re-simulated), which a trial read as the recording; each cassette now
-    gives its ``recorded`` totals too: they sum to the document's baseline, as the like-for-like
-    ones sum to the variant's like-for-like baseline."""
+def test_each_cassette_gives_its_recording_beside_its_baseline() -> None:
+    """A simulation's per-cassette ``baseline`` was like for like (the recording with the calls
+    the variant changes re-simulated), which a trial read as the recording; each cassette gives
+    its ``recorded`` totals too (now the same: a variant is measured from the bill); they sum
+    to the document's baseline."""
     result = _run("simulate", str(EXAMPLES), "-s", "caching:ttl=1h", "--format", "json")
     document = json.loads(result.stdout)
     cassettes = document["cassettes"]

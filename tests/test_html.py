@@ -306,8 +306,8 @@ def test_the_report_page_says_what_the_table_notes() -> None:
 
 
 def test_the_page_and_the_text_name_the_same_answer() -> None:
-    """Both answers pick the variant that saves most like for like (the page used to pick
-    the lowest cost, which differs when a variant re-simulates calls)."""
+    """Both answers pick the variant that saves most (the page used to pick the lowest cost,
+    which differed when a variant re-simulated calls like for like)."""
     import re
 
     runner = CliRunner()

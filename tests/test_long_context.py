@@ -224,7 +224,7 @@ def _band_terms(
     tmp_path: Path, system: str, variant: Variant, *, baseline: bool = False
 ) -> tuple[SimulatedCall, dict[Any, Spread]]:
     """(the simulated call, its band terms) of the one call of a web-search recording under
-    ``variant`` (or of its like-for-like baseline, re-simulated as recorded): 60,000 prompt
+    ``variant`` (or of the recording's replay, its baseline's simulation): 60,000 prompt
     tokens recorded, the client sending only its system prompt."""
     path = _cassette(tmp_path, prompt=60_000, searches=3)
     document = yaml.safe_load(path.read_text())
@@ -256,7 +256,7 @@ def test_server_tool_tokens_are_banded_lopsided_only_where_they_could_cache(
     (lopsided,) = (spread for key, spread in terms.items() if key[0] == "hidden")
     below = hidden * Decimal("0.0000027") + written * Decimal("0.00000345")
     assert lopsided == Spread(below, hidden * Decimal("0.00000075"))
-    # the same request without breakpoints: its like-for-like baseline, re-simulated as sent
+    # the same request without breakpoints: the recording's replay, simulated as sent
     caching = Variant("c", (make_step("caching"),))
     _, unmarked = _band_terms(tmp_path, long_system, caching, baseline=True)
     assert not any(key[0] == "hidden" for key in unmarked)

@@ -147,11 +147,10 @@ def _boundaries(
         if error and step:
             key = ("boundary", ident, kind, following, position)
             terms[key] = Spread.even(Decimal(str(round(error, 3))) * step)
-    if cache.read and item.call.provider == "openai" and not _as_recorded_read(item):
+    unshown = _unshown_reads(item)
+    if unshown and item.call.provider == "openai":
         # automatic caching is best-effort: a prefix the simulation reads may be missed
-        terms[("best-effort", ident)] = Spread(
-            ZERO, cache.read * (prices.input - prices.cache_read)
-        )
+        terms[("best-effort", ident)] = Spread(ZERO, unshown * (prices.input - prices.cache_read))
     if item.hidden:
         hidden = _hidden_term(item, cache, prices)
         if hidden:
@@ -159,18 +158,15 @@ def _boundaries(
     return terms
 
 
-def _as_recorded_read(item: SimulatedCall) -> bool:
-    """The recorded request re-simulated reads what its recording read: a fact, not a
-    best-effort guess (the recording's replay's read; counted as uncertain there, it moved a
-    routed variant's saving by the whole read at the recorded model's price)."""
-    origin, cache = item.sim.origin, item.cache
-    return (
-        origin is not None
-        and item.sim.call is origin
-        and origin.usage is not None
-        and cache is not None
-        and cache.read == origin.usage.cache_read
-    )
+def _unshown_reads(item: SimulatedCall) -> int:
+    """Cache reads billed that the recording does not show. A read the recording shows is a
+    fact (counted as uncertain in a replay, it moved a routed variant's saving by the whole
+    read at the recorded model's price); one the simulation adds is a guess, and one the
+    bill leaves out (anchored on a recording that missed it) is not billed at all."""
+    billed = item.usage.cache_read if item.usage is not None else 0
+    origin = item.sim.origin
+    shown = origin.usage.cache_read if origin is not None and origin.usage is not None else 0
+    return max(0, billed - shown)
 
 
 def _hidden_term(item: SimulatedCall, cache: CacheResult, prices: UnitPrices) -> Spread:
@@ -279,14 +275,12 @@ def _terms(
 
 @dataclass(slots=True)
 class VariantBands:
-    """Half-widths (p90, USD) of a variant's cost, the recording's simulation and the delta,
+    """Half-widths (p90, USD) of a variant's cost and of its change from the recording,
     in all and per cassette; and whether anything behind each was estimated."""
 
     cost: Spread = NONE
-    baseline: Spread = NONE
     delta: Spread = NONE
     estimated: bool = False
-    baseline_estimated: bool = False
     delta_estimated: bool = False
     """Some call is billed differently from its baseline on an estimate (a delta the variant
     leaves at exactly zero is exact, whatever the calls it did not touch rest on)."""
@@ -301,9 +295,6 @@ class VariantBands:
         the calls it changes)."""
         floor = -baseline if baseline is not None else None
         return Band(value, self.delta, self.delta_estimated, floor)
-
-    def baseline_band(self, value: Decimal | None) -> Band:
-        return Band(value, self.baseline, self.baseline_estimated, ZERO)
 
 
 RunTerms = list[tuple[Terms, Terms]]
@@ -352,10 +343,8 @@ def variant_bands(
             for item in [*trace.calls, *baseline.calls]
         )
         bands.cost += cost
-        bands.baseline += Spread.total(baseline_terms.values())
         bands.delta += delta
         bands.estimated |= _estimated(trace.calls)
-        bands.baseline_estimated |= _estimated(baseline.calls)
         bands.delta_estimated |= changed
         bands.per_cassette[trace.path] = (cost, delta, changed)
     return bands

@@ -61,12 +61,11 @@ class VariantSummary:
     of marginals: positive when strategies reinforce each other, negative when they overlap)."""
     interaction: Decimal | None = None
     baseline: Totals = field(default_factory=Totals)
-    """What the variant is compared with: the recording, billed as recorded (kept per variant:
-    the pytest plugin's variants are compared with what the code sent)."""
+    """What the variant is compared with: the recording, billed as recorded."""
     baseline_per_cassette: dict[Path, Totals] = field(default_factory=dict)
     resimulated_calls: int = 0
-    """Recorded calls the variant bills differently: billed as recorded plus the simulated
-    change."""
+    """Recorded calls the variant bills differently: those it keeps billed as recorded plus
+    the simulated change, and those it removes (merged, say)."""
     attribution_bands: dict[str, Band] = field(default_factory=dict)
     breakpoints: list[BreakpointEconomics] = field(default_factory=list)
     """Per breakpoint position: tokens written and read back, and the dollars it made."""

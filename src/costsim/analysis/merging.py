@@ -25,10 +25,8 @@ def _sum(a: Decimal | None, b: Decimal | None) -> Decimal | None:
 
 def _merge_bands(into: VariantBands, other: VariantBands) -> None:
     into.cost += other.cost
-    into.baseline += other.baseline
     into.delta += other.delta
     into.estimated |= other.estimated
-    into.baseline_estimated |= other.baseline_estimated
     into.delta_estimated |= other.delta_estimated
     into.per_cassette.update(other.per_cassette)
 

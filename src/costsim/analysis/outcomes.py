@@ -64,7 +64,7 @@ class VariantPart:
     baseline_per_cassette: dict[CassettePath, Totals]
     resimulated_calls: int
     gap: tuple[Totals, Totals]
-    """(re-simulated, recorded) totals of the calls whose baseline is re-simulated."""
+    """(replayed, recorded) totals of the recorded calls the variant bills differently."""
     breakpoints: list[BreakpointEconomics]
     reduced: list[Band] = field(default_factory=list)
     """Per step, in step order (attribution): the delta of the variant without the step, with

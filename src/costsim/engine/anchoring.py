@@ -11,8 +11,13 @@ carries the same gap; so a changed call is billed as
 for each token class. The gap stays out of the variant's change, as in a like-for-like
 comparison, and out of its cost too: the variant's cost is the recording's plus its change,
 so a saving never exceeds what the calls cost, and a call routed to another model keeps the
-cache reads it was billed, priced at the new model. A class cannot go below zero or the
-prompt's total; what would is clamped, and the prompt's remaining tokens are uncached.
+cache reads the replay cannot explain (a server-side tool's own), priced at the new model;
+reads the replay does explain (an entry the old model wrote, in the trace or before it)
+follow the new model's own simulation. What a class has beyond the replay
+shrinks with the prompt, in proportion (a server-side loop re-reads what it is sent); what it
+lacks (a read the provider did not serve) stays as it was. A class cannot go below zero or
+past the prompt's total; what would is clamped (reads first, then 1h and 5m writes), and the
+prompt's remaining tokens are uncached.
 """
 
 from __future__ import annotations
@@ -31,11 +36,20 @@ def anchored(recorded: Usage, variant: Usage, replay: Usage) -> Usage:
     if replay == recorded:
         return variant
     total = max(recorded.prompt_total + variant.prompt_total - replay.prompt_total, 0)
+
+    def gap(billed: int, replayed: int) -> int:
+        # tokens the bill has beyond the replay shrink with the prompt (a server-side
+        # loop re-reads what it is sent); fewer (a read not served) stay as they were
+        more = billed - replayed
+        if more <= 0 or variant.prompt_total >= replay.prompt_total:
+            return more
+        return (more * variant.prompt_total + replay.prompt_total // 2) // replay.prompt_total
+
     split = split_prompt(
         total,
-        recorded.cache_read + variant.cache_read - replay.cache_read,
-        recorded.cache_write_1h + variant.cache_write_1h - replay.cache_write_1h,
-        recorded.cache_write_5m + variant.cache_write_5m - replay.cache_write_5m,
+        variant.cache_read + gap(recorded.cache_read, replay.cache_read),
+        variant.cache_write_1h + gap(recorded.cache_write_1h, replay.cache_write_1h),
+        variant.cache_write_5m + gap(recorded.cache_write_5m, replay.cache_write_5m),
     )
     output = max(recorded.output + variant.output - replay.output, 0)
     reasoning = variant.reasoning

@@ -107,17 +107,17 @@ def band_detail(summary: VariantSummary, decimals: int) -> list[str]:
     lines = [f"Δ cost {change} ({spread}) against the recording"]
     simulated, recorded = summary.resimulation_gap
     if summary.resimulated_calls and simulated != recorded:
-        calls = plural(summary.resimulated_calls, "changed call")
+        calls = f"the variant bills {plural(summary.resimulated_calls, 'recorded call')}"
+        kept = "differently (those it keeps, as recorded plus the simulated change)"
         if simulated is None or recorded is None:
             lines.append(
-                f"{calls} billed as recorded plus the simulated change; the recording's own "
-                "bill is unknown for some (they recorded no usable usage, or no price)"
+                f"{calls} {kept}; the recording's own bill is unknown for some (they "
+                "recorded no usable usage, or no price)"
             )
             return lines
         cells = money_cells([simulated, recorded], decimals=decimals)
         lines.append(
-            f"{calls} billed as recorded plus the simulated change: replayed as recorded, "
-            f"they cost {cells[0]} where the recording billed {cells[1]}; that gap is the "
-            "simulator's, and in neither the cost nor the Δ"
+            f"{calls} {kept}: replayed as recorded, they cost {cells[0]} where the recording "
+            f"billed {cells[1]}; the variant's numbers move from the bill, not from that replay"
         )
     return lines

@@ -43,8 +43,8 @@ def _basis(summary: VariantSummary) -> str:
     if not summary.resimulated_calls:
         return "recorded"
     return (
-        f"recorded; {summary.resimulated_calls} changed call(s) billed as recorded plus the "
-        "simulated change"
+        f"recorded; the variant bills {summary.resimulated_calls} recorded call(s) differently "
+        "(those it keeps, as recorded plus the simulated change)"
     )
 
 
