@@ -221,13 +221,9 @@ def test_a_scaled_head_and_tail_are_not_written_back() -> None:
     assert parse_variant(variant.describe()).steps == variant.steps
 
 
-def test_a_saving_that_only_takes_text_away_cannot_come_out_dearer() -> None:
-    """Cutting a tool result cannot lengthen the prompt: the band of the saving stops at no
-    change, however unsure its size (a trial saw -$0.02492 banded up to +$0.01092 on a
-    recording without caching, where nothing else moves). Claude's offline count is a proxy,
-    so the size of a 2,500-character cut is unsure by more than the cut itself here."""
-    from costsim.analysis.comparison import compare_variants
-
+def _as_claude(scale: float = 1.0) -> CassetteTrace:
+    """The log-reading trace as Claude calls, their recorded prompts ``scale`` times the
+    OpenAI count (how far Claude's bill is from costsim's offline proxy)."""
     calls = tuple(
         dataclasses.replace(
             call,
@@ -236,17 +232,49 @@ def test_a_saving_that_only_takes_text_away_cannot_come_out_dearer() -> None:
             messages=tuple(
                 Message("user", m.content) if m.role == "tool" else m for m in call.messages
             ),
+            usage=Usage(uncached_input=round(call.usage.prompt_total * scale), output=10)
+            if call.usage is not None
+            else None,
         )
         for call in _trace().calls
     )
-    trace = dataclasses.replace(_trace(), calls=calls)
+    return dataclasses.replace(_trace(), calls=calls)
+
+
+def test_a_saving_that_only_takes_text_away_cannot_come_out_dearer() -> None:
+    """Cutting a tool result cannot lengthen the prompt: the band of the saving stops at no
+    change, however unsure its size (a trial saw -$0.02492 banded up to +$0.01092 on a
+    recording without caching, where nothing else moves). Here Claude billed twice what
+    costsim's offline proxy counts, so the size of a 2,500-character cut is unsure by more
+    than the cut itself."""
+    from costsim.analysis.comparison import compare_variants
+
     step = make_step("truncation", {"max_chars": 19000})
-    (summary,) = compare_variants(Engine([trace]), [Variant("t", (step,))]).variants
+    (summary,) = compare_variants(Engine([_as_claude(2.0)]), [Variant("t", (step,))]).variants
     band = summary.delta
-    assert band.value == Decimal("-0.017202")
-    # unsure by $0.0247 either way; dearer by $0.0075 used to be inside the band
-    assert band.spread.below == Decimal("0.02473786") > band.spread.above
+    assert band.value is not None and band.value < 0
+    assert band.spread.below > -band.value >= band.spread.above  # the cap: no dearer
     assert band.high == 0
+
+
+def test_a_cut_is_as_unsure_as_the_estimate_of_the_prompt_it_comes_from() -> None:
+    """The recorded prompt says how far the offline count is from the bill on this very
+    content: where it is close, a cut's size is as sure (a trial's tool-definition cut was
+    banded at 144% of its size, reaching down to the whole cassette's cost); where it is far
+    (twice), the wider band stands."""
+    from costsim.analysis.comparison import compare_variants
+    from costsim.analysis.prompt_band import SELF_FLOOR
+
+    step = make_step("truncation", {"max_chars": 19000})
+    close, far = (
+        compare_variants(Engine([_as_claude(scale)]), [Variant("t", (step,))]).variants[0].delta
+        for scale in (1.0, 2.0)
+    )
+    assert close.value == Decimal("-0.017202")
+    assert close.spread.below < far.spread.below
+    # at least a tenth of the cut and 10 tokens, at $3 per million
+    assert close.spread.below >= -close.value * Decimal(str(SELF_FLOOR))
+    assert close.high is not None and close.high < 0
 
 
 def test_a_tool_call_passing_on_what_only_the_middle_held_is_a_divergence() -> None:

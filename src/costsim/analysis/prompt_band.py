@@ -10,6 +10,7 @@ the estimate stops there.
 from __future__ import annotations
 
 from costsim.engine.simulate import SimulatedCall, VariantResult
+from costsim.metering.classes import content_class
 from costsim.metering.meter import Meter
 from costsim.model import Call, Usage
 from costsim.strategies.registry import get_strategy
@@ -17,11 +18,13 @@ from costsim.strategies.registry import get_strategy
 __all__ = [
     "INCREMENT_FACTOR",
     "PROMPT_FACTOR",
+    "SELF_CHECKED",
     "SIGN_KNOWN",
     "changed_prompt_error",
     "prompt_error",
     "prompt_sides",
     "removes_only",
+    "self_checked_error",
 ]
 
 INCREMENT_FACTOR = 6.0
@@ -58,21 +61,62 @@ def prompt_sides(
     strategies which only take content away (``removes_only``: a result truncated, tools or
     history left out) shrank by at least :data:`SIGN_KNOWN` tokens for the same model sends no
     more than was recorded: the error above is capped there. An edit that replaces text
-    (what the code sends now, a summary for a history) can go either way."""
+    (what the code sends now, a summary for a history) can go either way. No prompt is
+    below nothing: the error below stops at the estimate."""
     origin = item.sim.origin
+    below = min(error, float(usage.prompt_total))  # a prompt is never below nothing
     if not removes_only or origin is None or origin.usage is None:
-        return error, error
+        return below, error
     moved = usage.prompt_total - origin.usage.prompt_total
     if item.call.model != origin.model or moved > -SIGN_KNOWN:
-        return error, error
-    return error, min(error, float(-moved))
+        return below, error
+    return below, min(error, float(-moved))
 
 
 def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> float:
-    """p90 error in tokens of a changed request's prompt (recorded plus calibrated delta)."""
+    """p90 error in tokens of a changed request's prompt (recorded plus calibrated delta):
+    the table's, widened for sources it was not fitted on; for text and tool calls, no more
+    than the recorded prompt itself says the estimator misses on this content
+    (:func:`self_checked_error`)."""
     band = meter.delta_band(original, transformed)
     whole = abs(band.delta) * meter.expected_error(transformed).p90 / 100
-    return max(band.p90, whole) * INCREMENT_FACTOR
+    error = max(band.p90, whole) * INCREMENT_FACTOR
+    checked = self_checked_error(meter, original, transformed, band.delta)
+    return error if checked is None else min(error, checked)
+
+
+SELF_CHECKED = frozenset({"text", "tools"})
+"""Content classes whose whole recorded prompt bounds the delta's error (held out by source,
+it did; for images, documents and reasoning the increments missed by far more than the
+whole prompt did, so their bands stay the table's)."""
+SELF_FLOOR = 0.10
+SELF_FACTOR = 3.0
+SELF_TOKENS = 10.0
+"""A delta of a text or tool request is off by at most ``SELF_FACTOR`` times the estimator's
+relative miss on the whole recorded prompt, and at least ``SELF_FLOOR`` of the delta, plus
+``SELF_TOKENS`` of framing. Measured on the corpus's next-turn increments (text and tools,
+284): this covers 100%, 94.3% and 100% of each source's, at 43% of the table rule's width."""
+
+
+def self_checked_error(
+    meter: Meter, original: Call, transformed: Call, delta: float
+) -> float | None:
+    """The error of a text or tool request's delta from how far the calibrated estimate of
+    its recorded prompt is from what was billed (the same estimator, on the same content);
+    None where that does not bound it: other content, another model, no recorded usage, or a
+    prompt that server-side tool iterations extended."""
+    usage = original.usage
+    if (
+        usage is None
+        or not usage.prompt_total
+        or transformed.model != original.model
+        or original.server_tools
+        or content_class(original) not in SELF_CHECKED
+        or content_class(transformed) not in SELF_CHECKED
+    ):
+        return None
+    miss = abs(meter.estimate_prompt(original) - usage.prompt_total) / usage.prompt_total
+    return abs(delta) * max(SELF_FLOOR, SELF_FACTOR * miss) + SELF_TOKENS
 
 
 def removes_only(result: VariantResult) -> bool:
