@@ -9,6 +9,7 @@ Checks, one line each (exit 1 if any fails):
   vcrpy; plus pytest-recording's ``@pytest.mark.vcr``, pytest-xdist ``-n 2`` and pytest-asyncio
   with an async streaming client when named in ``--with``) passes and meters every call with
   exactly the recorded usage;
+- a budget the replay exceeds fails that run with exit 1, saying so, without a traceback;
 - ``costsim --version`` and ``python -m costsim --help`` run.
 
 Standard library only: it runs outside the environment it tests.
@@ -98,6 +99,27 @@ def replay_suite(smoke: Smoke, folder: Path, extras: set[str], *args: str) -> No
     smoke.check(label, "; ".join(problems) or None)
 
 
+def gate_suite(smoke: Smoke, folder: Path) -> None:
+    """A budget the replay goes over fails the run (exit 1), saying so, without a traceback
+    (pytest 7 has no ``Config.get_verbosity``: the failure lines used to raise there)."""
+    shutil.copytree(PROJECT, folder)
+    (folder / "pyproject.toml").write_text(
+        '[tool.costsim]\nbudgets = [{ pattern = "*::test_message", prompt_tokens = 1 }]\n'
+    )
+    result = smoke.run(
+        "-m", "pytest", "-p", "no:cacheprovider", "--costsim", "test_vcrpy.py", cwd=folder
+    )  # fmt: skip
+    said = result.stdout + result.stderr
+    ok = (
+        result.returncode == 1
+        and "costsim: the run fails" in said
+        and "prompt_tokens 14 over the budget of 1" in said
+        and "Traceback" not in said
+        and "INTERNALERROR" not in said
+    )
+    smoke.check("pytest --costsim, a budget exceeded", None if ok else _tail(result))
+
+
 def cli(smoke: Smoke, folder: Path) -> None:
     script = smoke.python.parent / "costsim"
     version = subprocess.run(
@@ -121,6 +143,7 @@ def main() -> int:
         root = Path(tmp)
         trivial_suite(smoke, root / "trivial")
         replay_suite(smoke, root / "replay", extras)
+        gate_suite(smoke, root / "gate")
         if "xdist" in extras:
             replay_suite(smoke, root / "replay-xdist", extras, "-n", "2")
         cli(smoke, root)

@@ -369,11 +369,11 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             f"costsim internal error: {why} (a costsim bug; please report it)",
         ]
     if failures:
-        from costsim.plugin.run import failure_lines
+        from costsim.plugin.run import failure_lines, verbosity
 
         width = config.get_terminal_writer().fullwidth
         terminalreporter.write_sep("=", "costsim: the run fails", red=True)
-        for line in failure_lines(failures, width, every=config.get_verbosity() > 0):
+        for line in failure_lines(failures, width, every=verbosity(config) > 0):
             terminalreporter.write_line(line, red=True)
         # the last line of the run ("34 passed, 1 costsim failure in 2.1s") says so too
         noun = "costsim failure" if len(failures) == 1 else "costsim failures"
@@ -381,13 +381,13 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
 
 
 def _options(config: pytest.Config) -> SummaryOptions:
-    from costsim.plugin.run import SummaryOptions
+    from costsim.plugin.run import SummaryOptions, verbosity
 
     return SummaryOptions(
         top=config.getoption("costsim_top"),
         strategies=config.getoption("costsim_strategies"),
         width=config.get_terminal_writer().fullwidth,
-        verbose=max(0, config.get_verbosity()),  # -q: as by default, not "every row"
+        verbose=max(0, verbosity(config)),  # -q: as by default, not "every row"
     )
 
 

@@ -29,6 +29,7 @@ __all__ = [
     "SummaryOptions",
     "baseline_path",
     "read_settings",
+    "verbosity",
     "wrap",
 ]
 
@@ -118,6 +119,13 @@ class SummaryOptions:
     verbose: int = 0
     """pytest's verbosity: 1 lists every drifted call, 2 adds the token split."""
     markdown: bool = False
+
+
+def verbosity(config: Any) -> int:
+    """How many ``-v`` (``-q`` counts down): pytest 8's ``Config.get_verbosity``; pytest 7
+    keeps it among the options."""
+    get = getattr(config, "get_verbosity", None)
+    return int(get()) if callable(get) else int(config.getoption("verbose", 0) or 0)
 
 
 def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
