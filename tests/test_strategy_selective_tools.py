@@ -354,3 +354,20 @@ def test_selective_tools_over_the_corpus(corpus: Path) -> None:
                 by_trace[path].prompt_tokens <= base_by_trace[path].prompt_tokens
                 for path in base_by_trace
             )
+
+
+def test_the_change_names_the_tokens_the_prompt_loses() -> None:
+    """The event said the raw offline count of the definitions (a trial read 2,250 tokens
+    removed where the variant's prompt fell by 3,390): it now names the calibrated change
+    the variant is billed for."""
+    import re
+
+    trace = _anthropic_session()
+    result = Engine([trace]).run(Variant("o", (make_step("selective_tools", {"mode": "oracle"}),)))
+    said = [e.message for e in result.events if e.kind == "change"]
+    assert said
+    for message, item, call in zip(said, result.traces[0].calls, trace.calls, strict=False):
+        found = re.search(r"; ([\d,]+) prompt tokens of definitions removed", message)
+        assert found is not None, message
+        assert item.usage is not None and call.usage is not None
+        assert int(found[1].replace(",", "")) == call.usage.prompt_total - item.usage.prompt_total

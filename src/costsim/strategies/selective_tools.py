@@ -180,13 +180,14 @@ class SelectiveTools:
                 calls.append(item)
                 continue
             new = dataclasses.replace(call, tools=keep)
-            removed = context.meter.features(call).raw - context.meter.features(new).raw
+            # the prompt change the variant is billed for (calibrated), not the raw count
+            removed = round(-context.meter.delta(call, new))
             events.append(
                 Event(
                     self.name,
                     "change",
                     f"sent {len(keep)} of {len(call.tools)} tools ({why}); "
-                    f"{removed:,} tokens of definitions removed (offline count)",
+                    f"{removed:,} prompt tokens of definitions removed (calibrated offline count)",
                     call.provenance,
                     tokens=removed,
                 )
