@@ -29,7 +29,7 @@ def test_the_smoke_suite_passes_in_this_environment() -> None:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     lines = result.stdout.splitlines()
-    assert len(lines) == 6 and all(line.endswith(" ok") for line in lines), result.stdout
+    assert len(lines) == 7 and all(line.endswith(" ok") for line in lines), result.stdout
 
 
 def _floor(requirement: str) -> tuple[str, str] | None:

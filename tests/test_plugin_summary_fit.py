@@ -150,3 +150,24 @@ def test_a_failure_of_a_long_test_id_fits_the_terminal() -> None:
     assert max(len(line.encode()) for line in lines) <= 60
     assert lines[0].startswith("FAILED test_reply[") and lines[0].endswith("_x]:")
     assert " ".join(lines).endswith("cost_usd $0.0185 over the budget of $0.0100")
+
+
+def test_a_money_column_has_one_number_of_decimals() -> None:
+    """A trial's rows read $0.569573 and their TOTAL $1.9117: each money column now writes
+    every amount with the same decimals (six while any is below a dollar)."""
+    from decimal import Decimal
+
+    from costsim.api.testing import TestCost
+    from costsim.plugin.ranking import Listing
+    from costsim.plugin.render import _rows
+
+    costs = {
+        "t.py::a": TestCost(calls=1, priced_cost_usd=Decimal("0.569573")),
+        "t.py::b": TestCost(calls=1, priced_cost_usd=Decimal("1.342096")),
+    }
+    state = SimpleNamespace(what_if_costs={})
+    rows = _rows(state, costs, Listing(list(costs), []), ["cost"], [], markdown=False)  # type: ignore[arg-type]
+    assert [row[-1] for row in rows] == ["$0.569573", "$1.342096", "$1.911669"]
+    big = {name: TestCost(calls=1, priced_cost_usd=Decimal("2.5")) for name in costs}
+    rows = _rows(state, big, Listing(list(big), []), ["cost"], [], markdown=False)  # type: ignore[arg-type]
+    assert [row[-1] for row in rows] == ["$2.5000", "$2.5000", "$5.0000"]

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
+from costsim.plugin.cells import cells, cost_text, places, what_if_cell
 from costsim.plugin.drift_text import drift_lines
 from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.ranking import (
@@ -31,7 +32,12 @@ from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.band_text import spread_text
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.rows import merged, others_label, others_note
-from costsim.render.text import ELLIPSIS, extra_bytes, fit_table, money, percent, plural
+from costsim.render.text import (
+    ELLIPSIS,
+    extra_bytes,
+    fit_table,
+    plural,
+)
 
 __all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
 
@@ -44,51 +50,6 @@ _COLUMNS: tuple[tuple[str, bool], ...] = (
     ("cache write", True), ("output", False), ("hit rate", False), ("cost", False),
 )  # fmt: skip
 """(header, shown only with -vv or in reports)."""
-
-
-def _partial(priced: Decimal, unknown: int, calls: int | None = None) -> str:
-    """``$0.0040``; a partial cost is starred (a note says what the star means); a cost with
-    nothing priced reads ``unpriced``, never $0."""
-    if not unknown:
-        return money(priced)
-    if not priced and (calls is None or unknown >= calls):
-        return "unpriced"
-    return f"≥{money(priced)}*"
-
-
-def cost_text(cost: TestCost) -> str:
-    return _partial(cost.priced_cost_usd, cost.unpriced_calls, cost.calls)
-
-
-def _calls(cost: TestCost) -> str:
-    """Calls, with how many were estimated (no usage) or drifted (a changed request)."""
-    flags = [
-        f"{count} {label}"
-        for count, label in (
-            (cost.unrecorded_calls, "est."),
-            (cost.drifted_calls, "drifted"),
-            (cost.errored_calls, "errored"),
-        )
-        if count
-    ]
-    return f"{cost.calls} ({', '.join(flags)})" if flags else str(cost.calls)
-
-
-def _cells(cost: TestCost) -> dict[str, str]:
-    return {
-        "calls": _calls(cost),
-        "prompt": f"{cost.prompt_tokens:,}",
-        "uncached": f"{cost.uncached_input_tokens:,}",
-        "cache read": f"{cost.cache_read_tokens:,}",
-        "cache write": f"{cost.cache_write_tokens:,}",
-        "output": f"{cost.output_tokens:,}",
-        "hit rate": percent(cost.cache_hit_rate),
-        "cost": cost_text(cost),
-    }
-
-
-def _what_if_cell(value: WhatIfCost | None) -> str:
-    return "-" if value is None else _partial(value.priced, value.unpriced_calls)
 
 
 def _what_if_sum(state: CostsimSession, column: str, tests: list[str]) -> WhatIfCost | None:
@@ -131,11 +92,18 @@ def _rows(
         summed = merged((costs[name] for name in shown.others), TestCost())
         named.append((others_label(len(shown.others)), summed, shown.others))
     named.append(("TOTAL", whole(costs), list(costs)))
+    sums = [[_what_if_sum(state, column, tests) for column in what_if] for _, _, tests in named]
+    # one number of decimals per money column, as every table of costsim's has
+    decimals = places(cost.priced_cost_usd for _, cost, _ in named)
+    extra_places = [
+        places(value.priced for row in sums if (value := row[i]) is not None)
+        for i in range(len(what_if))
+    ]
     rows = []
-    for name, cost, tests in named:
-        cells = _cells(cost)
-        extra = [_what_if_cell(_what_if_sum(state, column, tests)) for column in what_if]
-        rows.append([name, *(cells[c] for c in columns), *extra])
+    for (name, cost, _), values in zip(named, sums, strict=True):
+        row_cells = cells(cost, decimals)
+        extra = [what_if_cell(v, d) for v, d in zip(values, extra_places, strict=True)]
+        rows.append([name, *(row_cells[c] for c in columns), *extra])
     return rows
 
 
