@@ -159,6 +159,18 @@ def test_a_chat_system_prompt_is_the_system_aspect() -> None:
     assert renamed == []  # the same instructions under the newer role name bill the same
 
 
+def test_a_change_counts_the_characters_written_not_their_json() -> None:
+    """A trial added 918 characters with quotes and line breaks and read "+921 chars": the
+    JSON's escapes were counted."""
+    added = ' Say "done"\nwhen done.\n'  # 24 characters, 4 of them escaped in JSON
+    found = _diff(
+        lambda b: b["messages"][0].update(content="You are terse." + added),
+        base=CHAT,
+        adapter=OpenAIChat(),
+    )
+    assert found == [f"system changed (+{len(added)} chars)"]
+
+
 def test_a_responses_verbosity_change_is_drift() -> None:
     found = _diff(
         lambda b: b.update(text={"verbosity": "high"}), base=RESPONSES, adapter=OpenAIResponses()

@@ -73,7 +73,12 @@ def _message(message: Message) -> tuple[str, str | None, tuple[tuple[str, int], 
 
 
 def _chars(blocks: Iterable[Block]) -> int:
-    return sum(len(_bare(block)) for block in blocks)
+    """Characters of the blocks as written: a text's own (not its JSON, whose escapes and
+    quotes counted 921 for a 918-character change), else the block's JSON."""
+    return sum(
+        len(text) if isinstance(text := getattr(block, "text", None), str) else len(_bare(block))
+        for block in blocks
+    )
 
 
 def _model(old: Call, new: Call) -> str | None:
