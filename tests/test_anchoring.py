@@ -166,6 +166,12 @@ def test_a_what_if_sees_a_responses_chain_as_compare_does(tmp_path: Path) -> Non
     (variant,) = costsim.simulate(path, strategy).data.variants
     assert variant.totals.prompt_tokens < 60 + 2 * 2000  # both later requests truncated
     assert column.cost_usd == variant.totals.cost_usd
+    # a conversation one test continues from another (a module fixture's, say): the same
+    split = TestMeter().what_if(
+        {"a": (calls[:2], calls[:2]), "b": (calls[2:], calls[2:])}, strategy
+    )  # type: ignore[arg-type]
+    costs = [column.cost_usd for columns in split.values() for column in columns.values()]
+    assert None not in costs and sum(costs) == variant.totals.cost_usd  # type: ignore[arg-type]
 
 
 def test_a_drifted_test_costs_its_recording_plus_what_it_sends_more(tmp_path: Path) -> None:

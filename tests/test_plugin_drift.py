@@ -169,6 +169,11 @@ def test_a_change_counts_the_characters_written_not_their_json() -> None:
         adapter=OpenAIChat(),
     )
     assert found == [f"system changed (+{len(added)} chars)"]
+    # a block without text of its own counts by its JSON: an image added to a message
+    grown = _diff(
+        lambda b: b["messages"][2].update(content=[IMAGE, {"type": "text", "text": "Thanks."}])
+    )
+    assert len(grown) == 1 and "+0 chars" not in grown[0] and grown[0].endswith(" chars)")
 
 
 def test_a_responses_verbosity_change_is_drift() -> None:

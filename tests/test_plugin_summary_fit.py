@@ -171,3 +171,21 @@ def test_a_money_column_has_one_number_of_decimals() -> None:
     big = {name: TestCost(calls=1, priced_cost_usd=Decimal("2.5")) for name in costs}
     rows = _rows(state, big, Listing(list(big), []), ["cost"], [], markdown=False)  # type: ignore[arg-type]
     assert [row[-1] for row in rows] == ["$2.5000", "$2.5000", "$5.0000"]
+
+
+def test_the_html_reports_cost_columns_have_one_number_of_decimals() -> None:
+    """The HTML report wrote each test's cost alone: $0.569573 above $1.3421."""
+    from decimal import Decimal
+
+    from costsim.api.testing import TestCost
+    from costsim.render.html.testrun import TestRun, WhatIf, _tests_figure
+
+    tests = {
+        "t.py::a": TestCost(calls=1, priced_cost_usd=Decimal("0.569573")),
+        "t.py::b": TestCost(calls=1, priced_cost_usd=Decimal("1.342096")),
+    }
+    what_if = {name: {"v": WhatIf(cost.priced_cost_usd * 2)} for name, cost in tests.items()}
+    figure = _tests_figure(TestRun(tests, what_if, ["v"]))
+    assert figure.table is not None
+    costs = sorted((row[8].text, row[9].text) for row in figure.table.rows)
+    assert costs == [("$0.569573", "$1.1391"), ("$1.342096", "$2.6842")]  # a column each

@@ -987,7 +987,7 @@ def test_many_failures_are_capped_in_natural_order_and_q_is_not_verbose(
         assert "and 5 more (-v lists them; so does --costsim-report)" in result.outlines
         # drifted calls alike: one line, whatever their number
         text = " ".join(result.stdout.str().split())
-        assert "system changed (+53 chars): 15 calls in 15 tests, prompt +2 tok each" in text
+        assert "system changed (+2 chars): 15 calls in 15 tests, prompt +2 tok each" in text
         assert result.ret == 1
     verbose = project.runpytest("--costsim", "-v")
     assert (

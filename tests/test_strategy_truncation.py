@@ -289,3 +289,20 @@ def test_a_tool_call_passing_on_what_only_the_middle_held_is_a_divergence() -> N
     )
     (event,) = [e for e in result.events if e.kind == "divergence"]
     assert event.message == "an assistant message refers to '0200', only in truncated text of c1"
+
+
+def test_a_prompt_the_server_extends_keeps_the_tables_band() -> None:
+    """A request with a server tool (tool search's deferred definitions, say) is billed for
+    what the client never sent: its recorded prompt says nothing about the estimator, so its
+    cut keeps the table's band (a review found a deferred-tools increment outside the
+    self-checked band and inside the table's)."""
+    from costsim.analysis.prompt_band import self_checked_error
+    from costsim.metering.meter import Meter
+    from costsim.model import ToolDef
+
+    before, after = _as_claude(1.0).calls[1:3]
+    meter = Meter()
+    assert self_checked_error(meter, before, after, meter.delta(before, after)) is not None
+    search = ToolDef("tool_search_tool_regex", type="tool_search_tool_regex_20251119")
+    before, after = (dataclasses.replace(c, tools=(search,)) for c in (before, after))
+    assert self_checked_error(meter, before, after, meter.delta(before, after)) is None

@@ -14,7 +14,16 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from costsim.model import Block, Call, Message, ThinkingConfig, ToolDef
+from costsim.model import (
+    Block,
+    Call,
+    Message,
+    TextBlock,
+    ThinkingBlock,
+    ThinkingConfig,
+    ToolDef,
+    ToolResultBlock,
+)
 
 __all__ = [
     "ASPECTS",
@@ -74,11 +83,17 @@ def _message(message: Message) -> tuple[str, str | None, tuple[tuple[str, int], 
 
 def _chars(blocks: Iterable[Block]) -> int:
     """Characters of the blocks as written: a text's own (not its JSON, whose escapes and
-    quotes counted 921 for a 918-character change), else the block's JSON."""
-    return sum(
-        len(text) if isinstance(text := getattr(block, "text", None), str) else len(_bare(block))
-        for block in blocks
-    )
+    quotes counted 921 for a 918-character change), a tool result's content's, else the
+    block's JSON (an image, a document, a tool call)."""
+    total = 0
+    for block in blocks:
+        if isinstance(block, TextBlock | ThinkingBlock):
+            total += len(block.text)
+        elif isinstance(block, ToolResultBlock):
+            total += _chars(block.content) + len(_bare(replace(block, content=())))
+        else:
+            total += len(_bare(block))
+    return total
 
 
 def _model(old: Call, new: Call) -> str | None:

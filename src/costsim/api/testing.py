@@ -116,13 +116,20 @@ def _what_if_cost(variant: Totals, band: Spread) -> WhatIfCost:
     return WhatIfCost(variant.priced_cost, variant.unpriced_calls + variant.unmetered_calls, band)
 
 
-def _with_chains(recorded: Sequence[Call], sent: Sequence[Call]) -> tuple[list[Call], list[Call]]:
-    """A test's recorded and sent requests, each that continues a stored response in the
-    test given the conversation it continues (as a cassette's are when loaded): the cache
-    simulation sees the prefix the server saw. A sent request whose chained form is the
-    recorded one's stays that very call (it did not drift); one whose history drifted,
-    did."""
-    chained_recorded, chained_sent = chained(recorded), chained(sent)
+def _with_chains(
+    recorded: Sequence[Call],
+    sent: Sequence[Call],
+    seen: tuple[dict[str, Call], dict[str, Call]] | None = None,
+) -> tuple[list[Call], list[Call]]:
+    """A test's recorded and sent requests, each that continues a stored response given the
+    conversation it continues (as a cassette's are when loaded): the cache simulation sees
+    the prefix the server saw. ``seen``: the responses earlier tests of the run stored
+    (recorded, sent), for a conversation one test continues from another. A sent request
+    whose chained form is the recorded one's stays that very call (it did not drift); one
+    whose history drifted, did."""
+    before_recorded, before_sent = seen if seen is not None else ({}, {})
+    chained_recorded = chained(recorded, before_recorded)
+    chained_sent = chained(sent, before_sent)
     return chained_recorded, [
         old if new is old or (new is not s and new == old) else new
         for new, old, s in zip(chained_sent, chained_recorded, sent, strict=True)
@@ -244,7 +251,8 @@ class TestMeter:
         self, tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]], strategies: str
     ) -> dict[str, dict[str, WhatIfCost]]:
         names = list(tests)
-        chains = [_with_chains(*tests[name]) for name in names]
+        seen: tuple[dict[str, Call], dict[str, Call]] = ({}, {})  # the run's, in test order
+        chains = [_with_chains(*tests[name], seen) for name in names]
         traces = [_trace(position, chain[0]) for position, chain in enumerate(chains)]
         engine = Engine(traces, meter=self.estimator)
         pairs = list(zip(traces, names, strict=True))

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from decimal import Decimal
 
 from costsim.api.testing import TestCost, WhatIfCost
-from costsim.render.text import money, money_cells, percent
+from costsim.render.text import money, percent
 
-__all__ = ["cells", "cost_text", "places", "what_if_cell"]
+__all__ = ["cells", "cost_text", "what_if_cell"]
 
 
 def _partial(
@@ -16,7 +15,7 @@ def _partial(
 ) -> str:
     """``$0.0040``; a partial cost is starred (a note says what the star means); a cost with
     nothing priced reads ``unpriced``, never $0. ``decimals``: the column's."""
-    shown = money(priced) if decimals is None else money_cells([priced], decimals=decimals)[0]
+    shown = money(priced, decimals)
     if not unknown:
         return shown
     if not priced and (calls is None or unknown >= calls):
@@ -57,9 +56,3 @@ def cells(cost: TestCost, decimals: int | None = None) -> dict[str, str]:
 
 def what_if_cell(value: WhatIfCost | None, decimals: int | None = None) -> str:
     return "-" if value is None else _partial(value.priced, value.unpriced_calls, None, decimals)
-
-
-def places(amounts: Iterable[Decimal]) -> int:
-    """A money column's decimals: 6 when any amount is below a dollar (as a test's cost is
-    written alone), else 4; so a TOTAL over a dollar reads ``$1.911669`` beside its rows."""
-    return 6 if any(abs(amount) < 1 for amount in amounts) else 4

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
-from costsim.plugin.cells import cells, cost_text, places, what_if_cell
+from costsim.plugin.cells import cells, cost_text, what_if_cell
 from costsim.plugin.drift_text import drift_lines
 from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.ranking import (
@@ -32,12 +32,7 @@ from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.band_text import spread_text
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.rows import merged, others_label, others_note
-from costsim.render.text import (
-    ELLIPSIS,
-    extra_bytes,
-    fit_table,
-    plural,
-)
+from costsim.render.text import ELLIPSIS, extra_bytes, fit_table, money_places, plural
 
 __all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
 
@@ -94,9 +89,18 @@ def _rows(
     named.append(("TOTAL", whole(costs), list(costs)))
     sums = [[_what_if_sum(state, column, tests) for column in what_if] for _, _, tests in named]
     # one number of decimals per money column, as every table of costsim's has
-    decimals = places(cost.priced_cost_usd for _, cost, _ in named)
+    # (a row with nothing priced reads "unpriced": its $0 sets no decimals)
+    decimals = money_places(
+        cost.priced_cost_usd
+        for _, cost, _ in named
+        if cost.priced_cost_usd or not cost.unpriced_calls
+    )
     extra_places = [
-        places(value.priced for row in sums if (value := row[i]) is not None)
+        money_places(
+            value.priced
+            for row in sums
+            if (value := row[i]) is not None and (value.priced or not value.unpriced_calls)
+        )
         for i in range(len(what_if))
     ]
     rows = []

@@ -2,22 +2,34 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from decimal import Decimal
 
-__all__ = ["amount_text", "money", "partial_money"]
+__all__ = ["amount_text", "money", "money_places", "partial_money"]
 
 
-def money(amount: Decimal | None) -> str:
+def money(amount: Decimal | None, decimals: int | None = None) -> str:
+    """``$0.012051``, ``$1.2190``: six decimals below a dollar, four above (``decimals``: a
+    column's, see :func:`money_places`)."""
     if amount is None:
         return "unknown"
-    return f"${amount:,.6f}" if abs(amount) < 1 else f"${amount:,.4f}"
+    if decimals is None:
+        decimals = 6 if abs(amount) < 1 else 4
+    return f"${amount:,.{decimals}f}"
 
 
-def partial_money(priced: Decimal, unpriced_calls: int) -> str:
+def money_places(amounts: Iterable[Decimal]) -> int:
+    """The decimals of a column of costs, one number for all: six while any is below a dollar
+    (as :func:`money` writes it alone), else four; a column's rows read ``$0.569573`` and
+    ``$1.342096``, not ``$1.3421`` beneath."""
+    return 6 if any(abs(amount) < 1 for amount in amounts) else 4
+
+
+def partial_money(priced: Decimal, unpriced_calls: int, decimals: int | None = None) -> str:
     """A cost that may be partial: ``$0.0312``, or ``≥$0.0312 (+2 unpriced)``."""
     if not unpriced_calls:
-        return money(priced)
-    return f"≥{money(priced)} (+{unpriced_calls} unpriced)"
+        return money(priced, decimals)
+    return f"≥{money(priced, decimals)} (+{unpriced_calls} unpriced)"
 
 
 def amount_text(amount: Decimal | None) -> str | None:

@@ -18,10 +18,12 @@ from costsim.model import Block, Call, Flavour, Message, Note, NoteKind, TextBlo
 __all__ = ["chained"]
 
 
-def chained(calls: Sequence[Call]) -> list[Call]:
+def chained(calls: Sequence[Call], stored: dict[str, Call] | None = None) -> list[Call]:
     """``calls`` with each request that continues a stored response in the list given the
-    conversation it continues (in order: a chain's requests each build on the one before)."""
-    stored: dict[str, Call] = {}
+    conversation it continues (in order: a chain's requests each build on the one before).
+    ``stored``: the responses seen before ``calls`` (by id; ``calls``' own are added to it),
+    for calls that continue across lists (the tests of one run)."""
+    stored = {} if stored is None else stored
     result = []
     for sent in calls:
         call = sent

@@ -18,7 +18,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from costsim.pricing.money import money, partial_money
+from costsim.pricing.money import money, money_places, partial_money
 from costsim.render.cuts import ELLIPSIS, extra_bytes, shorten_left, shorten_right
 from costsim.render.paths import display_path
 
@@ -32,6 +32,7 @@ __all__ = [
     "markdown_table",
     "money",
     "money_cells",
+    "money_places",
     "more_line",
     "partial_money",
     "percent",

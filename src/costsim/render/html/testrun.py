@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 
 from costsim.analysis.baseline import TestCost
-from costsim.pricing.money import partial_money
+from costsim.pricing.money import money_places, partial_money
 from costsim.render.html.bars import Bar, stacked_bars
 from costsim.render.html.costs import TOKEN_CLASSES
 from costsim.render.html.figures import TOP, Finding, findings_table, tokens_cell
@@ -61,9 +61,10 @@ class TestRun:
     failures: Sequence[str] = ()
 
 
-def _cost(cost: TestCost) -> Cell:
+def _cost(cost: TestCost, decimals: int | None = None) -> Cell:
     return num(
-        partial_money(cost.priced_cost_usd, cost.unpriced_calls), float(cost.priced_cost_usd)
+        partial_money(cost.priced_cost_usd, cost.unpriced_calls, decimals),
+        float(cost.priced_cost_usd),
     )
 
 
@@ -71,10 +72,21 @@ def _ranked(run: TestRun) -> list[tuple[str, TestCost]]:
     return rows_ranked(run.tests.items(), lambda cost: (cost.priced_cost_usd, cost.prompt_tokens))
 
 
-def _what_if_cell(value: WhatIf | None) -> Cell:
+def _what_if_cell(value: WhatIf | None, decimals: int | None = None) -> Cell:
     if value is None:
         return num("-", None)
-    return num(partial_money(value.priced, value.unpriced_calls), float(value.priced))
+    return num(partial_money(value.priced, value.unpriced_calls, decimals), float(value.priced))
+
+
+def _places(values: Sequence[WhatIf | TestCost | None]) -> int:
+    """A money column's decimals, one for all its rows (a row with nothing priced sets none)."""
+    amounts = []
+    for value in values:
+        if isinstance(value, TestCost):
+            amounts.append((value.priced_cost_usd, value.unpriced_calls))
+        elif value is not None:
+            amounts.append((value.priced, value.unpriced_calls))
+    return money_places(priced for priced, unknown in amounts if priced or not unknown)
 
 
 def _tests_figure(run: TestRun) -> Figure:
@@ -89,6 +101,10 @@ def _tests_figure(run: TestRun) -> Figure:
         "test", "calls", "prompt", "uncached", "cache read", "cache write", "output",
         "hit rate", "cost", *(f"cost with {name}" for name in run.variants),
     )  # fmt: skip
+    places = _places([cost for _, cost in ranked])
+    variant_places = {
+        v: _places([run.what_if.get(name, {}).get(v) for name, _ in ranked]) for v in run.variants
+    }
     rows = [
         (
             cell(name),
@@ -99,8 +115,11 @@ def _tests_figure(run: TestRun) -> Figure:
             tokens_cell(cost.cache_write_tokens),
             tokens_cell(cost.output_tokens),
             num(percent(cost.cache_hit_rate), cost.cache_hit_rate),
-            _cost(cost),
-            *(_what_if_cell(run.what_if.get(name, {}).get(v)) for v in run.variants),
+            _cost(cost, places),
+            *(
+                _what_if_cell(run.what_if.get(name, {}).get(v), variant_places[v])
+                for v in run.variants
+            ),
         )
         for name, cost in ranked
     ]
