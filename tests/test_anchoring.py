@@ -197,3 +197,45 @@ def test_a_drifted_test_costs_its_recording_plus_what_it_sends_more(tmp_path: Pa
     assert all(m.usage is not None and m.usage.cache_read == 0 for m in metered)
     cost = sum((m.price.amount for m in metered if m.price and m.price.amount), Decimal(0))
     assert cost == RECORDED_BY_HAND + added * Decimal("0.15") / 1_000_000
+
+
+def test_a_call_without_usage_is_estimated_with_the_cache_it_would_have_read(
+    tmp_path: Path,
+) -> None:
+    """A stream recorded without usage (the openai SDK's default) is estimated. Its repeated
+    system prompt was billed wholly uncached, above what OpenAI, which caches a repeated
+    prefix of 1,024 tokens or more unasked, bills such calls; it is now split as the replay
+    splits it, in report, compare's baseline and the plugin alike, and the reads are banded
+    (OpenAI may not have served them)."""
+    import yaml
+
+    from costsim.analysis.report import build_report
+
+    path = _cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM)
+    document = yaml.safe_load(path.read_text())
+    for interaction in document["interactions"]:
+        body = json.loads(interaction["response"]["body"]["string"])
+        del body["usage"]
+        interaction["response"]["body"]["string"] = json.dumps(body)
+    path.write_text(yaml.safe_dump(document))
+    trace = load_trace(path)
+    assert all(call.usage is None for call in trace.calls)
+    report = build_report([trace])
+    first, second, third = report.cassettes[0].calls
+    assert first.usage is not None and first.usage.cache_read == 0
+    for later in (second, third):
+        assert later.usage is not None and later.usage.estimated
+        assert later.usage.cache_read >= 1024 and later.usage.cache_read % 128 == 0
+    # cheaper than all uncached by the reads at the cached discount ($0.15 -> $0.075 / M)
+    reads = second.usage.cache_read + third.usage.cache_read  # type: ignore[union-attr]
+    uncached = sum(m.usage.prompt_total for m in (first, second, third))  # type: ignore[union-attr]
+    output = sum(m.usage.output for m in (first, second, third))  # type: ignore[union-attr]
+    whole = (uncached * Decimal("0.15") + output * Decimal("0.60")) / 1_000_000
+    assert report.totals.cost_usd == whole - reads * Decimal("0.075") / 1_000_000
+    # the same in compare's baseline and in the plugin
+    simulation = costsim.simulate(path, "truncation")
+    assert simulation.data.baseline.cost_usd == report.totals.cost_usd
+    plugin = TestMeter().recorded(trace.calls)
+    assert (
+        sum(m.price.amount for m in plugin if m.price and m.price.amount) == report.totals.cost_usd
+    )

@@ -227,7 +227,8 @@ def call_terms(
         terms[("prompt", ident)] = Spread(
             Decimal(str(round(below, 3))) * price, Decimal(str(round(above, 3))) * price
         )
-    if item.resimulated:
+    if item.resimulated or (usage.estimated and item.cache is not None):
+        # an estimated call's cache split is the simulation's too (no recorded usage)
         terms.update(_boundaries(item, usage, meter, prices, ident))
     output = _output_error(item, usage, meter)
     if output:

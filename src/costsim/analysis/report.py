@@ -156,11 +156,16 @@ def _needs_estimate(call: Call) -> bool:
 def _metered(
     trace: CassetteTrace, as_of: datetime | None, estimator: Meter | None
 ) -> Iterator[MeteredCall]:
-    for call in trace.calls:
-        if estimator is not None and _needs_estimate(call):
-            yield meter(call, as_of=as_of, usage=estimator.estimated_usage(call))
-        else:
+    """The trace's calls as billed; a call without usage estimated as compare's baseline
+    estimates it (its prompt split by the provider's caching rules among the trace's)."""
+    if estimator is None or not any(_needs_estimate(call) for call in trace.calls):
+        for call in trace.calls:
             yield meter(call, as_of=as_of)
+        return
+    from costsim.engine.simulate import Engine  # only where a call needs an estimate
+
+    for item in Engine([trace], meter=estimator).recorded(trace).calls:
+        yield meter(item.call, as_of=as_of, usage=item.usage)
 
 
 def build_report(

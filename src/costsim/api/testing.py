@@ -209,17 +209,21 @@ class TestMeter:
             self._meter = Meter(report) if report is not None else Meter()
         return self._meter
 
-    def recorded(self, call: Call) -> MeteredCall:
-        """A call as recorded (estimated and flagged when it recorded no usage)."""
-        if call.usage is None and not call.errored:
-            return meter(call, usage=self.estimator.estimated_usage(call))
-        return meter(call)
+    def recorded(self, calls: Sequence[Call]) -> list[MeteredCall]:
+        """A test's calls as recorded; one that recorded no usage estimated (and flagged),
+        its prompt split by the provider's caching rules among the test's requests, as
+        ``costsim report`` and compare's baseline estimate it."""
+        if all(call.usage is not None or call.errored for call in calls):
+            return [meter(call) for call in calls]
+        trace = _trace(0, calls)
+        engine = Engine([trace], meter=self.estimator)
+        return [meter(item.call, usage=item.usage) for item in engine.recorded(trace).calls]
 
     def as_sent(self, recorded: Sequence[Call], sent: Sequence[Call]) -> list[MeteredCall]:
         """A test's calls metered for the requests the code sent: recorded prompt plus the
         calibrated difference, through the cache simulator (output stays as recorded)."""
         if all(new is old for new, old in zip(sent, recorded, strict=True)):
-            return [self.recorded(call) for call in recorded]
+            return self.recorded(recorded)
         recorded, sent = _with_chains(recorded, sent)
         trace = _trace(0, recorded)
         engine = Engine([trace], meter=self.estimator)

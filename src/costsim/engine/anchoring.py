@@ -24,9 +24,11 @@ from __future__ import annotations
 
 import dataclasses
 
+from costsim.engine.results import SimulatedCall, TraceResult
 from costsim.model import Usage, split_prompt
+from costsim.strategies.trace import SimCall
 
-__all__ = ["anchored"]
+__all__ = ["anchored", "estimated_as_replayed"]
 
 
 def anchored(recorded: Usage, variant: Usage, replay: Usage) -> Usage:
@@ -65,3 +67,19 @@ def anchored(recorded: Usage, variant: Usage, replay: Usage) -> Usage:
         reasoning=None if reasoning is None else min(max(reasoning, 0), output),
         web_searches=max(recorded.web_searches + variant.web_searches - replay.web_searches, 0),
     )
+
+
+def estimated_as_replayed(replay: TraceResult) -> dict[int, SimulatedCall]:
+    """The recorded calls without usage, by identity, as ``replay`` (the recording simulated)
+    bills them: the estimated prompt split by the provider's caching rules (OpenAI caches a
+    repeated prefix unasked; a breakpoint the request carries caches on Anthropic), with the
+    replay's cache result, so a read the provider may not have served is banded. They used
+    to be billed wholly uncached: an estimate above what such a recording was billed."""
+    return {
+        id(origin): dataclasses.replace(item, sim=SimCall(origin, origin), resimulated=False)
+        for item in replay.calls
+        if (origin := item.sim.origin) is not None
+        and origin.usage is None
+        and not origin.errored
+        and item.usage is not None
+    }

@@ -26,7 +26,7 @@ from pathlib import Path
 from costsim.cache.prefix import Prefix, PrefixBuilder
 from costsim.cache.rules import CacheRules, default_rules
 from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
-from costsim.engine.anchoring import anchored
+from costsim.engine.anchoring import anchored, estimated_as_replayed
 from costsim.engine.results import (
     SimulatedCall,
     TraceResult,
@@ -106,7 +106,7 @@ class Engine:
         prompt plus the calibrated difference, through the cache simulator.
         """
         if variant.identity and not requests:
-            recorded = [self._recorded(trace) for trace in self.traces]
+            recorded = [self.recorded(trace) for trace in self.traces]
             return VariantResult(variant, recorded, list(recorded))
         results, baselines = [], []
         for trace in self.traces:
@@ -126,7 +126,7 @@ class Engine:
             # A trace the variant leaves alone (the same requests, even as new objects) keeps
             # its recorded numbers, field by field.
             if unchanged:
-                result = baseline = self._recorded(trace)
+                result = baseline = self.recorded(trace)
             else:
                 result, baseline = self._anchored(trace, self._simulate(trace, sim))
             result.events[:0] = events
@@ -148,12 +148,13 @@ class Engine:
         recorded plus the simulated change in the variant (:mod:`costsim.engine.anchoring`),
         each with its simulated usage beside it."""
         replayed = {id(item.sim.origin): item for item in self.replayed(trace).calls}
+        billed = self._billed(trace)
         same: set[int] = set()
         calls: list[SimulatedCall] = []
         for item in simulated.calls:
             origin = item.sim.origin
             twin = replayed.get(id(origin)) if origin is not None else None
-            recorded = self._usage_of(origin) if origin is not None else None
+            recorded = self._recorded_usage(origin, billed) if origin is not None else None
             if (
                 origin is not None
                 and twin is not None
@@ -169,14 +170,18 @@ class Engine:
                 and item.usage is not None
                 and twin.usage is not None
             ):
-                billed = anchored(recorded, item.usage, twin.usage)
-                calls.append(dataclasses.replace(item, usage=billed, simulated=item.usage))
+                charged = anchored(recorded, item.usage, twin.usage)
+                calls.append(dataclasses.replace(item, usage=charged, simulated=item.usage))
             else:
                 calls.append(item)
         baseline = [
-            dataclasses.replace(item, usage=self._usage_of(item.call), resimulated=False)
+            dataclasses.replace(
+                item, usage=self._recorded_usage(item.call, billed), resimulated=False
+            )
             if id(item.sim.origin) in same or not item.resimulated
-            else dataclasses.replace(item, usage=self._usage_of(item.call), simulated=item.usage)
+            else dataclasses.replace(
+                item, usage=self._recorded_usage(item.call, billed), simulated=item.usage
+            )
             for item in self.replayed(trace).calls
         ]
         return (
@@ -191,7 +196,7 @@ class Engine:
         if trace is None:
             return None
         result, _ = self._anchored(trace, self._simulate(trace, sim))
-        cost, recorded = trace_cost(result), trace_cost(self._recorded(trace))
+        cost, recorded = trace_cost(result), trace_cost(self.recorded(trace))
         if cost is None or recorded is None:
             return None
         return cost, recorded
@@ -201,14 +206,32 @@ class Engine:
         return self.prefix(sim, self.prompt_total(sim)[0])
 
     def _usage_of(self, call: Call) -> Usage | None:
+        """The call's recorded usage, or its plain estimate (what a request's prompt is
+        anchored on); :meth:`recorded` bills an estimated call with its cache split too."""
         if call.usage is not None:
             return call.usage
         return None if call.errored else self.meter.estimated_usage(call)
 
-    def _recorded(self, trace: CassetteTrace) -> TraceResult:
+    def _billed(self, trace: CassetteTrace) -> dict[int, SimulatedCall]:
+        if all(call.usage is not None or call.errored for call in trace.calls):
+            return {}
+        return estimated_as_replayed(self.replayed(trace))
+
+    def _recorded_usage(self, call: Call, billed: Mapping[int, SimulatedCall]) -> Usage | None:
+        item = billed.get(id(call))
+        return item.usage if item is not None else self._usage_of(call)
+
+    def recorded(self, trace: CassetteTrace) -> TraceResult:
+        """``trace`` as recorded: each call's recorded usage; a call without one estimated,
+        its prompt split as the provider's caching rules split it among the trace's
+        requests (it used to be billed wholly uncached)."""
+        billed = self._billed(trace)
         return TraceResult(
             trace.path,
-            [SimulatedCall(SimCall(call, call), self._usage_of(call)) for call in trace.calls],
+            [
+                billed.get(id(call)) or SimulatedCall(SimCall(call, call), self._usage_of(call))
+                for call in trace.calls
+            ],
         )
 
     # --- metering a simulated trace --------------------------------------------------------

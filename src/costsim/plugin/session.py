@@ -216,16 +216,20 @@ class CostsimSession(Observing):
         it, and whenever)."""
         entries = list(self.merged_drift)
         for test, observed in self.observed.items():
+            if not any(item.differences for item in observed):
+                continue
             metered = self.calls(test)
-            for item, sent in zip(observed, metered, strict=True):
+            recorded = self.meter.recorded([item.recorded for item in observed])
+            for item, sent, was in zip(observed, metered, recorded, strict=True):
                 if item.differences:
-                    entries.append(self._drift_entry(test, item, sent))
+                    entries.append(self._drift_entry(test, item, sent, was))
         place = {test: index for index, test in enumerate(self.order)}
         # stable: a test's calls stay in order; fixture scopes go last, by name
         return sorted(entries, key=lambda entry: (place.get(entry.test, len(place)), entry.test))
 
-    def _drift_entry(self, test: str, item: Observed, sent: MeteredCall) -> DriftEntry:
-        recorded = self.meter.recorded(item.recorded)
+    def _drift_entry(
+        self, test: str, item: Observed, sent: MeteredCall, recorded: MeteredCall
+    ) -> DriftEntry:
         prompt = (
             sent.usage.prompt_total - recorded.usage.prompt_total
             if sent.usage is not None and recorded.usage is not None

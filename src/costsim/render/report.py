@@ -31,7 +31,7 @@ FORMAT_VERSION = 1
 
 ESTIMATED = (
     "recorded no usage (or usage that does not add up): their tokens are estimated "
-    "(calibrated offline count)"
+    "(calibrated offline count; cache reads as the provider's caching rules give them)"
 )
 """What N calls whose recorded usage could not be used are (every renderer says it alike)."""
 UNMETERED = "recorded no usage and are not in the token totals; the total cost is unknown"
