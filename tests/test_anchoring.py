@@ -239,3 +239,42 @@ def test_a_call_without_usage_is_estimated_with_the_cache_it_would_have_read(
     assert (
         sum(m.price.amount for m in plugin if m.price and m.price.amount) == report.totals.cost_usd
     )
+
+
+def test_a_reasoning_model_recorded_without_usage_says_its_thinking_is_unknown(
+    tmp_path: Path,
+) -> None:
+    """o4-mini reasons on every request; a stream recorded without usage shows only the
+    answer. A trial's such call read thinking 0, cost 52% below its bill, and a routing band
+    its true saving fell outside. Its thinking now reads as unreported (≥), its output band
+    reaches as far as reasoning models' hidden thinking did on the corpus, and the saving is
+    not cut at the estimate's cost."""
+    import yaml
+
+    from costsim.analysis.report import build_report
+
+    path = _cassette(tmp_path, "o4-mini", [(1400, 0)])
+    document = yaml.safe_load(path.read_text())
+    (interaction,) = document["interactions"]
+    body = json.loads(interaction["response"]["body"]["string"])
+    del body["usage"]
+    answer = "The refund for order 4411 was issued on Monday and should arrive in five days. "
+    body["choices"][0]["message"]["content"] = answer * 2
+    interaction["response"]["body"]["string"] = json.dumps(body)
+    path.write_text(yaml.safe_dump(document))
+    trace = load_trace(path)
+    report = build_report([trace])
+    assert report.totals.unreported_thinking_calls == 1 and report.totals.reasoning_tokens == 0
+    (call,) = report.cassettes[0].calls
+    assert call.usage is not None and call.usage.output < 60
+    # billed, say, 515 output tokens (448 of them thinking): o4-mini $1.10 / $4.40 per million,
+    # gpt-4o-mini $0.15 / $0.60
+    prompt = call.usage.prompt_total
+    saving = (
+        prompt * (Decimal("1.10") - Decimal("0.15")) / 1_000_000
+        + 515 * (Decimal("4.40") - Decimal("0.60")) / 1_000_000
+    )
+    (variant,) = costsim.simulate(path, "routing:default=gpt-4o-mini").data.variants
+    band = variant.delta
+    assert band.low is not None and band.high is not None
+    assert band.low <= -saving <= band.high < 0

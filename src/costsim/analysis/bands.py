@@ -62,6 +62,7 @@ from costsim.cache.results import CacheResult
 from costsim.engine.simulate import SimulatedCall, TraceResult, VariantResult
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassettePath, Usage
+from costsim.model.reasoning import reasons
 from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.cache_policies import marks_of
 
@@ -109,16 +110,24 @@ def _prices(item: SimulatedCall, usage: Usage, as_of: datetime | None) -> UnitPr
     )
 
 
-def _output_error(item: SimulatedCall, usage: Usage, meter: Meter) -> float:
+def _output_error(item: SimulatedCall, usage: Usage, meter: Meter) -> tuple[float, float]:
+    """How far (tokens) the call's true output may lie below and above its estimate."""
     sim = item.sim
     if sim.output_error:
-        return min(sim.output_error * OUTPUT_FACTOR, float(usage.output))
+        error = min(sim.output_error * OUTPUT_FACTOR, float(usage.output))
+        return error, error
     if sim.output is not None:
-        return 0.0
+        return 0.0, 0.0
     source = sim.origin if sim.origin is not None else sim.call
     if sim.origin is not None and sim.origin.usage is not None:
-        return 0.0
-    return usage.output * meter.expected_output_error(source).p90 / 100 * OUTPUT_FACTOR
+        return 0.0, 0.0
+    hidden = usage.reasoning is None and reasons(source)  # its thinking may not show
+    share = meter.expected_output_error(source, hidden=hidden).p90 / 100  # of the truth
+    error = usage.output * share * OUTPUT_FACTOR
+    # an estimate that misses a share p of the truth (a reasoning model's hidden thinking:
+    # 98% on Chat Completions) is p / (1 - p) of itself short of it; never below nothing
+    above = max(error, usage.output * share / (1 - share)) if share < 1 else error
+    return min(error, float(usage.output)), above
 
 
 def _boundaries(
@@ -230,9 +239,12 @@ def call_terms(
     if item.resimulated or (usage.estimated and item.cache is not None):
         # an estimated call's cache split is the simulation's too (no recorded usage)
         terms.update(_boundaries(item, usage, meter, prices, ident))
-    output = _output_error(item, usage, meter)
-    if output:
-        terms[("output", ident)] = Spread.even(Decimal(str(round(output, 3))) * prices.output)
+    below, above = _output_error(item, usage, meter)
+    if below or above:
+        terms[("output", ident)] = Spread(
+            Decimal(str(round(below, 3))) * prices.output,
+            Decimal(str(round(above, 3))) * prices.output,
+        )
     return terms
 
 

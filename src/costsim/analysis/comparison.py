@@ -91,9 +91,10 @@ class VariantSummary:
 
     def _touched(self) -> Decimal | None:
         """The most the variant can save: what the calls it bills differently were billed
-        (the rest cost the same in both); the whole baseline when that is unknown."""
-        recorded = self.resimulation_gap[1]
-        return self.baseline.cost_usd if recorded is None else recorded
+        (the rest cost the same in both); None (no floor) when that is unknown: a call
+        without recorded usage is an estimate, which may be below what it was billed (a
+        reasoning model's hidden thinking), so its band is not cut there."""
+        return self.resimulation_gap[1]
 
     def cassette_delta(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())

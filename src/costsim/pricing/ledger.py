@@ -20,6 +20,7 @@ from costsim.model import (
     Usage,
     UsageSource,
 )
+from costsim.model.reasoning import reasons
 from costsim.pricing.names import model_label
 from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
@@ -200,7 +201,7 @@ class Totals:
         self.cache_write_1h_tokens += write_1h
         self.output_tokens += usage.output
         self.reasoning_tokens += usage.reasoning or 0
-        if usage.reasoning is None and _thought(call):
+        if usage.reasoning is None and (_thought(call) or (usage.estimated and reasons(call))):
             self.unreported_thinking_calls += 1
         self.web_searches += usage.web_searches
         cost = metered.price
