@@ -680,3 +680,21 @@ def test_openai_web_search_calls_are_counted_and_priced(tmp_path: Path) -> None:
 
     assert document["totals"]["web_searches"] == 2
     assert document["totals"]["cost_usd"] is not None
+
+
+def test_a_cut_streams_output_is_banded_up_to_what_the_request_allowed(tmp_path: Path) -> None:
+    """What arrived of a cut stream is a lower bound of its output: its band reaches up as a
+    hidden output's does, and no further than ``max_tokens`` (a trial's stream cut after 6
+    tokens was billed 60, outside the band of an estimate counted as complete)."""
+    from costsim.analysis.bands import call_terms
+    from costsim.engine import Engine
+    from costsim.metering.meter import Meter
+
+    events = _anthropic_events(900, 40)[:3]
+    trace = load_trace(write_yaml(tmp_path / "cut.yaml", [interaction(response=_sse(events))]))
+    (item,) = Engine([trace]).recorded(trace).calls
+    assert item.usage is not None and item.usage.output < 64
+    output = call_terms(item, Meter())[("output", id(item.sim.origin))]
+    per_token = Decimal("15") / 1_000_000  # claude-sonnet-4 output
+    assert output.above == (64 - item.usage.output) * per_token  # max_tokens 64
+    assert output.below <= item.usage.output * per_token  # never below nothing

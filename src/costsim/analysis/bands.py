@@ -61,7 +61,7 @@ from costsim.analysis.spread import (
 from costsim.cache.results import CacheResult
 from costsim.engine.simulate import SimulatedCall, TraceResult, VariantResult
 from costsim.metering.meter import Meter
-from costsim.model import Call, CassettePath, Usage
+from costsim.model import Call, CassettePath, NoteKind, Usage
 from costsim.model.reasoning import reasons
 from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.cache_policies import marks_of
@@ -121,13 +121,32 @@ def _output_error(item: SimulatedCall, usage: Usage, meter: Meter) -> tuple[floa
     source = sim.origin if sim.origin is not None else sim.call
     if sim.origin is not None and sim.origin.usage is not None:
         return 0.0, 0.0
-    hidden = usage.reasoning is None and reasons(source)  # its thinking may not show
+    cut = any(note.kind is NoteKind.INCOMPLETE_STREAM for note in source.notes)
+    # its thinking may not show; nor may what a cut stream had not sent yet
+    hidden = cut or (usage.reasoning is None and reasons(source))
     share = meter.expected_output_error(source, hidden=hidden).p90 / 100  # of the truth
     error = usage.output * share * OUTPUT_FACTOR
     # an estimate that misses a share p of the truth (a reasoning model's hidden thinking:
-    # 98% on Chat Completions) is p / (1 - p) of itself short of it; never below nothing
+    # 98% on Chat Completions) is p / (1 - p) of itself short of it; never below nothing,
+    # nor above the output the request allowed
     above = max(error, usage.output * share / (1 - share)) if share < 1 else error
+    cap = _output_cap(source)
+    if cap is not None:
+        above = min(above, max(float(cap - usage.output), 0.0))
     return min(error, float(usage.output)), above
+
+
+_OUTPUT_CAPS = ("max_completion_tokens", "max_output_tokens", "max_tokens")
+"""Request parameters that cap a response's output, thinking included (OpenAI Chat's newer
+and older names, Responses', Anthropic's)."""
+
+
+def _output_cap(call: Call) -> int | None:
+    for name in _OUTPUT_CAPS:
+        value = call.extra.get(name)
+        if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+            return value
+    return None
 
 
 def _boundaries(

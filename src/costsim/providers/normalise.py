@@ -161,7 +161,8 @@ def _build(
         extra_notes.append(
             Note(
                 NoteKind.INCOMPLETE_STREAM,
-                "the stream ends before its final usage event (cut recording?): estimated",
+                "the stream ends before it finishes (cut recording?): estimated from what "
+                "arrived, which its output is at least",
             )
         )
     elif usage is None and flavour is Flavour.ANTHROPIC_TEXT and response.error is None:
