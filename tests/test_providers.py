@@ -541,6 +541,10 @@ def test_report_by_provider_names_who_bills_each_call(tmp_path: Path) -> None:
         "azure": Decimal("0.0035"),
         "openai": Decimal("0.0035"),
     }
+    # cassettes list names them alike (it said openai for both)
+    from costsim.analysis.cassettes import listing
+
+    assert [listing(trace).providers for trace in traces] == [("azure",), ("openai",)]
 
 
 def test_count_tokens_endpoint_is_not_a_call(tmp_path: Path) -> None:

@@ -56,7 +56,7 @@ def listing(trace: CassetteTrace) -> CassetteListing:
         first=min(dates, default=None),
         last=max(dates, default=None),
         calls=len(trace.calls),
-        providers=tuple(sorted({c.provider for c in trace.calls})),
+        providers=tuple(sorted({c.billed_by for c in trace.calls})),  # as report --by provider
         models=tuple(sorted({c.priced_model for c in trace.calls if c.priced_model})),
         size=trace.size_bytes,
     )
