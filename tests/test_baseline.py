@@ -196,3 +196,13 @@ def test_hostile_baseline_values_name_the_test_and_field(
     path.write_text(json.dumps(document))
     with pytest.raises(InputError, match=re.escape(f"malformed test entry 't::a': {message}")):
         load_baseline(path)
+
+
+def test_a_rise_just_over_its_tolerance_does_not_read_as_the_tolerance() -> None:
+    """A trial read "rose +2.0% ..., over the tolerance of 2%" for a 2.03% rise."""
+    result = compare_baselines(
+        {"t::a": _cost(10_000)}, {"t::a": _cost(10_203)}, {"prompt_tokens": 2.0}
+    )
+    assert result.regressions == [
+        "t::a: prompt_tokens rose +2.03% (10,000 -> 10,203), over the tolerance of 2%"
+    ]

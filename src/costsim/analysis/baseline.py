@@ -230,10 +230,20 @@ class RegressionCheck:
         change = float((after - before) / before * 100)
         if change > self.percent:
             return (
-                f"{test}: {self.metric} rose {change:+.1f}% ({shown(before)} -> {shown(after)}), "
-                f"over the tolerance of {self.percent:g}%"
+                f"{test}: {self.metric} rose {_over(change, self.percent)} "
+                f"({shown(before)} -> {shown(after)}), over the tolerance of {self.percent:g}%"
             )
         return None
+
+
+def _over(change: float, limit: float) -> str:
+    """``+5.1%``; with more decimals where one would read as the limit itself (``+2.03%``
+    over 2%, not ``+2.0%``)."""
+    for places in range(1, 5):
+        text = f"{change:+.{places}f}%"
+        if float(text[:-1]) > limit:
+            return text
+    return f"{change:+g}%"
 
 
 @dataclass(slots=True)
