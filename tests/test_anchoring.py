@@ -10,6 +10,7 @@ not the recorded cost plus the Δ beside it.
 from __future__ import annotations
 
 import json
+import tempfile
 from decimal import Decimal
 from pathlib import Path
 
@@ -278,3 +279,79 @@ def test_a_reasoning_model_recorded_without_usage_says_its_thinking_is_unknown(
     band = variant.delta
     assert band.low is not None and band.high is not None
     assert band.low <= -saving <= band.high < 0
+
+
+def test_which_requests_reason() -> None:
+    """o-series and GPT-5 models reason unless told not to; GPT-5's chat model and GPT-5.1
+    and later only when asked; the model the response names counts (an Azure deployment's
+    name says nothing)."""
+    import dataclasses
+
+    from costsim.model import ThinkingConfig
+    from costsim.model.reasoning import reasons
+
+    (call,) = load_trace(_cassette(Path(tempfile.mkdtemp()), "gpt-4o", [(10, 0)])).calls
+    named = {
+        model: reasons(dataclasses.replace(call, model=model, response_model=None))
+        for model in ("o1-mini", "o3-pro", "O4-mini", "openai/o4-mini", "gpt-5-mini", "gpt-oss-120b",
+                      "gpt-5-chat-latest", "gpt-5.1", "gpt-4.1", "codex-mini-latest")
+    }  # fmt: skip
+    assert [m for m, yes in named.items() if yes] == [
+        "o1-mini", "o3-pro", "O4-mini", "openai/o4-mini", "gpt-5-mini", "gpt-oss-120b",
+        "codex-mini-latest",
+    ]  # fmt: skip
+    azure = dataclasses.replace(call, model="reasoning-prod", response_model="o4-mini-2025-04-16")
+    assert reasons(azure)
+    asked = ThinkingConfig(enabled=True, effort="low")
+    assert reasons(dataclasses.replace(call, model="gpt-5.1", thinking=asked))
+    off = ThinkingConfig(enabled=False, effort="none")
+    assert not reasons(dataclasses.replace(call, model="o4-mini", thinking=off))
+
+
+def test_a_stream_without_usage_saves_no_more_than_its_estimate_costs(tmp_path: Path) -> None:
+    """A plain model's stream recorded without usage: routing it saves at most what the
+    estimate costs (a review saw the band reach 4.5 times it); a reasoning model's output is
+    only a lower bound, so its band is not cut there (above)."""
+    import yaml
+
+    path = _cassette(tmp_path, "gpt-4o", [(1400, 0)])
+    document = yaml.safe_load(path.read_text())
+    (interaction,) = document["interactions"]
+    body = json.loads(interaction["response"]["body"]["string"])
+    del body["usage"]
+    body["choices"][0]["message"]["content"] = "Your refund was issued on Monday. " * 4
+    interaction["response"]["body"]["string"] = json.dumps(body)
+    path.write_text(yaml.safe_dump(document))
+    simulation = costsim.simulate(path, "routing:default=gpt-4o-mini")
+    (variant,) = simulation.data.variants
+    cost = simulation.data.baseline.cost_usd
+    assert cost is not None and variant.delta.low is not None
+    assert variant.delta.low >= -cost
+
+
+def test_the_plugin_estimates_each_cassette_of_a_test_apart(tmp_path: Path) -> None:
+    """A test that replays two cassettes: its calls without usage are split by the cache
+    rules per cassette, as report splits them (a review saw the plugin share a cache across
+    the two)."""
+    import shutil
+
+    import yaml
+
+    from costsim.analysis.report import build_report
+
+    first = _cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM)
+    document = yaml.safe_load(first.read_text())
+    for interaction in document["interactions"]:
+        body = json.loads(interaction["response"]["body"]["string"])
+        del body["usage"]
+        interaction["response"]["body"]["string"] = json.dumps(body)
+    first.write_text(yaml.safe_dump(document))
+    second = tmp_path / "again.yaml"
+    shutil.copy(first, second)
+    traces = [load_trace(first), load_trace(second)]
+    report = build_report(traces)
+    plugin = TestMeter().recorded([call for trace in traces for call in trace.calls])
+    assert sum(m.usage.cache_read for m in plugin if m.usage) == report.totals.cache_read_tokens
+    assert sum(m.price.amount for m in plugin if m.price and m.price.amount) == (
+        report.totals.cost_usd
+    )

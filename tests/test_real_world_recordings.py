@@ -694,7 +694,23 @@ def test_a_cut_streams_output_is_banded_up_to_what_the_request_allowed(tmp_path:
     trace = load_trace(write_yaml(tmp_path / "cut.yaml", [interaction(response=_sse(events))]))
     (item,) = Engine([trace]).recorded(trace).calls
     assert item.usage is not None and item.usage.output < 64
-    output = call_terms(item, Meter())[("output", id(item.sim.origin))]
+    meter = Meter()
+    output = call_terms(item, meter)[("output", id(item.sim.origin))]
     per_token = Decimal("15") / 1_000_000  # claude-sonnet-4 output
     assert output.above == (64 - item.usage.output) * per_token  # max_tokens 64
-    assert output.below <= item.usage.output * per_token  # never below nothing
+    # below, only the count's error of what arrived (not down to nothing)
+    count = item.usage.output * meter.expected_error(item.call).p90 / 100
+    assert output.below == Decimal(str(round(count, 3))) * per_token < item.usage.output * per_token
+
+
+def test_a_cut_stream_keeps_the_cache_counts_it_recorded(tmp_path: Path) -> None:
+    """message_start carries the input counts, cache reads among them: a cut stream keeps
+    them (a review saw them replaced by the cache simulation's guess, 11 times the bill)."""
+    events = _anthropic_events(900, 40)[:3]
+    events[0]["message"]["usage"].update(cache_read_input_tokens=2600)
+    request = {**ANTHROPIC_REQUEST, "system": [{"type": "text", "text": "Be brief. " * 400,
+               "cache_control": {"type": "ephemeral"}}]}  # fmt: skip
+    path = write_yaml(tmp_path / "cut.yaml", [interaction(request=request, response=_sse(events))])
+    document = _report(path)
+    assert document["totals"]["cache_read_tokens"] == 2600
+    assert document["totals"]["prompt_tokens"] == 3500

@@ -69,6 +69,8 @@ class VariantSummary:
     attribution_bands: dict[str, Band] = field(default_factory=dict)
     breakpoints: list[BreakpointEconomics] = field(default_factory=list)
     """Per breakpoint position: tokens written and read back, and the dollars it made."""
+    hidden_output: bool = False
+    """Some call the variant bills differently has an output that is only a lower bound."""
     resimulation_gap: tuple[Decimal | None, Decimal | None] = (Decimal(0), Decimal(0))
     """(replayed cost, recorded cost) of the calls the variant bills differently: how far the
     simulator's replay of the recording is from what those calls were billed (a gap the
@@ -91,10 +93,11 @@ class VariantSummary:
 
     def _touched(self) -> Decimal | None:
         """The most the variant can save: what the calls it bills differently were billed
-        (the rest cost the same in both); None (no floor) when that is unknown: a call
-        without recorded usage is an estimate, which may be below what it was billed (a
-        reasoning model's hidden thinking), so its band is not cut there."""
-        return self.resimulation_gap[1]
+        (the rest cost the same in both; a call without recorded usage at its estimate);
+        None (no floor) when that is unknown, or when some of those calls' output is only a
+        lower bound (a cut stream, a reasoning model recorded without usage: their bill may
+        lie well above the estimate, and so may the saving)."""
+        return None if self.hidden_output else self.resimulation_gap[1]
 
     def cassette_delta(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())
@@ -145,6 +148,7 @@ def summary_of(variant: Variant, item: VariantPart) -> VariantSummary:
         baseline_per_cassette=item.baseline_per_cassette,
         resimulated_calls=item.resimulated_calls,
         resimulation_gap=(item.gap[0].cost_usd, item.gap[1].cost_usd),
+        hidden_output=bool(item.gap[1].hidden_output_calls),
         breakpoints=item.breakpoints,
     )
 

@@ -110,7 +110,8 @@ def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, T
     out, :mod:`costsim.engine.anchoring`)."""
     resimulated = [item for trace in result.baselines for item in trace.calls if item.resimulated]
     simulated = Totals.of(meter(i.call, as_of=as_of, usage=i.modelled) for i in resimulated)
-    recorded = Totals.of(meter(i.call, as_of=as_of) for i in resimulated)
+    # as the baseline bills them: a call without recorded usage at its estimate
+    recorded = Totals.of(meter(i.call, as_of=as_of, usage=i.usage) for i in resimulated)
     return simulated, recorded
 
 

@@ -23,7 +23,7 @@ from costsim.io.files import write_atomic
 from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter
 from costsim.metering.saved import read_calibration
-from costsim.model import Call, CassetteTrace
+from costsim.model import Call, CassetteTrace, Usage
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.pricing.money import amount_text
 from costsim.providers.background import awaiting
@@ -215,9 +215,16 @@ class TestMeter:
         ``costsim report`` and compare's baseline estimate it."""
         if all(call.usage is not None or call.errored for call in calls):
             return [meter(call) for call in calls]
-        trace = _trace(0, calls)
-        engine = Engine([trace], meter=self.estimator)
-        return [meter(item.call, usage=item.usage) for item in engine.recorded(trace).calls]
+        # per cassette, as report splits them (a test may replay several)
+        by_file: dict[Path, list[Call]] = {}
+        for call in calls:
+            by_file.setdefault(call.provenance.path, []).append(call)
+        usage: dict[int, Usage | None] = {}
+        for position, group in enumerate(by_file.values()):
+            trace = _trace(position, group)
+            engine = Engine([trace], meter=self.estimator)
+            usage.update((id(i.call), i.usage) for i in engine.recorded(trace).calls)
+        return [meter(call, usage=usage[id(call)]) for call in calls]
 
     def as_sent(self, recorded: Sequence[Call], sent: Sequence[Call]) -> list[MeteredCall]:
         """A test's calls metered for the requests the code sent: recorded prompt plus the

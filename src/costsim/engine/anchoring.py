@@ -80,6 +80,7 @@ def estimated_as_replayed(replay: TraceResult) -> dict[int, SimulatedCall]:
         for item in replay.calls
         if (origin := item.sim.origin) is not None
         and origin.usage is None
+        and origin.usage_hint is None  # a cut stream keeps the input counts it recorded
         and not origin.errored
         and item.usage is not None
     }

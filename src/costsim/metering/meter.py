@@ -169,13 +169,11 @@ class Meter:
         content class (see :class:`RelativeError`)."""
         return self.errors.total(call.flavour.value, content_class(call))
 
-    def expected_output_error(self, call: Call, *, hidden: bool = False) -> RelativeError:
-        """Expected error of :meth:`estimate_output` for ``call`` (percent of the output);
-        ``hidden``: the call may have thought without showing it (a reasoning model's stream
-        recorded without usage), so the thinking figure applies whatever its blocks."""
+    def expected_output_error(self, call: Call) -> RelativeError:
+        """Expected error of :meth:`estimate_output` for ``call`` (percent of the output)."""
         thinking = (ThinkingBlock, RedactedThinkingBlock, ReasoningBlock)
         thinks = any(isinstance(block, thinking) for block in call.response)
-        return output_error(call.flavour.shape.value, thinks or hidden, self.output_errors)
+        return output_error(call.flavour.shape.value, thinks, self.output_errors)
 
     def delta_band(self, original: Call, transformed: Call) -> TokenBand:
         """The estimated prompt change from ``original`` to ``transformed`` and its expected

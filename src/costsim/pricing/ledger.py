@@ -20,7 +20,7 @@ from costsim.model import (
     Usage,
     UsageSource,
 )
-from costsim.model.reasoning import reasons
+from costsim.model.reasoning import output_hidden, reasons
 from costsim.pricing.names import model_label
 from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
@@ -149,6 +149,9 @@ class Totals:
     """Calls that thought without reporting how much (Anthropic bills thinking inside output
     and does not count it apart): their thinking is in ``output_tokens``, not in
     ``reasoning_tokens``."""
+    hidden_output_calls: int = 0
+    """Calls whose output is an estimate that may lie well above what was recorded (a cut
+    stream, a reasoning model recorded without usage): their output is a lower bound."""
     read_pricing: dict[ReadPricing, dict[str, int]] = field(default_factory=dict)
     """Calls whose cache reads the model has no cached-input price for, by how they were
     priced, then by model (see :mod:`costsim.pricing.reads`); string keys, so the cache
@@ -203,6 +206,8 @@ class Totals:
         self.reasoning_tokens += usage.reasoning or 0
         if usage.reasoning is None and (_thought(call) or (usage.estimated and reasons(call))):
             self.unreported_thinking_calls += 1
+        if output_hidden(call, usage):
+            self.hidden_output_calls += 1
         self.web_searches += usage.web_searches
         cost = metered.price
         if cost is None:
@@ -237,6 +242,7 @@ class Totals:
         self.output_tokens += other.output_tokens
         self.reasoning_tokens += other.reasoning_tokens
         self.unreported_thinking_calls += other.unreported_thinking_calls
+        self.hidden_output_calls += other.hidden_output_calls
         self.undated_calls += other.undated_calls
         self.gateway_priced_calls += other.gateway_priced_calls
         self.web_searches += other.web_searches
