@@ -1096,3 +1096,32 @@ def test_a_background_response_is_billed_from_its_retrieval(pytester: pytest.Pyt
     result.assert_outcomes(passed=1)
     entry = _report(pytester)["tests"]["test_bg.py::test_background"]  # type: ignore[index]
     assert entry["cost_usd"] == "0.005775" and entry["unrecorded_calls"] == 0
+
+
+def test_a_what_if_that_cannot_act_says_why(project: pytest.Pytester) -> None:
+    """A routing what-if for an agent with no pattern changes nothing: its column was the
+    tests' own cost with no word of why (a trial read it as "routing saves nothing"). The
+    strategy's notes now follow the column's legend, in the terminal and the reports."""
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest(
+        "--costsim",
+        "--costsim-report",
+        "out.json",
+        "--costsim-report",
+        "out.md",
+        "--costsim-strategies",
+        "routing:agents.support=claude-haiku-4-5",
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "what-if 1: cost with routing:agents.support=claude-haiku-4-5*",
+            "  note: agents.support routes an agent with no pattern*",
+        ]
+    )
+    notes = _report(project)["notes"]
+    assert isinstance(notes, list)
+    assert any("agents.support routes an agent with no pattern" in note for note in notes)
+    assert (
+        "note: agents.support routes an agent with no pattern"
+        in (project.path / "out.md").read_text()
+    )

@@ -242,14 +242,17 @@ class TestMeter:
         strategies: str,
         *,
         unreadable: Mapping[str, int] | None = None,
+        notes: dict[str, list[str]] | None = None,
     ) -> dict[str, dict[str, WhatIfCost]]:
         """Per test (recorded calls, sent calls), each variant's simulated cost.
 
         ``unreadable``: per test, how many of its calls could not be read. No variant can
         price them, so each counts as unpriced in every variant's cost for its test (a
-        partial cost, as the test's own), never as $0.
+        partial cost, as the test's own), never as $0. ``notes``: filled, per variant, with
+        the distinct notes its strategies gave (one that could not act says why: its column
+        is then the tests' own cost for a reason, not a saving of nothing).
         """
-        costs = self._simulated(tests, strategies)
+        costs = self._simulated(tests, strategies, {} if notes is None else notes)
         for name, count in (unreadable or {}).items():
             if count:
                 columns = costs.setdefault(name, {})
@@ -259,7 +262,10 @@ class TestMeter:
         return costs
 
     def _simulated(
-        self, tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]], strategies: str
+        self,
+        tests: Mapping[str, tuple[Sequence[Call], Sequence[Call]]],
+        strategies: str,
+        notes: dict[str, list[str]],
     ) -> dict[str, dict[str, WhatIfCost]]:
         names = list(tests)
         seen: tuple[dict[str, Call], dict[str, Call]] = ({}, {})  # the run's, in test order
@@ -271,6 +277,10 @@ class TestMeter:
         costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
+            said = notes.setdefault(variant.name, [])
+            for event in result.events:
+                if event.kind == "note" and event.message not in said:
+                    said.append(event.message)
             by_trace = result.totals_by_trace()
             bands = variant_bands(result, self.estimator, None).per_cassette
             for trace, name in pairs:

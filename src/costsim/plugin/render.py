@@ -151,10 +151,11 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     leaves = f"(left out to fit: {', '.join(left_out)}; a --costsim-report file has every column)"
     notes = [leaves] if left_out else []
     tests = list(costs)
-    notes += [
-        f"what-if {i}: cost with {name}{_what_if_band(_what_if_sum(state, name, tests))}"
-        for i, name in enumerate(what_if, start=1)
-    ]
+    for i, name in enumerate(what_if, start=1):
+        notes.append(
+            f"what-if {i}: cost with {name}{_what_if_band(_what_if_sum(state, name, tests))}"
+        )
+        notes += [f"  note: {note}" for note in state.what_if_notes.get(name, [])]
     if shown.others and shown.listed:
         notes.append(others_note(len(shown.others), "test", others_how(options)))
     elif shown.others:
@@ -296,7 +297,14 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
         },
         "drift": [entry.to_json() for entry in state.drifted()],
         "failures": failures,
-        "notes": state.notes,
+        "notes": [
+            *state.notes,
+            *(
+                f"cost with {name}: {note}"
+                for name, said in state.what_if_notes.items()
+                for note in said
+            ),
+        ],
         "warnings": state.errors,
         "internal_errors": state.internal_errors,
     }
@@ -315,6 +323,11 @@ def write_report(
         variants = parse_strategies(strategies) if strategies and costs else []
         bands = {v.name: _what_if_band(_what_if_sum(state, v.name, list(costs))) for v in variants}
         notes = [f"- cost with {name}{band}" for name, band in bands.items() if band]
+        notes += [
+            f"- cost with {v.name}: note: {note}"
+            for v in variants
+            for note in state.what_if_notes.get(v.name, [])
+        ]
         notes += [f"- {line.strip()}" for line in _notes(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
         answer = [answer_line(costs), ""] if costs else []

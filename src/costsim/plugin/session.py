@@ -107,6 +107,8 @@ class CostsimSession(Observing):
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
     what_if_costs: dict[str, dict[str, WhatIfCost]] = field(default_factory=dict)
+    what_if_notes: dict[str, list[str]] = field(default_factory=dict)
+    """Per what-if variant, the distinct notes its strategies gave (why one could not act)."""
     """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
     usage_errors: list[str] = field(default_factory=list)
     """Bad markers found by xdist workers (they cannot stop the run themselves)."""
@@ -205,7 +207,9 @@ class CostsimSession(Observing):
             test: ([i.recorded for i in items], [i.sent or i.recorded for i in items])
             for test, items in self.observed.items()
         }
-        costs = self.meter.what_if(tests, strategies, unreadable=self.unreadable)
+        costs = self.meter.what_if(
+            tests, strategies, unreadable=self.unreadable, notes=self.what_if_notes
+        )
         self.what_if_costs.update(costs)
 
     # --- results -------------------------------------------------------------------------
@@ -319,6 +323,7 @@ class CostsimSession(Observing):
                     test: {name: cost.to_json() for name, cost in columns.items()}
                     for test, columns in self.what_if_costs.items()
                 },
+                "what_if_notes": self.what_if_notes,
                 "errors": self.errors,
                 "drift": [entry.to_json() for entry in self.drifted()],
                 "budgets": {
@@ -352,6 +357,9 @@ class CostsimSession(Observing):
             self.merge_what_if(
                 test, {name: WhatIfCost.from_json(value) for name, value in columns.items()}
             )
+        for name, said in figures.get("what_if_notes", {}).items():
+            mine = self.what_if_notes.setdefault(name, [])
+            mine.extend(note for note in said if note not in mine)
         self.errors.extend(figures.get("errors", []))
         self.internal_errors.extend(figures.get("internal_errors", []))
         # every worker collects every test, so each finds the same bad marker: one error
