@@ -33,6 +33,22 @@ ROUTED_BY_HAND = (4530 * Decimal("2.50") + 300 * Decimal("10")) / 1_000_000  # 0
 RECORDED_BY_HAND = (4530 * Decimal("0.15") + 300 * Decimal("0.60")) / 1_000_000  # 0.0008595
 
 
+def _without_usage(path: Path, answer: str | None = None) -> Path:
+    """The cassette as a stream recorded without ``include_usage`` records it: no usage in
+    any response (and ``answer`` as the reply, when given)."""
+    import yaml
+
+    document = yaml.safe_load(path.read_text())
+    for interaction in document["interactions"]:
+        body = json.loads(interaction["response"]["body"]["string"])
+        del body["usage"]
+        if answer is not None:
+            body["choices"][0]["message"]["content"] = answer
+        interaction["response"]["body"]["string"] = json.dumps(body)
+    path.write_text(yaml.safe_dump(document))
+    return path
+
+
 def test_a_class_moves_by_the_simulated_change() -> None:
     recorded = Usage(uncached_input=2000, cache_read=15000, output=500)
     replay = Usage(uncached_input=17000, output=500)  # a server-side tool's reads, unseen
@@ -208,17 +224,9 @@ def test_a_call_without_usage_is_estimated_with_the_cache_it_would_have_read(
     prefix of 1,024 tokens or more unasked, bills such calls; it is now split as the replay
     splits it, in report, compare's baseline and the plugin alike, and the reads are banded
     (OpenAI may not have served them)."""
-    import yaml
-
     from costsim.analysis.report import build_report
 
-    path = _cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM)
-    document = yaml.safe_load(path.read_text())
-    for interaction in document["interactions"]:
-        body = json.loads(interaction["response"]["body"]["string"])
-        del body["usage"]
-        interaction["response"]["body"]["string"] = json.dumps(body)
-    path.write_text(yaml.safe_dump(document))
+    path = _without_usage(_cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM))
     trace = load_trace(path)
     assert all(call.usage is None for call in trace.calls)
     report = build_report([trace])
@@ -250,19 +258,10 @@ def test_a_reasoning_model_recorded_without_usage_says_its_thinking_is_unknown(
     its true saving fell outside. Its thinking now reads as unreported (≥), its output band
     reaches as far as reasoning models' hidden thinking did on the corpus, and the saving is
     not cut at the estimate's cost."""
-    import yaml
-
     from costsim.analysis.report import build_report
 
-    path = _cassette(tmp_path, "o4-mini", [(1400, 0)])
-    document = yaml.safe_load(path.read_text())
-    (interaction,) = document["interactions"]
-    body = json.loads(interaction["response"]["body"]["string"])
-    del body["usage"]
     answer = "The refund for order 4411 was issued on Monday and should arrive in five days. "
-    body["choices"][0]["message"]["content"] = answer * 2
-    interaction["response"]["body"]["string"] = json.dumps(body)
-    path.write_text(yaml.safe_dump(document))
+    path = _without_usage(_cassette(tmp_path, "o4-mini", [(1400, 0)]), answer * 2)
     trace = load_trace(path)
     report = build_report([trace])
     assert report.totals.unreported_thinking_calls == 1 and report.totals.reasoning_tokens == 0
@@ -312,16 +311,8 @@ def test_a_stream_without_usage_saves_no_more_than_its_estimate_costs(tmp_path: 
     """A plain model's stream recorded without usage: routing it saves at most what the
     estimate costs (a review saw the band reach 4.5 times it); a reasoning model's output is
     only a lower bound, so its band is not cut there (above)."""
-    import yaml
-
-    path = _cassette(tmp_path, "gpt-4o", [(1400, 0)])
-    document = yaml.safe_load(path.read_text())
-    (interaction,) = document["interactions"]
-    body = json.loads(interaction["response"]["body"]["string"])
-    del body["usage"]
-    body["choices"][0]["message"]["content"] = "Your refund was issued on Monday. " * 4
-    interaction["response"]["body"]["string"] = json.dumps(body)
-    path.write_text(yaml.safe_dump(document))
+    answer = "Your refund was issued on Monday. " * 4
+    path = _without_usage(_cassette(tmp_path, "gpt-4o", [(1400, 0)]), answer)
     simulation = costsim.simulate(path, "routing:default=gpt-4o-mini")
     (variant,) = simulation.data.variants
     cost = simulation.data.baseline.cost_usd
@@ -335,17 +326,9 @@ def test_the_plugin_estimates_each_cassette_of_a_test_apart(tmp_path: Path) -> N
     the two)."""
     import shutil
 
-    import yaml
-
     from costsim.analysis.report import build_report
 
-    first = _cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM)
-    document = yaml.safe_load(first.read_text())
-    for interaction in document["interactions"]:
-        body = json.loads(interaction["response"]["body"]["string"])
-        del body["usage"]
-        interaction["response"]["body"]["string"] = json.dumps(body)
-    first.write_text(yaml.safe_dump(document))
+    first = _without_usage(_cassette(tmp_path, "gpt-4o-mini", MISSED, SYSTEM))
     second = tmp_path / "again.yaml"
     shutil.copy(first, second)
     traces = [load_trace(first), load_trace(second)]
