@@ -346,3 +346,39 @@ def _terms(result: VariantResult) -> list[tuple[tuple[object, ...], object]]:
         for variant, baseline in run_terms(result, Meter(), None)
         for key, spread in [*variant.items(), *baseline.items()]
     ]
+
+
+def test_models_routes_the_calls_of_a_recorded_model(tmp_path: Path) -> None:
+    """``models`` moves every call of one recorded model (its dated snapshots too), not a
+    longer model's name (a trial could only route every model at once with ``default``)."""
+    from costsim.strategies.syntax import parse_step
+    from tests.test_providers import _cassette
+
+    uri = "https://api.openai.com/v1/chat/completions"
+    traces = []
+    for index, model in enumerate(("gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18")):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        response = {"model": model, "choices": [{"index": 0, "message": {"content": "x"}}],
+                    "created": 1762250400,
+                    "usage": {"prompt_tokens": 1000, "completion_tokens": 100}}  # fmt: skip
+        request = {"model": model, "messages": [{"role": "user", "content": "x " * 990}]}
+        traces.append(_cassette(folder, uri, request, response))
+    step = parse_step("routing:models.gpt-4o=gpt-4o-mini")
+    assert step.params.models == {"gpt-4o": "gpt-4o-mini"}  # type: ignore[attr-defined]
+    result = Engine(traces).run(Variant("r", (step,)))
+    routed, kept = (trace.calls[0] for trace in result.traces)
+    assert routed.call.model == "gpt-4o-mini" and kept.call is kept.sim.origin
+    by_trace = result.totals_by_trace()
+    # gpt-4o at $2.50 / $10 per million -> gpt-4o-mini at $0.15 / $0.60: 1,000 in, 100 out
+    assert (
+        by_trace[traces[0].path].cost_usd
+        == (1000 * Decimal("0.15") + 100 * Decimal("0.60")) / 1_000_000
+    )
+    assert (
+        by_trace[traces[1].path].cost_usd
+        == (1000 * Decimal("0.15") + 100 * Decimal("0.60")) / 1_000_000
+    )
+    dotted = parse_step("routing:models.gpt-4.1-mini=gpt-4.1-nano")  # a key with a dot
+    assert dotted.params.models == {"gpt-4.1-mini": "gpt-4.1-nano"}  # type: ignore[attr-defined]
+    assert dotted.describe() == "routing:models.gpt-4.1-mini=gpt-4.1-nano"

@@ -1,8 +1,9 @@
 """``routing``: choose the model per call by agent role, cost tier and task complexity.
 
 Resolution per call: a per-agent override (model or tier) > the agent's cost tier (from the
-scenario's ``agents``, recognised by system-prompt pattern) > the complexity heuristic on the
-latest user text (when enabled) > ``default`` (a tier or model; unset keeps the recorded model).
+scenario's ``agents``, recognised by system-prompt pattern) > the recorded model (``models``)
+> the complexity heuristic on the latest user text (when enabled) > ``default`` (a tier or
+model; unset keeps the recorded model).
 Routed calls are repriced at the new model; their prompt is re-estimated with the new model's
 calibration family, and the model change breaks the prompt cache, which the cache simulation
 shows. Outputs are replayed as recorded (the report says so).
@@ -20,7 +21,7 @@ from typing import Literal
 
 from pydantic import Field
 
-from costsim.metering.models import provider_of
+from costsim.metering.models import base_model_name, provider_of
 from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from costsim.pricing.names import model_label
 from costsim.pricing.platform_ids import bedrock_id
@@ -46,6 +47,9 @@ class RoutingParams(Params):
     """Agent name -> regex on the system prompt (added to the scenario's ``agents``)."""
     agent_tiers: dict[str, Tier] = Field(default_factory=dict)
     """Agent name -> cost tier (added to the tiers the scenario's ``agents`` declare)."""
+    models: dict[str, str] = Field(default_factory=dict)
+    """Recorded model -> tier or model: every call of that model, e.g. {gpt-4o: gpt-4o-mini}
+    (the name or its dated snapshots, ``gpt-4o-2024-08-06``; not ``gpt-4o-mini``)."""
     complexity: bool = False
     """Route by the latest user text: greetings and short questions light, analysis heavy."""
     default: str | None = None
@@ -92,7 +96,7 @@ class _Router:
         """Whether any rule can route a call: an agent rule, tiers by complexity, a default."""
         agents = bool(self.patterns) and bool(self.params.agents or self.tiers)
         tiers = self.params.complexity and bool({"light", "heavy"} & set(self.models))
-        return agents or tiers or self.params.default is not None
+        return agents or tiers or bool(self.params.models) or self.params.default is not None
 
     def route(self, call: Call) -> tuple[str | None, str]:
         """(model or None to keep, why)."""
@@ -103,6 +107,9 @@ class _Router:
             tier = self.tiers[agent]
             if tier in self.models:
                 return self.models[tier], f"agent {agent} is {tier} tier"
+        recorded = _recorded_model(self.params.models, call)
+        if recorded is not None:
+            return self.model_for(self.params.models[recorded]), f"{recorded} calls"
         if self.params.complexity:
             text = _latest_user_text(call)
             if text and re.search(_HEAVY, text, re.IGNORECASE) and "heavy" in self.models:
@@ -112,6 +119,18 @@ class _Router:
         if self.params.default is not None:
             return self.model_for(self.params.default), "default"
         return None, ""
+
+
+def _recorded_model(models: dict[str, str], call: Call) -> str | None:
+    """The key of ``models`` that names ``call``'s model: the name itself or a dated snapshot
+    of it (``gpt-4o-2024-08-06``, ``claude-sonnet-4-5-20250929``), never a longer model's
+    name (``gpt-4o`` is not ``gpt-4o-mini``); platform decorations aside."""
+    names = {base_model_name(call.model), base_model_name(call.priced_model)}
+    for key in models:
+        dated = re.compile(re.escape(key) + r"(-\d{4}-?\d{2}-?\d{2})?")
+        if any(dated.fullmatch(name) for name in names):
+            return key
+    return None
 
 
 def _input_price(model: str, provider: str, when: datetime | None) -> tuple[float | None, str]:
@@ -152,7 +171,7 @@ def _risky(item: SimCall, params: RoutingParams) -> str | None:
 
 _NO_RULE = (
     "no rule routes any call: tiers apply with complexity=true or to agents, else give "
-    "agents or a default (costsim strategies routing)"
+    "agents, models or a default (costsim strategies routing)"
 )
 
 

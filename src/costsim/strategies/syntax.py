@@ -101,6 +101,19 @@ def _value(text: str, annotation: Any) -> Any:
     return _unquote(text)
 
 
+def _path(model: type[BaseModel], key: str) -> list[str]:
+    """``tiers.light`` -> [tiers, light]; a flat mapping's key keeps its dots, since model
+    names have them (``models.gpt-4.1-mini`` -> [models, gpt-4.1-mini])."""
+    first, *rest = key.split(".")
+    path = [first]
+    while rest:
+        annotation = _annotation(model, path)
+        if typing.get_origin(annotation) is dict and not _keyed(typing.get_args(annotation)[1]):
+            return [*path, ".".join(rest)]
+        path.append(rest.pop(0))
+    return path
+
+
 def parse_step(text: str) -> Step:
     """One strategy and its options: ``name[:key=value,...]``."""
     name, _, rest = text.strip().partition(":")
@@ -113,7 +126,7 @@ def parse_step(text: str) -> Step:
             raise ConfigError(
                 f"strategy option {pair.strip()!r} in {text.strip()!r} is not key=value"
             )
-        *parents, leaf = key.strip().split(".")
+        *parents, leaf = _path(model, key.strip())
         target = params
         for parent in parents:
             target = target.setdefault(parent, {})
