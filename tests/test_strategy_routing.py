@@ -382,3 +382,31 @@ def test_models_routes_the_calls_of_a_recorded_model(tmp_path: Path) -> None:
     dotted = parse_step("routing:models.gpt-4.1-mini=gpt-4.1-nano")  # a key with a dot
     assert dotted.params.models == {"gpt-4.1-mini": "gpt-4.1-nano"}  # type: ignore[attr-defined]
     assert dotted.describe() == "routing:models.gpt-4.1-mini=gpt-4.1-nano"
+
+
+def test_a_call_routed_to_a_model_that_does_not_reason_sheds_its_reasoning(
+    tmp_path: Path,
+) -> None:
+    """o4-mini billed 500 output tokens, 400 of them reasoning; routed to gpt-4o-mini, which
+    does not reason, the answer is kept and the reasoning is not billed (it was, at the new
+    model's price). To another reasoning model it is kept."""
+    from tests.test_providers import _cassette
+
+    response = {"model": "o4-mini-2025-04-16", "created": 1762250400,
+                "choices": [{"index": 0, "message": {"content": "Done."}}],
+                "usage": {"prompt_tokens": 1000, "completion_tokens": 500,
+                          "completion_tokens_details": {"reasoning_tokens": 400}}}  # fmt: skip
+    request = {"model": "o4-mini", "messages": [{"role": "user", "content": "x " * 990}]}
+    trace = _cassette(tmp_path, "https://api.openai.com/v1/chat/completions", request, response)
+    engine = Engine([trace])
+    plain = engine.run(Variant("p", (make_step("routing", {"default": "gpt-4o-mini"}),)))
+    (routed,) = plain.traces[0].calls
+    assert routed.usage is not None and (routed.usage.output, routed.usage.reasoning) == (100, 0)
+    # gpt-4o-mini: $0.15 / $0.60 per million; the prompt re-counted for its family (1,000 +-5)
+    prompt = routed.usage.prompt_total
+    assert abs(prompt - 1000) <= 5
+    assert plain.totals().cost_usd == (prompt * Decimal("0.15") + 100 * Decimal("0.60")) / 1_000_000
+    assert any("does not reason" in e.message for e in plain.events)
+    thinking = engine.run(Variant("t", (make_step("routing", {"default": "gpt-5-mini"}),)))
+    (kept,) = thinking.traces[0].calls
+    assert kept.usage is not None and (kept.usage.output, kept.usage.reasoning) == (500, 400)

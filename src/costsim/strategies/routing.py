@@ -23,6 +23,7 @@ from pydantic import Field
 
 from costsim.metering.models import base_model_name, provider_of
 from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from costsim.model.reasoning import reasons
 from costsim.pricing.names import model_label
 from costsim.pricing.platform_ids import bedrock_id
 from costsim.pricing.prices import price
@@ -157,6 +158,24 @@ def _not_routable(call: Call, model: str, when: datetime) -> str | None:
     return None
 
 
+def _without_reasoning(item: SimCall) -> tuple[SimCall, list[Event]]:
+    """A call routed from a model that reasoned, as reported, to one that does not
+    (gpt-4o-mini, say): the answer as recorded without its reasoning tokens, which it used to
+    keep billed on the new model; and the change, said. Any other call as it is."""
+    origin, routed = item.origin, item.call
+    usage = origin.usage if origin is not None else None
+    output = item.output if item.output is not None else (usage.output if usage else None)
+    reasoning = item.reasoning if item.output is not None else (usage.reasoning if usage else None)
+    if output is None or not reasoning or reasons(dataclasses.replace(routed, thinking=None)):
+        return item, []
+    said = (
+        f"{routed.model} does not reason: its {reasoning:,} recorded reasoning tokens are not "
+        "billed (the answer is kept as recorded)"
+    )
+    shed = dataclasses.replace(item, output=max(output - reasoning, 0), reasoning=0)
+    return shed, [Event("routing", "change", said, routed.provenance)]
+
+
 def _risky(item: SimCall, params: RoutingParams) -> str | None:
     origin = item.origin
     if origin is None:
@@ -286,7 +305,9 @@ class Routing:
                             call.provenance,
                         )
                     )
-            calls.append(dataclasses.replace(item, call=routed))
+            moved, said = _without_reasoning(dataclasses.replace(item, call=routed))
+            events += said
+            calls.append(moved)
         events += _off_list(calls)
         for (was, model), items in dearer.items():  # said once per trace and billed pair
             events.append(
