@@ -258,13 +258,10 @@ def test_a_routed_variants_delta_band_is_no_wider_than_its_cost_band(tmp_path: P
     read came from an entry warm before the recording, which does not serve the new model:
     the routed call reads nothing, so no best-effort term applies to it either."""
     from costsim.analysis.bands import variant_bands
-    from tests.test_providers import _cassette
 
-    response = {"model": "gpt-4.1", "choices": [{"index": 0, "message": {"content": "x"}}],
-                "usage": {"prompt_tokens": 3000, "completion_tokens": 100,
-                          "prompt_tokens_details": {"cached_tokens": 2048}}}  # fmt: skip
-    request = {"model": "gpt-4.1", "messages": [{"role": "user", "content": "x " * 2900}]}
-    trace = _cassette(tmp_path, "https://api.openai.com/v1/chat/completions", request, response)
+    usage = {"prompt_tokens": 3000, "completion_tokens": 100,
+             "prompt_tokens_details": {"cached_tokens": 2048}}  # fmt: skip
+    trace = _chat(tmp_path, "gpt-4.1", usage, 2900)
     engine = Engine([trace])
     result = engine.run(Variant("r", (make_step("routing", {"default": "gpt-4o-mini"}),)))
     bands = variant_bands(result, engine.meter, None)
@@ -348,22 +345,27 @@ def _terms(result: VariantResult) -> list[tuple[tuple[object, ...], object]]:
     ]
 
 
+def _chat(folder: Path, model: str, usage: dict[str, object], words: int) -> CassetteTrace:
+    """One Chat Completions call of ``model`` (``words`` words asked), recorded with
+    ``usage``."""
+    from tests.test_providers import _cassette
+
+    response = {"model": model, "created": 1762250400,
+                "choices": [{"index": 0, "message": {"content": "Done."}}], "usage": usage}  # fmt: skip
+    request = {"model": model, "messages": [{"role": "user", "content": "x " * words}]}
+    return _cassette(folder, "https://api.openai.com/v1/chat/completions", request, response)
+
+
 def test_models_routes_the_calls_of_a_recorded_model(tmp_path: Path) -> None:
     """``models`` moves every call of one recorded model (its dated snapshots too), not a
     longer model's name (a trial could only route every model at once with ``default``)."""
     from costsim.strategies.syntax import parse_step
-    from tests.test_providers import _cassette
 
-    uri = "https://api.openai.com/v1/chat/completions"
     traces = []
     for index, model in enumerate(("gpt-4o-2024-08-06", "gpt-4o-mini-2024-07-18")):
         folder = tmp_path / str(index)
         folder.mkdir()
-        response = {"model": model, "choices": [{"index": 0, "message": {"content": "x"}}],
-                    "created": 1762250400,
-                    "usage": {"prompt_tokens": 1000, "completion_tokens": 100}}  # fmt: skip
-        request = {"model": model, "messages": [{"role": "user", "content": "x " * 990}]}
-        traces.append(_cassette(folder, uri, request, response))
+        traces.append(_chat(folder, model, {"prompt_tokens": 1000, "completion_tokens": 100}, 990))
     step = parse_step("routing:models.gpt-4o=gpt-4o-mini")
     assert step.params.models == {"gpt-4o": "gpt-4o-mini"}  # type: ignore[attr-defined]
     result = Engine(traces).run(Variant("r", (step,)))
@@ -390,14 +392,9 @@ def test_a_call_routed_to_a_model_that_does_not_reason_sheds_its_reasoning(
     """o4-mini billed 500 output tokens, 400 of them reasoning; routed to gpt-4o-mini, which
     does not reason, the answer is kept and the reasoning is not billed (it was, at the new
     model's price). To another reasoning model it is kept."""
-    from tests.test_providers import _cassette
-
-    response = {"model": "o4-mini-2025-04-16", "created": 1762250400,
-                "choices": [{"index": 0, "message": {"content": "Done."}}],
-                "usage": {"prompt_tokens": 1000, "completion_tokens": 500,
-                          "completion_tokens_details": {"reasoning_tokens": 400}}}  # fmt: skip
-    request = {"model": "o4-mini", "messages": [{"role": "user", "content": "x " * 990}]}
-    trace = _cassette(tmp_path, "https://api.openai.com/v1/chat/completions", request, response)
+    usage = {"prompt_tokens": 1000, "completion_tokens": 500,
+             "completion_tokens_details": {"reasoning_tokens": 400}}  # fmt: skip
+    trace = _chat(tmp_path, "o4-mini-2025-04-16", usage, 990)
     engine = Engine([trace])
     plain = engine.run(Variant("p", (make_step("routing", {"default": "gpt-4o-mini"}),)))
     (routed,) = plain.traces[0].calls

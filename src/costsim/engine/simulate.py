@@ -80,6 +80,8 @@ class Engine:
         self._by_path = {trace.path: trace for trace in self.traces}
         self._replayed: dict[Path, TraceResult] = {}
         self._hidden: dict[int, tuple[Call, int]] = {}
+        self._estimates: dict[Path, dict[int, SimulatedCall]] = {}
+        self._recorded_costs: dict[Path, Decimal | None] = {}
 
     def by_distinct_paths(self) -> list[Engine]:
         """This engine; or, when traces share a path (a file named twice), one engine per run
@@ -196,7 +198,9 @@ class Engine:
         if trace is None:
             return None
         result, _ = self._anchored(trace, self._simulate(trace, sim))
-        cost, recorded = trace_cost(result), trace_cost(self.recorded(trace))
+        if trace.path not in self._recorded_costs:  # a policy evaluates many placements
+            self._recorded_costs[trace.path] = trace_cost(self.recorded(trace))
+        cost, recorded = trace_cost(result), self._recorded_costs[trace.path]
         if cost is None or recorded is None:
             return None
         return cost, recorded
@@ -213,9 +217,12 @@ class Engine:
         return None if call.errored else self.meter.estimated_usage(call)
 
     def _billed(self, trace: CassetteTrace) -> dict[int, SimulatedCall]:
-        if all(call.usage is not None or call.errored for call in trace.calls):
-            return {}
-        return estimated_as_replayed(self.replayed(trace))
+        if trace.path not in self._estimates:  # its calls without usage, as the replay bills them
+            some = any(call.usage is None and not call.errored for call in trace.calls)
+            self._estimates[trace.path] = (
+                estimated_as_replayed(self.replayed(trace)) if some else {}
+            )
+        return self._estimates[trace.path]
 
     def _recorded_usage(self, call: Call, billed: Mapping[int, SimulatedCall]) -> Usage | None:
         item = billed.get(id(call))
