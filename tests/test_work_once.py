@@ -95,3 +95,29 @@ def test_each_cassette_is_read_parsed_and_hashed_once(
     # every cassette hashed once (the recalled output's check and key hash other things)
     assert all(hashed.count(size) == 1 for size in sizes)
     assert json.loads(result.stdout)["scenarios"][0]["variants"]
+
+
+def test_breakpoints_placed_or_taken_leave_the_rest_of_a_request_the_same_objects() -> None:
+    """The engine remembers what it counted of a request, message, block and tool by object;
+    a placement that rebuilt all of them had every caching variant count every request
+    again. What a placement does not change stays the very object it was."""
+    from costsim.providers.normalise import trace_from_bytes
+    from costsim.strategies.cache_policies import strip_marks
+    from costsim.strategies.caching import CachingParams
+    from costsim.strategies.static_marks import marks_in, place
+
+    path = EXAMPLES / "anthropic_support_agent.yaml"
+    call = next(c for c in trace_from_bytes(path, path.read_bytes()).calls if len(c.messages) > 2)
+    placed, _ = place(call, CachingParams())
+    assert marks_in(placed) != marks_in(call)
+    assert placed.messages[0] is call.messages[0]  # only the rolling last message is new
+    assert placed.messages[-1] is not call.messages[-1]
+    again, _ = place(placed, CachingParams())
+    assert again is placed  # nothing left to place: the request as it was
+    hour, _ = place(placed, CachingParams(ttl="1h"))
+    assert hour.messages[0] is call.messages[0]
+    stripped = strip_marks(placed)
+    assert not any(marks_in(stripped))
+    unmarked = [m for m in placed.messages if all(b.cache_control is None for b in m.content)]
+    assert unmarked
+    assert all(any(s is m for s in stripped.messages) for m in unmarked)

@@ -64,6 +64,19 @@ def test_every_kind_of_scalar_is_read_as_the_safe_loader_reads_it(scalar: str) -
         assert same(found, expected), text
 
 
+def test_a_plain_scalar_read_again_is_read_as_the_first_time() -> None:
+    """Plain scalars are resolved once and remembered: the same text as a key, a value, in a
+    list and as the whole document, in one document and the next, reads alike each time."""
+    for scalar in ("yes", "2001-12-14", "0x1F", "12:30", "~", ".nan", "application/json"):
+        texts = [
+            f"{scalar}: {scalar}\nk: [{scalar}, {scalar}]\n",
+            f"{scalar}\n",
+            f"- {{{scalar}: {scalar}}}\n",
+        ]
+        for text in texts * 2:
+            assert same(load_plain(text), load_yaml(text)), text
+
+
 def test_scalars_of_every_type_are_read_in_one_pass() -> None:
     text = (
         "a: 1\nb: 1.5\nc: true\nd: ~\ne: 2001-12-14\nf: 2001-12-14 21:59:43\n"

@@ -110,12 +110,17 @@ def strip_marks(call: Call) -> Call:
     )
     if not marked:
         return call
+    # what carries no mark stays the same object (what was counted of it serves again)
+    tools = tuple(
+        t if t.cache_control is None else dataclasses.replace(t, cache_control=None)
+        for t in call.tools
+    )
+    messages = tuple(
+        m if (content := clear(m.content)) is m.content else dataclasses.replace(m, content=content)
+        for m in call.messages
+    )
     return dataclasses.replace(
-        call,
-        cache_control=None,
-        tools=tuple(dataclasses.replace(t, cache_control=None) for t in call.tools),
-        system=clear(call.system),
-        messages=tuple(dataclasses.replace(m, content=clear(m.content)) for m in call.messages),
+        call, cache_control=None, tools=tools, system=clear(call.system), messages=messages
     )
 
 

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal, Protocol, TypeVar
 
 from costsim.cache.prefix import Prefix
-from costsim.model import Block, CacheControl, Call, Provenance, ToolDef
+from costsim.model import Block, CacheControl, Call, Message, Provenance, ToolDef
 from costsim.strategies.base import Context
 from costsim.strategies.trace import Event
 
@@ -58,12 +58,26 @@ _HOUR = CacheControl("1h")
 
 
 def _raise_all(blocks: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
-    return tuple(
+    """``blocks`` with their 5m breakpoints raised to 1h; ``blocks`` itself when none is 5m
+    (an object left as it was keeps what was counted of it, see :func:`_same_or`)."""
+    raised = tuple(
         dataclasses.replace(b, cache_control=_HOUR)
         if b.cache_control is not None and b.cache_control.ttl == "5m"
         else b
         for b in blocks
     )
+    return _same_or(blocks, raised)
+
+
+def _same_or(old: tuple[_Marked, ...], new: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
+    """``old`` when ``new`` holds the same objects: a request, message or block a placement
+    leaves as it was stays the same object, so what the engine counted of it (token
+    features, prefix digests, remembered by object) serves again."""
+    return old if all(a is b for a, b in zip(old, new, strict=True)) else new
+
+
+def _with_content(message: Message, content: tuple[Block, ...]) -> Message:
+    return message if content is message.content else dataclasses.replace(message, content=content)
 
 
 def raised_to_hour(call: Call) -> tuple[Call, int]:
@@ -76,8 +90,9 @@ def raised_to_hour(call: Call) -> tuple[Call, int]:
         call,
         tools=_raise_all(call.tools),
         system=_raise_all(call.system),
-        messages=tuple(
-            dataclasses.replace(m, content=_raise_all(m.content)) for m in call.messages
+        messages=_same_or(
+            call.messages,
+            tuple(_with_content(m, _raise_all(m.content)) for m in call.messages),
         ),
         cache_control=_HOUR if automatic else call.cache_control,
     )
@@ -97,17 +112,24 @@ def place(call: Call, params: Placement) -> tuple[Call, int]:
 
 
 def _with_marks(call: Call, marks: list[CacheControl | None]) -> Call:
-    """``call`` with the breakpoints ``marks`` (one per block, in prefix order)."""
+    """``call`` with the breakpoints ``marks`` (one per block, in prefix order); what already
+    carries its mark stays the same object."""
     found = iter(marks)
-    tools = tuple(dataclasses.replace(t, cache_control=next(found)) for t in call.tools)
-    system = tuple(dataclasses.replace(b, cache_control=next(found)) for b in call.system)
-    messages = tuple(
-        dataclasses.replace(
-            m, content=tuple(dataclasses.replace(b, cache_control=next(found)) for b in m.content)
-        )
-        for m in call.messages
+
+    def marked(blocks: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
+        return _same_or(blocks, tuple(_marked(b, next(found)) for b in blocks))
+
+    tools, system = marked(call.tools), marked(call.system)
+    messages = _same_or(
+        call.messages, tuple(_with_content(m, marked(m.content)) for m in call.messages)
     )
+    if tools is call.tools and system is call.system and messages is call.messages:
+        return call
     return dataclasses.replace(call, tools=tools, system=system, messages=messages)
+
+
+def _marked(block: _Marked, mark: CacheControl | None) -> _Marked:
+    return block if block.cache_control == mark else dataclasses.replace(block, cache_control=mark)
 
 
 def _hour_first(before: Call, after: Call) -> Call:
@@ -131,9 +153,11 @@ def _place_new(call: Call, params: Placement) -> Call:
     budget = params.max_breakpoints - count_breakpoints(call)
     if budget <= 0:
         return call
+    changes: dict[str, tuple[ToolDef, ...] | tuple[Block, ...] | tuple[Message, ...]] = {}
     if "tools" in params.placement and call.tools and call.tools[-1].cache_control is None:
-        call = dataclasses.replace(
-            call, tools=(*call.tools[:-1], dataclasses.replace(call.tools[-1], cache_control=mark))
+        changes["tools"] = (
+            *call.tools[:-1],
+            dataclasses.replace(call.tools[-1], cache_control=mark),
         )
         budget -= 1
     if budget > 0 and "system" in params.placement and call.system:
@@ -144,7 +168,7 @@ def _place_new(call: Call, params: Placement) -> Call:
         if call.system[static_index].cache_control is None:
             system = list(call.system)
             system[static_index] = dataclasses.replace(system[static_index], cache_control=mark)
-            call = dataclasses.replace(call, system=tuple(system))
+            changes["system"] = tuple(system)
             budget -= 1
     if "messages" in params.placement and call.messages:
         messages = list(call.messages)
@@ -155,8 +179,9 @@ def _place_new(call: Call, params: Placement) -> Call:
             if marked is not messages[index].content:
                 messages[index] = dataclasses.replace(messages[index], content=marked)
                 budget -= 1
-        call = dataclasses.replace(call, messages=tuple(messages))
-    return call
+        if any(a is not b for a, b in zip(messages, call.messages, strict=True)):
+            changes["messages"] = tuple(messages)
+    return dataclasses.replace(call, **changes) if changes else call  # type: ignore[arg-type]
 
 
 def placement_events(before: Call, after: Call, raised: int) -> list[Event]:

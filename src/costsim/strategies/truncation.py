@@ -19,7 +19,6 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache, partial
 from typing import Any
 
 from pydantic import Field, model_validator
@@ -151,6 +150,19 @@ def _assistant_blocks(call: Call) -> list[Block]:
     return [*history, *call.response]
 
 
+def _once(call: Call) -> Callable[[], str]:
+    """The text of ``call`` as sent, made on the first call only (most requests never need
+    it; a ``functools.cache`` per request cost more than the text)."""
+    made: list[str] = []
+
+    def text() -> str:
+        if not made:
+            made.append(_request_text(call))
+        return made[0]
+
+    return text
+
+
 @dataclass(slots=True)
 class _Removed:
     """The middles cut so far, by tool result, and what an assistant message may take from
@@ -262,12 +274,13 @@ class Truncation:
                                 call.provenance,
                             )
                         )
-            as_sent = dataclasses.replace(call, messages=tuple(messages))
-            for quote in cut.taken(_assistant_blocks(call), cache(partial(_request_text, as_sent))):
+            as_sent = call
+            if any(new is not old for new, old in zip(messages, call.messages, strict=True)):
+                as_sent = dataclasses.replace(call, messages=tuple(messages))
+            for quote in cut.taken(_assistant_blocks(call), _once(as_sent)):
                 events.append(
                     Event(self.name, "divergence", f"an assistant message {quote}", call.provenance)
                 )
-            if any(new is not old for new, old in zip(messages, call.messages, strict=True)):
-                call = dataclasses.replace(call, messages=tuple(messages))
+            call = as_sent
             calls.append(dataclasses.replace(item, call=call) if call is not item.call else item)
         return SimTrace(trace.path, tuple(calls)), events
