@@ -14,10 +14,9 @@ import pytest
 import yaml
 from click.testing import CliRunner
 
-from costsim.analysis.bands import marginal_band
 from costsim.analysis.comparison import compare_variants
 from costsim.analysis.report import load_traces
-from costsim.analysis.spread import Spread, difference
+from costsim.analysis.spread import Spread, difference, marginal_band
 from costsim.cli import cli
 from costsim.engine import Engine, Event, SimTrace, Variant, make_step
 from costsim.errors import ConfigError

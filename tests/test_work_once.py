@@ -121,3 +121,43 @@ def test_breakpoints_placed_or_taken_leave_the_rest_of_a_request_the_same_object
     unmarked = [m for m in placed.messages if all(b.cache_control is None for b in m.content)]
     assert unmarked
     assert all(any(s is m for s in stripped.messages) for m in unmarked)
+
+
+def test_a_cassette_a_variant_leaves_as_recorded_is_summed_once_for_every_run() -> None:
+    """A variant changes few cassettes; those it leaves alone are billed as recorded in every
+    run, so their totals and band terms are made once (one object in every run's sums), and
+    a run's whole is exactly the sum of its cassettes', as summing every call gives it."""
+    from costsim.analysis.groups import Grouper
+    from costsim.analysis.outcomes import _Runs
+    from costsim.pricing.ledger import Totals
+    from costsim.providers.normalise import trace_from_bytes
+    from costsim.strategies.registry import Variant, make_step
+
+    traces = [trace_from_bytes(p, p.read_bytes()) for p in sorted(EXAMPLES.glob("*.yaml"))]
+    runs = _Runs(Engine(traces), None, Grouper())
+    made: list[int] = []
+    real = Totals.of
+
+    def counted(calls: Any) -> Totals:
+        made.append(1)
+        return real(calls)
+
+    cut = Variant("cut", (make_step("truncation", {"max_chars": 400, "head": 100, "tail": 100}),))
+    first = runs.run(cut).part
+    untouched = [p for p, t in first.per_cassette.items() if t is first.baseline_per_cassette[p]]
+    assert untouched  # the cut leaves some cassette as recorded
+    Totals.of = counted  # type: ignore[method-assign]
+    try:
+        think = Variant("think", (make_step("thinking_budget", {"budget": 1024}),))
+        second = runs.run(think).part
+    finally:
+        Totals.of = real  # type: ignore[method-assign]
+    for path in untouched:
+        if second.per_cassette[path] is second.baseline_per_cassette[path]:
+            assert second.per_cassette[path] is first.per_cassette[path]
+    changed = sum(1 for p, t in second.per_cassette.items() if t is not first.per_cassette.get(p))
+    assert len(made) <= 2 * changed + 2  # the changed cassettes' sums, and the gap's
+    for variant, item in ((cut, first), (think, second)):
+        every_call = real(runs.run(variant).calls)
+        assert every_call == item.totals
+        assert str(every_call.cost_usd) == str(item.totals.cost_usd)

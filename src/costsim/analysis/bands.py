@@ -53,11 +53,12 @@ from costsim.analysis.spread import (
     NONE,
     ZERO,
     Band,
+    RunTerms,
     Spread,
     Terms,
     difference,
-    difference_terms,
 )
+from costsim.analysis.trace_sums import TraceSums
 from costsim.cache.results import CacheResult
 from costsim.engine.simulate import SimulatedCall, TraceResult, VariantResult
 from costsim.metering.error_table import OUTPUT_ERRORS
@@ -74,7 +75,6 @@ __all__ = [
     "VariantBands",
     "call_terms",
     "changed_prompt_error",
-    "marginal_band",
     "run_terms",
     "variant_bands",
 ]
@@ -339,34 +339,24 @@ class VariantBands:
         return Band(value, self.delta, self.delta_estimated, floor)
 
 
-RunTerms = list[tuple[Terms, Terms]]
-"""Per trace of a run: the band terms of the variant's calls, and of the recording's
-replay (the calls the variant changes, simulated as recorded)."""
-
-
-def run_terms(result: VariantResult, meter: Meter, as_of: datetime | None) -> RunTerms:
+def run_terms(
+    result: VariantResult, meter: Meter, as_of: datetime | None, sums: TraceSums | None = None
+) -> RunTerms:
+    """Per trace, the terms of the variant's calls and of its baseline's (``sums``: what the
+    comparison's runs share of the traces they leave as recorded)."""
     shrinks = removes_only(result)
+    sums = TraceSums() if sums is None else sums
+
+    def made(trace: TraceResult, shrinking: bool) -> Terms:
+        return _terms(trace, meter, as_of, shrinking)
+
     return [
-        (_terms(trace, meter, as_of, shrinks), _terms(baseline, meter, as_of))
+        (
+            sums.terms(trace, trace is baseline, shrinks, made),
+            sums.terms(baseline, trace is baseline, False, made),
+        )
         for trace, baseline in zip(result.traces, result.baselines, strict=True)
     ]
-
-
-def marginal_band(value: Decimal | None, full: RunTerms, rest: RunTerms) -> Band:
-    """The band of a step's marginal saving, ``value``: the delta of the variant without the
-    step (rest) minus the delta with it (full). As a delta's band counts what differs from
-    its baseline, this counts, per term, how differently the two deltas move with it; so a
-    step that changes nothing is exactly 0, and a step that makes the whole change carries
-    the whole delta's band."""
-    spread = NONE
-    for (full_variant, full_baseline), (rest_variant, rest_baseline) in zip(
-        full, rest, strict=True
-    ):
-        spread += difference(
-            difference_terms(rest_variant, rest_baseline),
-            difference_terms(full_variant, full_baseline),
-        )
-    return Band(value, spread, bool(spread))
 
 
 def variant_bands(

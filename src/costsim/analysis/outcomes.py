@@ -18,16 +18,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.bands import (
-    Band,
-    RunTerms,
-    VariantBands,
-    marginal_band,
-    run_terms,
-    variant_bands,
-)
+from costsim.analysis.bands import Band, VariantBands, run_terms, variant_bands
 from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse
+from costsim.analysis.spread import RunTerms, marginal_band
+from costsim.analysis.trace_sums import TraceSums
 from costsim.analysis.turns import Turns, turn_series
 from costsim.engine.simulate import Engine, TraceResult, VariantResult
 from costsim.model import CassettePath
@@ -115,15 +110,32 @@ def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, T
     return simulated, recorded
 
 
-def _by_trace(traces: Sequence[TraceResult], calls: list[MeteredCall]) -> dict[Path, Totals]:
-    """Totals per trace of metered ``calls`` (the traces' calls, in order)."""
+def _by_trace(
+    traces: Sequence[TraceResult],
+    calls: list[MeteredCall],
+    others: Sequence[TraceResult] | None = None,
+    sums: TraceSums | None = None,
+) -> dict[Path, Totals]:
+    """Totals per trace of metered ``calls`` (the traces' calls, in order); a trace that is
+    its counterpart in ``others`` (the run left it as recorded) summed once per ``sums``."""
     totals: dict[Path, Totals] = {}
     start = 0
-    for trace in traces:
+    for index, trace in enumerate(traces):
         end = start + len(trace.calls)
-        totals[trace.path] = Totals.of(calls[start:end])
+        if sums is not None and others is not None:
+            totals[trace.path] = sums.totals(trace, trace is others[index], calls[start:end])
+        else:
+            totals[trace.path] = Totals.of(calls[start:end])
         start = end
     return totals
+
+
+def _summed(per_trace: dict[Path, Totals]) -> Totals:
+    """The sum of per-trace totals, in trace order: exactly the totals of all their calls."""
+    total = Totals()
+    for totals in per_trace.values():
+        total.merge(totals)
+    return total
 
 
 def part(
@@ -132,18 +144,23 @@ def part(
     as_of: datetime | None,
     calls: list[MeteredCall] | None = None,
     terms: RunTerms | None = None,
+    sums: TraceSums | None = None,
 ) -> VariantPart:
     """The sums of one variant's run (``calls``, ``terms``: its calls metered, and its band
-    terms, already)."""
+    terms, already; ``sums``: what the comparison's runs share of the traces they leave as
+    recorded)."""
     calls = result.metered(as_of=as_of) if calls is None else calls
     baseline = result.baseline_metered(as_of=as_of)
+    sums = TraceSums() if sums is None else sums
+    per_cassette = _by_trace(result.traces, calls, result.baselines, sums)
+    baseline_per_cassette = _by_trace(result.baselines, baseline, result.traces, sums)
     return VariantPart(
-        totals=Totals.of(calls),
-        per_cassette=_by_trace(result.traces, calls),
+        totals=_summed(per_cassette),
+        per_cassette=per_cassette,
         events=result.events,
         bands=variant_bands(result, engine.meter, as_of, terms),
-        baseline=Totals.of(baseline),
-        baseline_per_cassette=_by_trace(result.baselines, baseline),
+        baseline=_summed(baseline_per_cassette),
+        baseline_per_cassette=baseline_per_cassette,
         resimulated_calls=sum(
             item.resimulated for trace in result.baselines for item in trace.calls
         ),
@@ -222,6 +239,7 @@ class _Runs:
 
     def __init__(self, engine: Engine, as_of: datetime | None, grouper: Grouper) -> None:
         self.engine, self.as_of, self.grouper = engine, as_of, grouper
+        self.sums = TraceSums()
         self.baseline = engine.run(Variant("baseline"))
         self.baseline_calls = self.baseline.metered(as_of=as_of)
         self.tables = grouper.tables(self.baseline_calls, cassette=False)
@@ -246,14 +264,16 @@ class _Runs:
             recorded = self._as_recorded()
             return replace(recorded, part=_as_recorded(recorded.part, result.events))
         calls = result.metered(as_of=self.as_of)
-        terms = run_terms(result, self.engine.meter, self.as_of)
-        item = part(self.engine, result, self.as_of, calls, terms)
+        terms = run_terms(result, self.engine.meter, self.as_of, self.sums)
+        item = part(self.engine, result, self.as_of, calls, terms, self.sums)
         return _Run(item, self.grouper.tables(calls, cassette=False), calls, terms)
 
     def _as_recorded(self) -> _Run:
         if self._recorded is None:
-            terms = run_terms(self.baseline, self.engine.meter, self.as_of)
-            item = part(self.engine, self.baseline, self.as_of, self.baseline_calls, terms)
+            terms = run_terms(self.baseline, self.engine.meter, self.as_of, self.sums)
+            item = part(
+                self.engine, self.baseline, self.as_of, self.baseline_calls, terms, self.sums
+            )
             self._recorded = _Run(item, self.tables, self.baseline_calls, terms)
         return self._recorded
 

@@ -11,7 +11,18 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import ROUND_UP, Decimal
 
-__all__ = ["NONE", "ZERO", "Band", "Key", "Spread", "Terms", "difference", "difference_terms"]
+__all__ = [
+    "NONE",
+    "ZERO",
+    "Band",
+    "Key",
+    "RunTerms",
+    "Spread",
+    "Terms",
+    "difference",
+    "difference_terms",
+    "marginal_band",
+]
 
 ZERO = Decimal(0)
 _CENT_FRACTION = Decimal("0.00000001")
@@ -111,6 +122,8 @@ class Band:
 def difference(variant: Terms, baseline: Terms) -> Spread:
     """The spread of the variant's cost minus its baseline's: a term both share moves both
     the same way (its true amount is above the estimate in both, or below in both)."""
+    if variant is baseline:  # the same terms (a trace a run left as recorded): no difference
+        return NONE.rounded()
     return Spread.total(
         Spread.moved(
             variant.get(k, NONE).above - baseline.get(k, NONE).above,
@@ -132,3 +145,25 @@ def difference_terms(variant: Terms, baseline: Terms) -> Terms:
         )
         for k in set(variant) | set(baseline)
     }
+
+
+RunTerms = list[tuple[Terms, Terms]]
+"""Per trace of a run: the band terms of the variant's calls, and of the recording's
+replay (the calls the variant changes, simulated as recorded)."""
+
+
+def marginal_band(value: Decimal | None, full: RunTerms, rest: RunTerms) -> Band:
+    """The band of a step's marginal saving, ``value``: the delta of the variant without the
+    step (rest) minus the delta with it (full). As a delta's band counts what differs from
+    its baseline, this counts, per term, how differently the two deltas move with it; so a
+    step that changes nothing is exactly 0, and a step that makes the whole change carries
+    the whole delta's band."""
+    spread = NONE
+    for (full_variant, full_baseline), (rest_variant, rest_baseline) in zip(
+        full, rest, strict=True
+    ):
+        spread += difference(
+            difference_terms(rest_variant, rest_baseline),
+            difference_terms(full_variant, full_baseline),
+        )
+    return Band(value, spread, bool(spread))

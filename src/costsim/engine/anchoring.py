@@ -26,9 +26,11 @@ import dataclasses
 
 from costsim.engine.results import SimulatedCall, TraceResult
 from costsim.model import Usage, split_prompt
+from costsim.pricing.prices import today
+from costsim.pricing.tiers import listed_from
 from costsim.strategies.trace import SimCall
 
-__all__ = ["anchored", "estimated_as_replayed"]
+__all__ = ["anchored", "billed_tier", "estimated_as_replayed"]
 
 
 def anchored(recorded: Usage, variant: Usage, replay: Usage) -> Usage:
@@ -84,3 +86,14 @@ def estimated_as_replayed(replay: TraceResult) -> dict[int, SimulatedCall]:
         and not origin.errored
         and item.usage is not None
     }
+
+
+def billed_tier(item: SimCall, origin: Usage | None) -> str | None:
+    """The service tier a simulated request is billed at: its recording's, unless the request
+    now goes to a model with no price at that tier (routed), which bills it at standard."""
+    tier = origin.tier if origin is not None else None
+    call = item.call
+    if tier is None or item.origin is None or call.model == item.origin.model:
+        return tier
+    when = call.recorded_at or today()
+    return tier if listed_from(call.priced_model, call.price_provider, tier, when) else None

@@ -26,7 +26,7 @@ from pathlib import Path
 from costsim.cache.prefix import Prefix, PrefixBuilder
 from costsim.cache.rules import CacheRules, default_rules
 from costsim.cache.simulators import SIMULATORS, CacheResult, CacheSimulator
-from costsim.engine.anchoring import anchored, estimated_as_replayed
+from costsim.engine.anchoring import anchored, billed_tier, estimated_as_replayed
 from costsim.engine.results import (
     SimulatedCall,
     TraceResult,
@@ -38,8 +38,6 @@ from costsim.engine.warm import WarmSeed, followed, infer_warm, timeline
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource, split_prompt
 from costsim.model.sharing import distinct_path_runs
-from costsim.pricing.prices import today
-from costsim.pricing.tiers import listed_from
 from costsim.strategies.registry import AgentSpec, Context, Variant, get_strategy
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
@@ -82,6 +80,8 @@ class Engine:
         self._hidden: dict[int, tuple[Call, int]] = {}
         self._estimates: dict[Path, dict[int, SimulatedCall]] = {}
         self._recorded_costs: dict[Path, Decimal | None] = {}
+        # per trace, its calls as recorded: one list for every run that leaves it alone
+        self._as_recorded: dict[Path, tuple[CassetteTrace, list[SimulatedCall]]] = {}
 
     def by_distinct_paths(self) -> list[Engine]:
         """This engine; or, when traces share a path (a file named twice), one engine per run
@@ -127,8 +127,8 @@ class Engine:
             )
             # A trace the variant leaves alone (the same requests, even as new objects) keeps
             # its recorded numbers, field by field.
-            if unchanged:
-                result = baseline = self.recorded(trace)
+            if unchanged:  # the recording's calls, the same list in every such run
+                result = baseline = TraceResult(trace.path, self.recorded(trace).calls)
             else:
                 result, baseline = self._anchored(trace, self._simulate(trace, sim))
             result.events[:0] = events
@@ -232,14 +232,15 @@ class Engine:
         """``trace`` as recorded: each call's recorded usage; a call without one estimated,
         its prompt split as the provider's caching rules split it among the trace's
         requests (it used to be billed wholly uncached)."""
-        billed = self._billed(trace)
-        return TraceResult(
-            trace.path,
-            [
-                billed.get(id(call)) or SimulatedCall(SimCall(call, call), self._usage_of(call))
-                for call in trace.calls
-            ],
-        )
+        hit = self._as_recorded.get(trace.path)
+        if hit is None or hit[0] is not trace:
+            billed = self._billed(trace)
+            made = (
+                billed.get(id(c)) or SimulatedCall(SimCall(c, c), self._usage_of(c))
+                for c in trace.calls
+            )
+            hit = self._as_recorded[trace.path] = (trace, list(made))
+        return TraceResult(trace.path, hit[1])
 
     # --- metering a simulated trace --------------------------------------------------------
 
@@ -354,7 +355,7 @@ class Engine:
             source=UsageSource.ESTIMATED if estimated else UsageSource.RECORDED,
             web_searches=origin_usage.web_searches if origin_usage is not None else 0,
             base_tier=origin_usage is not None and origin_usage.base_tier,
-            tier=_tier(item, origin_usage),
+            tier=billed_tier(item, origin_usage),
         )
 
     # --- warm starts and fidelity ------------------------------------------------------------
@@ -387,14 +388,3 @@ class Engine:
                 if item.cache is not None:
                     rows.append((item.call, item.cache, item.call.provenance.index in seeded))
         return rows
-
-
-def _tier(item: SimCall, origin: Usage | None) -> str | None:
-    """The service tier a simulated request is billed at: its recording's, unless the request
-    now goes to a model with no price at that tier (routed), which bills it at standard."""
-    tier = origin.tier if origin is not None else None
-    call = item.call
-    if tier is None or item.origin is None or call.model == item.origin.model:
-        return tier
-    when = call.recorded_at or today()
-    return tier if listed_from(call.priced_model, call.price_provider, tier, when) else None

@@ -111,15 +111,6 @@ class _Builder:
         self.root: Any = None
         self.documents = 0
 
-    def scalar(self, event: Any) -> None:
-        if event.anchor is not None:
-            raise NotPlain("an anchor")
-        tag = event.tag
-        if tag is None or tag == "!":
-            self.place(self.scalars.plain(event.value) if event.implicit[0] else event.value)
-        else:
-            self.place(self.scalars.tagged(tag, event.value))
-
     def mapping(self, event: Any) -> None:
         if event.tag not in _MAP:
             raise NotPlain(f"collection tag {event.tag}")
@@ -191,24 +182,26 @@ def load_plain(text: str) -> Any:
         while True:
             event = parser.get_event()
             kind = type(event)
-            if kind is scalar and stack:  # most events: placed here, without a call per event
+            if kind is scalar:  # most events: placed here, without a call per event
                 if event.anchor is not None:
                     raise NotPlain("an anchor")
                 tag = event.tag
-                if tag is None or tag == "!":
-                    value = plain(event.value) if event.implicit[0] else event.value
-                else:
-                    value = tagged(tag, event.value)
-                top = stack[-1]  # as _Builder.place does (a scalar is never a collection)
-                if type(top) is list:
+                plainly = tag is None or tag == "!"
+                value = (
+                    (plain(event.value) if event.implicit[0] else event.value)
+                    if plainly
+                    else tagged(tag, event.value)
+                )
+                top = stack[-1] if stack else None  # as _Builder.place (never a collection)
+                if top is None:
+                    builder.root = value
+                elif type(top) is list:
                     top.append(value)
                 elif keys[-1] is _NO_KEY:
                     keys[-1] = value
                 else:
                     top[keys[-1]] = value
                     keys[-1] = _NO_KEY
-            elif kind is scalar:
-                builder.scalar(event)
             elif kind is end:
                 return builder.root
             else:

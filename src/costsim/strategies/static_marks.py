@@ -54,6 +54,7 @@ def marks_in(call: Call) -> list[CacheControl | None]:
 
 
 _Marked = TypeVar("_Marked", Block, ToolDef)
+_Part = TypeVar("_Part")
 _HOUR = CacheControl("1h")
 
 
@@ -69,7 +70,7 @@ def _raise_all(blocks: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
     return _same_or(blocks, raised)
 
 
-def _same_or(old: tuple[_Marked, ...], new: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
+def _same_or(old: tuple[_Part, ...], new: tuple[_Part, ...]) -> tuple[_Part, ...]:
     """``old`` when ``new`` holds the same objects: a request, message or block a placement
     leaves as it was stays the same object, so what the engine counted of it (token
     features, prefix digests, remembered by object) serves again."""

@@ -143,10 +143,14 @@ def _leaves(value: Any) -> list[str]:
     return [] if value is None or isinstance(value, bool) else [str(value)]
 
 
-def _assistant_blocks(call: Call) -> list[Block]:
+def _assistant_blocks(call: Call, cut: _Removed) -> list[Block]:
     """The assistant's blocks in the history and the recorded response (tool calls included:
-    an agent passes what it read on as tool input)."""
-    history = [b for m in call.messages if m.role == "assistant" for b in m.content]
+    an agent passes what it read on as tool input), but those of a message ``cut`` has read
+    whole already: a conversation resends its earlier turns, the same message objects, and
+    looking at each of their blocks again made a trace's checks grow with its turns squared."""
+    history = [
+        b for m in call.messages if m.role == "assistant" and cut.unread(m) for b in m.content
+    ]
     return [*history, *call.response]
 
 
@@ -173,6 +177,15 @@ class _Removed:
     read: dict[int, Block] = field(default_factory=dict)
     """Assistant blocks already checked, by id: a conversation re-sends its earlier turns
     (the same objects), and a text said before a result was cut cannot have taken from it."""
+    messages: dict[int, Message] = field(default_factory=dict)
+    """Assistant messages whose blocks are all in ``read``, by id."""
+
+    def unread(self, message: Message) -> bool:
+        """Whether ``message`` is new to the trace's checks (and it is read from now on)."""
+        if self.messages.get(id(message)) is message:
+            return False
+        self.messages[id(message)] = message
+        return True
 
     def add(self, tool_use_id: str, removed: str) -> None:
         self.middles[tool_use_id] = (removed, frozenset(distinctive(removed)))
@@ -277,7 +290,7 @@ class Truncation:
             as_sent = call
             if any(new is not old for new, old in zip(messages, call.messages, strict=True)):
                 as_sent = dataclasses.replace(call, messages=tuple(messages))
-            for quote in cut.taken(_assistant_blocks(call), _once(as_sent)):
+            for quote in cut.taken(_assistant_blocks(call, cut), _once(as_sent)):
                 events.append(
                     Event(self.name, "divergence", f"an assistant message {quote}", call.provenance)
                 )
