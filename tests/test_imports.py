@@ -18,3 +18,25 @@ def test_import_costsim_pulls_no_heavy_modules() -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, check=True
     )
     assert result.stdout.strip() == ""
+
+
+def test_the_command_collects_garbage_less_often_and_a_test_process_is_left_alone() -> None:
+    """costsim's own processes raise the collector's thresholds (7% of a comparison went to
+    collections); a process it does not own (pytest's, with the plugin loaded and the
+    testing API imported) keeps the thresholds it had."""
+    code = (
+        "import gc, sys\n"
+        "print(gc.get_threshold())\n"
+        "import costsim.plugin, costsim.api.testing\n"
+        "print(gc.get_threshold())\n"
+        "sys.argv = ['costsim', '--version']\n"
+        "from costsim.cli import main\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "print(gc.get_threshold())"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    lines = result.stdout.strip().splitlines()
+    assert lines[0] == lines[1]
+    assert lines[-1] == "(200000, 30, 30)"

@@ -161,3 +161,35 @@ def test_a_cassette_a_variant_leaves_as_recorded_is_summed_once_for_every_run() 
         every_call = real(runs.run(variant).calls)
         assert every_call == item.totals
         assert str(every_call.cost_usd) == str(item.totals.cost_usd)
+
+
+def test_each_tool_is_rendered_and_counted_once_per_serialiser(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An agent sends the same tools with every request, and the cache layout of every
+    request a variant changes counts them: each tool object is counted once."""
+    import dataclasses
+
+    from costsim.metering import serialise
+    from costsim.model import Flavour
+    from costsim.providers.normalise import trace_from_bytes
+
+    path = EXAMPLES / "anthropic_support_agent.yaml"
+    calls = [c for c in trace_from_bytes(path, path.read_bytes()).calls if c.tools]
+    assert len(calls) > 1
+    style = serialise._STYLES[Flavour.ANTHROPIC_MESSAGES]
+    counted: list[str] = []
+
+    def tool_tokens(tool: Any, count: Any) -> int:
+        counted.append(tool.name)
+        return int(style.tool_tokens(tool, count))
+
+    monkeypatch.setitem(
+        serialise._STYLES,
+        Flavour.ANTHROPIC_MESSAGES,
+        dataclasses.replace(style, tool_tokens=tool_tokens),
+    )
+    serialiser = serialise.Serialiser()
+    first = [serialiser.positions(call) for call in calls]
+    assert len(counted) == len({id(t) for call in calls for t in call.tools})
+    assert first == [serialise.Serialiser().positions(call) for call in calls]

@@ -23,6 +23,7 @@ import importlib
 import itertools
 import multiprocessing
 import os
+import platform
 import sys
 import threading
 from collections.abc import Callable, Generator, Iterable, Iterator
@@ -50,6 +51,7 @@ __all__ = [
     "pool_session",
     "resolve",
     "run_batches",
+    "tune_gc",
 ]
 
 T = TypeVar("T")
@@ -190,8 +192,22 @@ def _worker_start() -> None:
     """A pool worker moves what it inherited from the process that forked it (modules, price
     lists, the run's settings) out of the garbage collector's sight: those objects live as
     long as the worker, and each full collection would walk them again (about 4% of a cold
-    compare). What the worker makes itself is collected as usual."""
+    compare). What the worker makes itself is collected, less often (:func:`tune_gc`)."""
     gc.freeze()
+    tune_gc()
+
+
+GC_THRESHOLDS = (200_000, 30, 30)
+
+
+def tune_gc() -> None:
+    """Collect cyclic garbage less often than by default, in a process costsim owns (the
+    command's, its pool's workers; never the pytest plugin's): a run allocates millions of
+    small objects that live until it ends, and with the default threshold of 700 the
+    collector took 7% of a comparison walking them again. mypy tunes its build the same
+    way."""
+    if platform.python_implementation() == "CPython":
+        gc.set_threshold(*GC_THRESHOLDS)
 
 
 def run_batches(

@@ -51,4 +51,7 @@ cli.add_command(strategies_command)
 
 
 def main() -> None:
+    from costsim.api.execution import tune_gc
+
+    tune_gc()  # the command's process is costsim's own
     cli(prog_name="costsim")

@@ -118,6 +118,7 @@ class Serialiser:
             tuple[Message, BlockStats, tuple[int, ...]],
         ] = {}
         self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
+        self._tool_counts: dict[tuple[int, str, object], tuple[ToolDef, int]] = {}
         self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], BlockStats]] = []
         self._calls: dict[int, tuple[Call, Features]] = {}
 
@@ -195,6 +196,17 @@ class Serialiser:
         section = functions_tokens(call, tokens, system=_has_system(call))
         return section + tool_choice_tokens(call, count)
 
+    def _tool(self, tool: ToolDef, count: TokenCounter, style: _Style) -> int:
+        """One tool's tokens, each tool object rendered and counted once: an agent sends the
+        same 40 tools with every request, and every request's positions count them."""
+        key = (id(tool), count.name, style.tool_tokens)
+        hit = self._tool_counts.get(key)
+        if hit is not None and hit[0] is tool:
+            return hit[1]
+        tokens = style.tool_tokens(tool, count)
+        self._tool_counts[key] = (tool, tokens)
+        return tokens
+
     def _system(self, call: Call, ctx: CountContext, style: _Style) -> BlockStats:
         stats = sum((BLOCK_COUNTERS[type(b)](b, ctx) for b in call.system), start=BlockStats())
         if call.system and style.system_message:
@@ -245,7 +257,7 @@ class Serialiser:
         total = _tool_prompt(call)
         section = self._tools_tokens(call, ctx.count, style)
         for index, tool in enumerate(call.tools):
-            total += style.tool_tokens(tool, ctx.count)
+            total += self._tool(tool, ctx.count, style)
             if index == len(call.tools) - 1:  # the section's frame closes the last tool
                 total = _tool_prompt(call) + section
             positions.append(Position("tools", -1, index, total))
