@@ -193,3 +193,50 @@ def test_each_tool_is_rendered_and_counted_once_per_serialiser(
     first = [serialiser.positions(call) for call in calls]
     assert len(counted) == len({id(t) for call in calls for t in call.tools})
     assert first == [serialise.Serialiser().positions(call) for call in calls]
+
+
+def test_a_block_copied_with_another_marker_is_digested_and_counted_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Placing a breakpoint copies the block it marks, and the message holding it: the copy's
+    cache digest is the block's (found without writing its JSON again), and the message's
+    other blocks keep the counts they had."""
+    import dataclasses
+
+    from costsim.cache import prefix
+    from costsim.metering import block_counts
+    from costsim.metering.tokenizers import counter
+    from costsim.model import CacheControl, Flavour, Message, OtherBlock, TextBlock, ToolResultBlock
+
+    big = ToolResultBlock("t1", (TextBlock("tool output " * 2000),))
+    server = OtherBlock("web_search_tool_result", {"content": ["result " * 500]})
+    marked = dataclasses.replace(big, cache_control=CacheControl("5m"))
+    written: list[int] = []
+    real = prefix._canonical
+
+    def canonical(value: Any) -> str:
+        written.append(1)
+        return real(value)
+
+    monkeypatch.setattr(prefix, "_canonical", canonical)
+    builder = prefix.PrefixBuilder()
+    assert builder._digest(marked) == builder._digest(big)
+    assert len(written) == 1
+    assert builder._digest(server) != builder._digest(big)
+
+    counted: list[object] = []
+    other = block_counts.BLOCK_COUNTERS[OtherBlock]
+
+    def count_other(block: Any, ctx: Any) -> Any:
+        counted.append(block)
+        return other(block, ctx)
+
+    monkeypatch.setitem(block_counts.BLOCK_COUNTERS, OtherBlock, count_other)
+    ctx = block_counts.CountContext(
+        counter("cl100k_base"), False, Flavour.ANTHROPIC_MESSAGES, "claude-sonnet-4-5"
+    )
+    memo: block_counts.BlockMemo = {}
+    before = block_counts.content_stats(Message("user", (server, big)), ctx, memo)
+    after = block_counts.content_stats(Message("user", (server, marked)), ctx, memo)
+    assert counted == [server]
+    assert after == before == block_counts.content_stats(Message("user", (server, big)), ctx)

@@ -91,6 +91,19 @@ _CANONICAL = json.JSONEncoder(
 )
 
 
+def _fields_key(content: dict[str, Any]) -> tuple[object, ...] | None:
+    """A block's field values as a dictionary key, when they can be one (text, ids: a
+    string's hash is computed once and kept by the string, so a copy of a long tool result
+    that differs only by its marker is found without writing its JSON again); None when a
+    field cannot be hashed (a dict: tool input, a server block's raw JSON)."""
+    key = tuple(content.items())
+    try:
+        hash(key)
+    except TypeError:
+        return None
+    return key
+
+
 def _canonical(value: Any) -> str:
     """The JSON text two equal contents share (what ``dataclasses.asdict`` would give,
     without copying every field on the way)."""
@@ -104,6 +117,7 @@ class PrefixBuilder:
         self.serialiser = serialiser or Serialiser()
         self._digests: dict[int, tuple[object, str]] = {}
         self._built: dict[tuple[int, int, int | None, int, int], tuple[object, object, Prefix]] = {}
+        self._by_fields: dict[tuple[object, ...], str] = {}
 
     def _digest(self, item: Block | ToolDef) -> str:
         hit = self._digests.get(id(item))
@@ -111,7 +125,12 @@ class PrefixBuilder:
             return hit[1]
         content = _plain(item)
         content["cache_control"] = None  # a marker does not change what is cached
-        digest = hashlib.blake2b(_canonical(content).encode(), digest_size=16).hexdigest()
+        same = _fields_key(content)  # a copy with another marker: the same digest
+        digest = self._by_fields.get(same) if same is not None else None
+        if digest is None:
+            digest = hashlib.blake2b(_canonical(content).encode(), digest_size=16).hexdigest()
+            if same is not None:
+                self._by_fields[same] = digest
         self._digests[id(item)] = (item, digest)
         return digest
 

@@ -30,6 +30,7 @@ from costsim.model import (
 __all__ = [
     "BLOCK_COUNTERS",
     "BlockCounter",
+    "BlockMemo",
     "BlockStats",
     "CountContext",
     "block_tokens",
@@ -139,14 +140,31 @@ BLOCK_COUNTERS: dict[type, BlockCounter] = {
 }
 
 
-def content_stats(message: Message, ctx: CountContext) -> tuple[BlockStats, tuple[int, ...]]:
+BlockMemo = dict[tuple[int, str, bool, "Flavour | None", str], tuple[Block, BlockStats]]
+"""Stats of blocks counted already, by block object and what of the context counts them."""
+
+
+def content_stats(
+    message: Message, ctx: CountContext, memo: BlockMemo | None = None
+) -> tuple[BlockStats, tuple[int, ...]]:
     """Stats of a message's blocks (OpenAI's parallel calls of one turn as one call), and the
     count after each block from the message's start (its frame not included: the message's
-    own count closes it), in one pass over the blocks."""
+    own count closes it), in one pass over the blocks. ``memo`` keeps the stats of blocks
+    other than text (whose counting renders JSON: tool calls and results, server blocks): a
+    strategy that marks or cuts one block of a message makes a new message of the same
+    other blocks."""
     stats = BlockStats()
     offsets: list[int] = []
     for block in message.content:
-        stats = stats + BLOCK_COUNTERS[type(block)](block, ctx)
+        kind = type(block)
+        if memo is None or kind is TextBlock:
+            stats = stats + BLOCK_COUNTERS[kind](block, ctx)
+        else:
+            key = (id(block), ctx.count.name, ctx.keep_thinking, ctx.flavour, ctx.model)
+            hit = memo.get(key)
+            if hit is None or hit[0] is not block:
+                hit = memo[key] = (block, BLOCK_COUNTERS[kind](block, ctx))
+            stats = stats + hit[1]
         offsets.append(stats.tokens + stats.fixed)
     calls = [b for b in message.content if isinstance(b, ToolUseBlock)]
     if ctx.wrap_parallel and len(calls) > 1:

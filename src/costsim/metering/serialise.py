@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from costsim.metering.block_counts import (
     BLOCK_COUNTERS,
+    BlockMemo,
     BlockStats,
     CountContext,
     block_tokens,
@@ -119,6 +120,7 @@ class Serialiser:
         ] = {}
         self._tools: dict[tuple[int, str, Flavour], tuple[tuple[ToolDef, ...], int]] = {}
         self._tool_counts: dict[tuple[int, str, object], tuple[ToolDef, int]] = {}
+        self._blocks: BlockMemo = {}
         self._recent: list[tuple[tuple[Message, ...], tuple[str, bool, str], BlockStats]] = []
         self._calls: dict[int, tuple[Call, Features]] = {}
 
@@ -167,7 +169,7 @@ class Serialiser:
         hit = self._messages.get(key)
         if hit is not None and hit[0] is message:
             return hit[1], hit[2]
-        stats, offsets = content_stats(message, ctx)
+        stats, offsets = content_stats(message, ctx, self._blocks)
         self._messages[key] = (message, stats, offsets)
         return stats, offsets
 
