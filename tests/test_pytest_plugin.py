@@ -15,6 +15,7 @@ import vcr  # noqa: F401
 import yaml
 from click.testing import CliRunner
 
+from costsim.analysis.bands import variant_bands
 from costsim.cli import cli as main_cli
 from costsim.engine import Engine, Variant, parse_step
 from costsim.metering.meter import Meter
@@ -222,7 +223,8 @@ def test_markdown_report(project: pytest.Pytester) -> None:
     text = (project.path / "summary.md").read_text()
     assert text.startswith("## costsim")
     assert "cost with caching |" in text and "| test_agent.py::test_two" in text
-    assert "\n- cost with caching; TOTAL p90 ±$" in text  # the band the terminal gives too
+    assert "\n- cost with caching: saves $" in text  # the change and bands the terminal gives
+    assert "; TOTAL p90 ±$" in text
     assert "- :x: test_agent.py::test_two: output_tokens 89 over the budget of 10" in text
 
 
@@ -240,7 +242,8 @@ def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         [
             "*cost*what-if 1*what-if 2*",
-            "what-if 1: cost with caching:ttl=1h; TOTAL p90 ±$0.00*",  # simulated: a band
+            "what-if 1: cost with caching:ttl=1h: adds $0.00* (+*%), p90 Δ +$0.00*",
+            "  to +$0.00*; TOTAL p90 ±$0.00*",  # simulated: a band
             "what-if 2: cost with routing:default=claude-haiku-4-5&caching*",
         ]
     )
@@ -276,6 +279,52 @@ def test_strategies_add_what_if_columns(project: pytest.Pytester) -> None:
             Decimal(test["what_if"][name]["cost_usd"]) for test in tests
         )
         assert total[name]["unpriced_calls"] == 0
+
+
+def test_a_what_if_says_its_change_with_the_band_compare_gives_it(
+    project: pytest.Pytester,
+) -> None:
+    """A what-if column's legend says what it changes in the tests' cost and how sure that
+    is, as compare says a variant's Δ: the estimates the tests' cost shares with the what-if
+    cancel out, so a strategy that changes nothing costs the same, exactly, however wide the
+    band of the cost itself (its calls recorded without usage, estimated)."""
+    project.makepyfile(test_agent=REPLAY + "\ndef test_all():\n    _replay(3)\n")
+    result = project.runpytest(
+        "--costsim", "--costsim-report", "out.json", "--costsim-strategies", "caching:ttl=1h"
+    )
+    result.stdout.fnmatch_lines(["what-if 1: cost with caching:ttl=1h: adds $0.0*, p90 Δ*"])
+    what_if = _report(project)["tests"]["test_agent.py::test_all"]["what_if"]  # type: ignore[index]
+    engine = Engine([load_trace(project.path / "agent.yaml")], meter=Meter())
+    run = engine.run(Variant("v", (parse_step("caching:ttl=1h"),)))
+    delta = variant_bands(run, engine.meter, None).delta
+    change = what_if["caching:ttl=1h"]
+    assert delta  # simulated: not exact
+    assert (Decimal(change["change_below_usd"]), Decimal(change["change_above_usd"])) == (
+        delta.below,
+        delta.above,
+    )
+
+    document = yaml.safe_load((project.path / "agent.yaml").read_text())
+    for interaction in document["interactions"]:
+        body = json.loads(interaction["response"]["body"]["string"])
+        body.pop("usage", None)  # recorded without usage: every call estimated
+        interaction["response"]["body"]["string"] = json.dumps(body)
+    (project.path / "agent.yaml").write_text(yaml.safe_dump(document))
+    result = project.runpytest(
+        "--costsim",
+        "--costsim-report",
+        "out.json",
+        "--costsim-strategies",
+        "thinking_budget:budget=1024",
+    )
+    result.stdout.fnmatch_lines(
+        ["what-if 1: cost with thinking_budget:budget=1024: costs the same as the tests;*"]
+    )
+    same = _report(project)["tests"]["test_agent.py::test_all"]["what_if"][
+        "thinking_budget:budget=1024"
+    ]  # type: ignore[index]
+    assert same["change_below_usd"] == same["change_above_usd"] == "0.00000000"
+    assert Decimal(same["above_usd"]) > 0
 
 
 def test_xdist_totals_equal_a_serial_run(project: pytest.Pytester) -> None:

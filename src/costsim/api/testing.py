@@ -11,11 +11,11 @@ from decimal import ROUND_CEILING, ROUND_FLOOR, Decimal
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.bands import variant_bands
+from costsim.analysis.bands import run_terms, variant_bands
 from costsim.analysis.baseline import TestCost, compare_baselines, load_baseline, save_baseline
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
-from costsim.analysis.spread import NONE, Spread
+from costsim.analysis.spread import NONE, Spread, difference
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine
 from costsim.errors import CostsimError
@@ -108,12 +108,18 @@ def parse_strategies(text: str) -> list[Variant]:
     return parse_variants(text)
 
 
-def _what_if_cost(variant: Totals, band: Spread) -> WhatIfCost:
+def _what_if_cost(variant: Totals, band: Spread, change: Spread) -> WhatIfCost:
     """A test's cost under a variant, as the engine bills it: the test's recorded calls,
     each changed one plus the change the strategy makes (:mod:`costsim.engine.anchoring`),
     so a variant that changes nothing costs what the test did, to the digit. A call without
     a price counts as unpriced, never as $0."""
-    return WhatIfCost(variant.priced_cost, variant.unpriced_calls + variant.unmetered_calls, band)
+    unpriced = variant.unpriced_calls + variant.unmetered_calls
+    return WhatIfCost(variant.priced_cost, unpriced, band, change)
+
+
+def _drifted(recorded: Sequence[Call], sent: Sequence[Call]) -> bool:
+    """Whether a test sent other requests than it recorded (its cost is then what it sent)."""
+    return any(new is not old for new, old in zip(sent, recorded, strict=True))
 
 
 def _with_chains(
@@ -151,12 +157,17 @@ class WhatIfCost:
     priced: Decimal
     unpriced_calls: int = 0
     spread: Spread = NONE
+    change: Spread = NONE
+    """How far (p90) the change from the test's own cost may lie below and above the change
+    shown: what ``compare`` says of a variant's Δ. The estimates the test's cost and the
+    what-if share move both alike and leave it; a strategy that changes nothing has none."""
 
     def __add__(self, other: WhatIfCost) -> WhatIfCost:
         return WhatIfCost(
             self.priced + other.priced,
             self.unpriced_calls + other.unpriced_calls,
             self.spread + other.spread,
+            self.change + other.change,
         )
 
     @property
@@ -174,6 +185,8 @@ class WhatIfCost:
             "unpriced_calls": self.unpriced_calls,
             "below_usd": amount_text(self.spread.below),
             "above_usd": amount_text(self.spread.above),
+            "change_below_usd": amount_text(self.change.below),
+            "change_above_usd": amount_text(self.change.above),
         }
 
     def _range(self, cost: Decimal) -> tuple[Decimal, Decimal]:
@@ -189,7 +202,10 @@ class WhatIfCost:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> WhatIfCost:
         spread = Spread(Decimal(data.get("below_usd", "0")), Decimal(data.get("above_usd", "0")))
-        return cls(Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"]), spread)
+        change = Spread(
+            Decimal(data.get("change_below_usd", "0")), Decimal(data.get("change_above_usd", "0"))
+        )
+        return cls(Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"]), spread, change)
 
 
 class TestMeter:
@@ -229,7 +245,7 @@ class TestMeter:
     def as_sent(self, recorded: Sequence[Call], sent: Sequence[Call]) -> list[MeteredCall]:
         """A test's calls metered for the requests the code sent: recorded prompt plus the
         calibrated difference, through the cache simulator (output stays as recorded)."""
-        if all(new is old for new, old in zip(sent, recorded, strict=True)):
+        if not _drifted(recorded, sent):
             return self.recorded(recorded)
         recorded, sent = _with_chains(recorded, sent)
         trace = _trace(0, recorded)
@@ -275,6 +291,14 @@ class TestMeter:
         pairs = list(zip(traces, names, strict=True))
         requests = {trace.path: chain[1] for trace, chain in zip(traces, chains, strict=True)}
         costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}
+        # a test whose requests drifted costs what it sent now: its what-if's change is
+        # banded against that (against the recording, as compare's Δ, for every other test)
+        drifted = [_drifted(*tests[name]) for name in names]
+        sent = (
+            run_terms(engine.run(Variant("as sent"), requests=requests), self.estimator, None)
+            if any(drifted)
+            else None
+        )
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
             said = notes.setdefault(variant.name, [])
@@ -282,8 +306,11 @@ class TestMeter:
                 if event.kind == "note" and event.message not in said:
                     said.append(event.message)
             by_trace = result.totals_by_trace()
-            bands = variant_bands(result, self.estimator, None).per_cassette
-            for trace, name in pairs:
-                band = bands[trace.path][0] if trace.path in bands else NONE
-                costs[name][variant.name] = _what_if_cost(by_trace[trace.path], band)
+            terms = run_terms(result, self.estimator, None)
+            bands = variant_bands(result, self.estimator, None, terms).per_cassette
+            for index, (trace, name) in enumerate(pairs):
+                band, change, _ = bands.get(trace.path, (NONE, NONE, False))
+                if sent is not None and drifted[index]:
+                    change = difference(terms[index][0], sent[index][0])
+                costs[name][variant.name] = _what_if_cost(by_trace[trace.path], band, change)
         return costs

@@ -5,9 +5,9 @@ from __future__ import annotations
 from decimal import Decimal
 
 from costsim.api.testing import TestCost, WhatIfCost
-from costsim.render.text import money, percent
+from costsim.render.text import money, money_places, percent
 
-__all__ = ["cells", "cost_text", "what_if_cell"]
+__all__ = ["cells", "cost_text", "what_if_cell", "what_if_change"]
 
 
 def _partial(
@@ -56,3 +56,33 @@ def cells(cost: TestCost, decimals: int | None = None) -> dict[str, str]:
 
 def what_if_cell(value: WhatIfCost | None, decimals: int | None = None) -> str:
     return "-" if value is None else _partial(value.priced, value.unpriced_calls, None, decimals)
+
+
+def what_if_change(value: WhatIfCost | None, tests: TestCost) -> str:
+    """``: saves $0.0123 (12.3%) of $0.1000, p90 band $0.0113 to $0.0133``: what a what-if
+    column changes in the tests' cost, said as ``compare`` says a variant's Δ, with the band
+    of that change (the estimates the tests' cost shares with it cancel out: a strategy
+    that changes nothing costs the same, exactly); nothing when a cost is not known."""
+    before = tests.cost_usd
+    if value is None or value.cost_usd is None or before is None:
+        return ""
+    delta = value.cost_usd - before
+    low = max(delta - value.change.below, -before)  # it cannot save more than the cost
+    high = delta + value.change.above
+    places = money_places([before, delta, low, high])
+    share = f"{abs(delta) / before:.1%}" if before else ""
+    if delta < 0:
+        said = f"saves {money(-delta, places)}{f' ({share})' if share else ''} of "
+        said += money(before, places)
+        band = f"p90 band {money(-high, places)} to {money(-low, places)}"
+    else:
+        said = f"adds {money(delta, places)}{f' (+{share})' if share else ''}" if delta else ""
+        said = said or "costs the same as the tests"
+        band = f"p90 Δ {_signed(low, places)} to {_signed(high, places)}"
+    if not value.change:
+        return f": {said}, exact" if delta else f": {said}"
+    return f": {said}, {band}"
+
+
+def _signed(amount: Decimal, places: int) -> str:
+    return ("-" if amount < 0 else "+") + money(abs(amount), places)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
-from costsim.plugin.cells import cells, cost_text, what_if_cell
+from costsim.plugin.cells import cells, cost_text, what_if_cell, what_if_change
 from costsim.plugin.drift_text import drift_lines
 from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.ranking import (
@@ -61,6 +61,13 @@ def _what_if_band(whole: WhatIfCost | None) -> str:
     if whole is None or whole.cost_usd is None or not whole.spread:
         return ""
     return f"; TOTAL p90 {spread_text(whole.spread.rounded())}"
+
+
+def _what_if_legend(state: CostsimSession, column: str, costs: Costs) -> str:
+    """What a what-if column changes in the tests' total cost, with the band of that change,
+    then how far its own total may be off."""
+    summed = _what_if_sum(state, column, list(costs))
+    return f"{what_if_change(summed, whole(costs))}{_what_if_band(summed)}"
 
 
 def _what_if_columns(state: CostsimSession) -> list[str]:
@@ -150,11 +157,8 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     left_out = [c for c in columns if c not in fitted]
     leaves = f"(left out to fit: {', '.join(left_out)}; a --costsim-report file has every column)"
     notes = [leaves] if left_out else []
-    tests = list(costs)
     for i, name in enumerate(what_if, start=1):
-        notes.append(
-            f"what-if {i}: cost with {name}{_what_if_band(_what_if_sum(state, name, tests))}"
-        )
+        notes.append(f"what-if {i}: cost with {name}{_what_if_legend(state, name, costs)}")
         notes += [f"  note: {note}" for note in state.what_if_notes.get(name, [])]
     if shown.others and shown.listed:
         notes.append(others_note(len(shown.others), "test", others_how(options)))
@@ -321,8 +325,8 @@ def write_report(
         costs = state.costs()
         body = _table(state, costs, options) if costs else ["No LLM calls were replayed."]
         variants = parse_strategies(strategies) if strategies and costs else []
-        bands = {v.name: _what_if_band(_what_if_sum(state, v.name, list(costs))) for v in variants}
-        notes = [f"- cost with {name}{band}" for name, band in bands.items() if band]
+        said = {v.name: _what_if_legend(state, v.name, costs) for v in variants}
+        notes = [f"- cost with {name}{legend}" for name, legend in said.items() if legend]
         notes += [
             f"- cost with {v.name}: note: {note}"
             for v in variants
@@ -341,13 +345,16 @@ def write_report(
 def _html(state: CostsimSession, failures: list[str], strategies: str | None) -> str:
     from costsim.render.html.testrun import DriftRow, TestRun, WhatIf, test_run_page
 
+    costs = state.costs()
+    variants = [v.name for v in parse_strategies(strategies)] if strategies else []
+    legends = [(name, _what_if_legend(state, name, costs)) for name in variants if costs]
     run = TestRun(
-        tests=(costs := state.costs()),
+        tests=costs,
         what_if={
             test: {name: WhatIf(v.priced, v.unpriced_calls) for name, v in columns.items()}
             for test, columns in state.what_if_costs.items()
         },
-        variants=[v.name for v in parse_strategies(strategies)] if strategies else [],
+        variants=variants,
         drift=[
             DriftRow(e.test, e.cassette, e.index, e.kind, _details(e), e.prompt_delta)
             for e in state.drifted()
@@ -355,6 +362,7 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
         notes=[
             *(f"unpriced: {entry}" for entry in whole(costs).unpriced),
             *(f"unreadable: {error}" for error in state.errors),
+            *(f"cost with {name}{legend}" for name, legend in legends if legend),
             *state.notes,
         ],
         failures=failures,
