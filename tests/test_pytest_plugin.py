@@ -717,6 +717,36 @@ def reordered(body):
 """
 
 
+def test_a_drifted_test_s_what_if_change_is_against_what_it_sent(
+    project: pytest.Pytester,
+) -> None:
+    """A test that sent other requests than it recorded costs what it sent; a what-if that
+    changes nothing more costs that, exactly (its change is not banded against the
+    recording, from which the drift's own estimate would make it look uncertain)."""
+    project.makepyfile(
+        test_agent=REPLAY + GROWN_SYSTEM + "\ndef test_grown():\n    _replay(2, grown)\n"
+    )
+    result = project.runpytest(
+        "--costsim",
+        *("--costsim-report", "out.json"),
+        *("--costsim-strategies", "thinking_budget:budget=1024,caching:ttl=1h"),
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "what-if 1: cost with thinking_budget:budget=1024: costs the same as the tests;*",
+            "what-if 2: cost with caching:ttl=1h: * p90 *",
+        ]
+    )
+    report = _report(project)
+    test = report["tests"]["test_agent.py::test_grown"]  # type: ignore[index]
+    same = test["what_if"]["thinking_budget:budget=1024"]
+    assert Decimal(same["cost_usd"]) == Decimal(test["cost_usd"])
+    assert same["change_below_usd"] == same["change_above_usd"] == "0.00000000"
+    assert Decimal(same["above_usd"]) > 0  # the drift's own estimate: the cost is banded
+    cached = test["what_if"]["caching:ttl=1h"]
+    assert Decimal(cached["change_below_usd"]) + Decimal(cached["change_above_usd"]) > 0
+
+
 def test_a_grown_request_is_metered_as_sent(project: pytest.Pytester) -> None:
     """Who added 3,000 tokens to every request: the replay still returns the recorded usage,
     but costsim meters the request the code sent (recorded prompt + calibrated difference)."""
