@@ -213,3 +213,36 @@ def test_a_short_prefix_whose_length_is_estimated_says_so(tmp_path: Path) -> Non
         "2 of the 4 breakpoints placed (system) sit below the 1,024-token minimum for "
         "claude-sonnet-4-5 (the longest, an estimated 611 tokens): they cache nothing"
     )
+
+
+def test_a_request_static_caching_leaves_as_it_was_is_billed_as_recorded(tmp_path: Path) -> None:
+    """A request that already carries the breakpoints static caching would place (its system
+    prompt and its last message marked) is left as recorded, and billed as recorded,
+    exactly, while the next request of its trace gets a breakpoint: an untouched request is
+    the recording's, as in a trace a variant leaves alone (it used to be re-simulated,
+    flagged estimated and banded, because the placement copied it)."""
+    marked = {"type": "ephemeral"}
+    question = {"role": "user", "content": [{"type": "text", "text": "My deploy fails with E42.", "cache_control": marked}]}  # fmt: skip
+    answer = {"role": "assistant", "content": [{"type": "text", "text": "Rebuild the image."}]}
+    again = {"role": "user", "content": [{"type": "text", "text": "Is there a status page?"}]}
+    usages = [
+        {"input_tokens": 20, "cache_creation_input_tokens": 1810, "cache_read_input_tokens": 0},
+        {"input_tokens": 35, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1810},
+    ]
+    path = _cassette(tmp_path, system=SYSTEM, usages=usages)
+    document = yaml.safe_load(path.read_text())
+    for interaction, messages in zip(
+        document["interactions"], ([question], [question, answer, again]), strict=True
+    ):
+        request = json.loads(interaction["request"]["body"])
+        request["messages"] = messages
+        interaction["request"]["body"] = json.dumps(request)
+    path.write_text(yaml.safe_dump(document))
+    trace = load_trace(path)
+    result = Engine([trace]).run(Variant("c", (make_step("caching", {}),)))
+    first, second = result.traces[0].calls
+    assert first.call is trace.calls[0]  # nothing placed: the request as recorded
+    assert first.usage == trace.calls[0].usage and not first.resimulated
+    assert second.resimulated  # a breakpoint on its last message
+    totals = result.totals()
+    assert (totals.calls_with_usage, totals.estimated_calls) == (1, 1)

@@ -206,23 +206,43 @@ def test_a_block_copied_with_another_marker_is_digested_and_counted_once(
     from costsim.cache import prefix
     from costsim.metering import block_counts
     from costsim.metering.tokenizers import counter
-    from costsim.model import CacheControl, Flavour, Message, OtherBlock, TextBlock, ToolResultBlock
+    from costsim.model import (
+        CacheControl,
+        DocumentBlock,
+        Flavour,
+        Message,
+        OtherBlock,
+        TextBlock,
+        ToolResultBlock,
+        ToolUseBlock,
+    )
 
     big = ToolResultBlock("t1", (TextBlock("tool output " * 2000),))
     server = OtherBlock("web_search_tool_result", {"content": ["result " * 500]})
     marked = dataclasses.replace(big, cache_control=CacheControl("5m"))
     written: list[int] = []
-    real = prefix._canonical
+    real = prefix.canonical
 
     def canonical(value: Any) -> str:
         written.append(1)
         return real(value)
 
-    monkeypatch.setattr(prefix, "_canonical", canonical)
+    monkeypatch.setattr(prefix, "canonical", canonical)
     builder = prefix.PrefixBuilder()
     assert builder._digest(marked) == builder._digest(big)
     assert len(written) == 1
     assert builder._digest(server) != builder._digest(big)
+    # content JSON tells apart is never one key: 1, true and 1.0; 0.0 and -0.0
+    for one, other in (
+        (ToolUseBlock("", "check", 1), ToolUseBlock("", "check", True)),
+        (ToolUseBlock("x", "f", 2), ToolUseBlock("x", "f", 2.0)),
+        (ToolResultBlock("t", (TextBlock("1"),)), ToolResultBlock("t", (TextBlock("1"),), True)),
+        (
+            DocumentBlock("application/pdf", "s", page_points=((0.0, 1.0),)),
+            DocumentBlock("application/pdf", "s", page_points=((-0.0, 1.0),)),
+        ),
+    ):
+        assert builder._digest(one) != builder._digest(other), (one, other)
 
     counted: list[object] = []
     other = block_counts.BLOCK_COUNTERS[OtherBlock]

@@ -110,30 +110,41 @@ def gap_totals(result: VariantResult, as_of: datetime | None) -> tuple[Totals, T
     return simulated, recorded
 
 
-def _by_trace(
+def _by_trace(traces: Sequence[TraceResult], calls: list[MeteredCall]) -> dict[Path, Totals]:
+    """Totals per trace of metered ``calls`` (the traces' calls, in order)."""
+    return _keyed(traces, _each_trace(traces, calls))
+
+
+def _keyed(traces: Sequence[TraceResult], totals: list[Totals]) -> dict[Path, Totals]:
+    return dict(zip((trace.path for trace in traces), totals, strict=True))
+
+
+def _each_trace(
     traces: Sequence[TraceResult],
     calls: list[MeteredCall],
     others: Sequence[TraceResult] | None = None,
     sums: TraceSums | None = None,
-) -> dict[Path, Totals]:
-    """Totals per trace of metered ``calls`` (the traces' calls, in order); a trace that is
-    its counterpart in ``others`` (the run left it as recorded) summed once per ``sums``."""
-    totals: dict[Path, Totals] = {}
+) -> list[Totals]:
+    """Totals of each trace's metered ``calls`` (the traces' calls, in order), in order; a
+    trace that is its counterpart in ``others`` (the run left it as recorded) summed once
+    per ``sums``."""
+    totals: list[Totals] = []
     start = 0
     for index, trace in enumerate(traces):
         end = start + len(trace.calls)
         if sums is not None and others is not None:
-            totals[trace.path] = sums.totals(trace, trace is others[index], calls[start:end])
+            totals.append(sums.totals(trace, trace is others[index], calls[start:end]))
         else:
-            totals[trace.path] = Totals.of(calls[start:end])
+            totals.append(Totals.of(calls[start:end]))
         start = end
     return totals
 
 
-def _summed(per_trace: dict[Path, Totals]) -> Totals:
-    """The sum of per-trace totals, in trace order: exactly the totals of all their calls."""
+def _summed(per_trace: list[Totals]) -> Totals:
+    """The sum of per-trace totals, in trace order: exactly the totals of all their calls
+    (every trace counted, also one named twice, whose path a per-cassette table holds once)."""
     total = Totals()
-    for totals in per_trace.values():
+    for totals in per_trace:
         total.merge(totals)
     return total
 
@@ -152,15 +163,15 @@ def part(
     calls = result.metered(as_of=as_of) if calls is None else calls
     baseline = result.baseline_metered(as_of=as_of)
     sums = TraceSums() if sums is None else sums
-    per_cassette = _by_trace(result.traces, calls, result.baselines, sums)
-    baseline_per_cassette = _by_trace(result.baselines, baseline, result.traces, sums)
+    each = _each_trace(result.traces, calls, result.baselines, sums)
+    baseline_each = _each_trace(result.baselines, baseline, result.traces, sums)
     return VariantPart(
-        totals=_summed(per_cassette),
-        per_cassette=per_cassette,
+        totals=_summed(each),
+        per_cassette=_keyed(result.traces, each),
         events=result.events,
         bands=variant_bands(result, engine.meter, as_of, terms),
-        baseline=_summed(baseline_per_cassette),
-        baseline_per_cassette=baseline_per_cassette,
+        baseline=_summed(baseline_each),
+        baseline_per_cassette=_keyed(result.baselines, baseline_each),
         resimulated_calls=sum(
             item.resimulated for trace in result.baselines for item in trace.calls
         ),

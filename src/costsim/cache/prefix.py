@@ -16,14 +16,11 @@ and carries the ``label`` of the breakpoint position it is (tools, system, messa
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import json
 from dataclasses import dataclass
-from functools import cache
 from itertools import pairwise
-from typing import Any
 
+from costsim.cache.digests import canonical, fields_key, plain
 from costsim.metering.models import keeps_thinking
 from costsim.metering.serialise import Position, Serialiser
 from costsim.model import (
@@ -73,43 +70,6 @@ class Prefix:
         return [i for i, block in enumerate(self.blocks) if block.breakpoint is not None]
 
 
-@cache
-def _field_names(kind: type) -> tuple[str, ...]:
-    return tuple(field.name for field in dataclasses.fields(kind))
-
-
-def _plain(value: Any) -> Any:
-    """A value JSON cannot write: a dataclass as its fields (the encoder writes them, and any
-    dataclass among them alike), anything else as its text."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {name: getattr(value, name) for name in _field_names(type(value))}
-    return str(value)
-
-
-_CANONICAL = json.JSONEncoder(
-    sort_keys=True, ensure_ascii=False, default=_plain, separators=(",", ":")
-)
-
-
-def _fields_key(content: dict[str, Any]) -> tuple[object, ...] | None:
-    """A block's field values as a dictionary key, when they can be one (text, ids: a
-    string's hash is computed once and kept by the string, so a copy of a long tool result
-    that differs only by its marker is found without writing its JSON again); None when a
-    field cannot be hashed (a dict: tool input, a server block's raw JSON)."""
-    key = tuple(content.items())
-    try:
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _canonical(value: Any) -> str:
-    """The JSON text two equal contents share (what ``dataclasses.asdict`` would give,
-    without copying every field on the way)."""
-    return _CANONICAL.encode(value)
-
-
 class PrefixBuilder:
     """Builds prefixes, remembering the digest of every block object it has seen."""
 
@@ -123,12 +83,12 @@ class PrefixBuilder:
         hit = self._digests.get(id(item))
         if hit is not None and hit[0] is item:
             return hit[1]
-        content = _plain(item)
+        content = plain(item)
         content["cache_control"] = None  # a marker does not change what is cached
-        same = _fields_key(content)  # a copy with another marker: the same digest
+        same = fields_key(content)  # a copy with another marker: the same digest
         digest = self._by_fields.get(same) if same is not None else None
         if digest is None:
-            digest = hashlib.blake2b(_canonical(content).encode(), digest_size=16).hexdigest()
+            digest = hashlib.blake2b(canonical(content).encode(), digest_size=16).hexdigest()
             if same is not None:
                 self._by_fields[same] = digest
         self._digests[id(item)] = (item, digest)
@@ -205,7 +165,7 @@ class PrefixBuilder:
         ):
             if section == "messages":
                 if not messages_started:
-                    settings = _canonical([call.tool_choice, call.thinking or None])
+                    settings = canonical([call.tool_choice, call.thinking or None])
                     content = self._chain(content, settings)
                     messages_started = True
                 role = next(roles)
