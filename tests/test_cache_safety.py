@@ -195,3 +195,50 @@ def test_a_cache_folder_that_exists_keeps_its_own_files(
     monkeypatch.setenv("COSTSIM_CACHE_DIR", str(fresh))
     api.load(EXAMPLES, jobs=1)
     assert (fresh / ".gitignore").read_text() == "# created by costsim\n*\n"
+
+
+def test_a_row_damaged_or_edited_on_disk_is_rebuilt_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A byte of a kept trace changed on disk (one digit of a token count: still JSON, still
+    a trace) must not become a different bill: every row carries its digest, and a row that
+    is not the bytes written is rebuilt from the cassette."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    runner = CliRunner()
+    clean = runner.invoke(cli, ["report", str(EXAMPLES), "--format", "json", "-j1"])
+    assert clean.exit_code == 0
+    database = tmp_path / "cache" / "v1" / "entries.sqlite"
+    with contextlib.closing(sqlite3.connect(database)) as connection:
+        rows = connection.execute("SELECT kind, key, data FROM entries WHERE kind = 'trace'")
+        edited = 0
+        for kind, key, data in list(rows):
+            if b'"output":58' in data:  # the support agent's first answer: 58 tokens
+                changed = data.replace(b'"output":58', b'"output":59', 1)
+                connection.execute(
+                    "UPDATE entries SET data = ? WHERE kind = ? AND key = ?", (changed, kind, key)
+                )
+                edited += 1
+        connection.commit()
+    assert edited == 1
+    again = runner.invoke(cli, ["report", str(EXAMPLES), "--format", "json", "-j1"])
+    assert again.exit_code == 0 and again.stderr == ""
+    assert again.stdout == clean.stdout
+
+
+def test_a_database_found_damaged_in_use_is_started_afresh(tmp_path: Path) -> None:
+    """SQLite says a page is damaged while a run reads: the database (costsim's own) is
+    deleted, so the next entry written starts it afresh (every run read around it before)."""
+    path = tmp_path / "entries.sqlite"
+    entries = Entries(path)
+    entries.put("trace", "k", b"kept")
+    assert entries.get("trace", "k", 100) == b"kept"
+    damaged = sqlite3.DatabaseError("database disk image is malformed")
+    damaged.sqlite_errorname = "SQLITE_CORRUPT"  # type: ignore[attr-defined]
+    entries._damaged(damaged)
+    assert not path.exists()
+    entries.put("trace", "k", b"again")
+    assert entries.get("trace", "k", 100) == b"again"

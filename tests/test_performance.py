@@ -26,6 +26,7 @@ from costsim.api.batches import batches
 from costsim.cli import cli
 from costsim.errors import ConfigError, CostsimError
 from costsim.io import entries as execution_entries
+from costsim.io.entries import _sealed, _unsealed
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -60,22 +61,26 @@ def _database(folder: Path) -> Path:
 
 
 def _rows(folder: Path) -> list[tuple[str, str, bytes]]:
-    """The small entries (traces, shares): rows of the cache's database."""
+    """The small entries (traces, shares): rows of the cache's database, their bytes as
+    written (without the digest each row is sealed with)."""
     if not _database(folder).is_file():
         return []
     with contextlib.closing(sqlite3.connect(_database(folder))) as connection:
         try:
-            return sorted(connection.execute("SELECT kind, key, data FROM entries"))
+            rows = sorted(connection.execute("SELECT kind, key, data FROM entries"))
         except sqlite3.OperationalError:  # made, but killed before its table was
             return []
+    return [(kind, key, _unsealed(data) or b"") for kind, key, data in rows]
 
 
 def _rewrite(folder: Path, change: Callable[[bytes], bytes]) -> None:
-    """Every entry, row or file, rewritten by ``change``."""
+    """Every entry, row or file, rewritten by ``change`` (a row sealed again: what it holds
+    is checked as if costsim had written it)."""
     with contextlib.closing(sqlite3.connect(_database(folder))) as connection:
         for kind, key, data in _rows(folder):
             connection.execute(
-                "UPDATE entries SET data = ? WHERE kind = ? AND key = ?", (change(data), kind, key)
+                "UPDATE entries SET data = ? WHERE kind = ? AND key = ?",
+                (_sealed(change(data)), kind, key),
             )
         connection.commit()
     for path in _files(folder):

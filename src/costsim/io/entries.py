@@ -5,7 +5,9 @@ creation, which some file systems make slow (a millisecond of kernel time each o
 machines, more under Windows' scanners); in one SQLite database (the standard library's
 ``sqlite3``, write-ahead log) each is a row written in its own transaction: atomic, so a run
 killed at any moment leaves whole entries or none, and shared safely by the processes of a
-run (one connection per process and thread).
+run (one connection per process and thread). Each row's bytes carry their digest: a row
+damaged on disk or edited (a flipped byte that still reads as JSON) is refused and rebuilt,
+and a database SQLite finds damaged while in use is deleted and started afresh.
 
 A cache folder can come from anywhere, so the database is opened defensively: its schema
 must be exactly costsim's (no trigger, view or other table can come with it), the schema is
@@ -16,6 +18,7 @@ and started afresh. Any failure only means an entry is not cached: it never stop
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import sqlite3
 import stat
@@ -33,8 +36,25 @@ _EXPECTED = {
     ("table", "entries", "entries", _SCHEMA),
     ("index", "sqlite_autoindex_entries_1", "entries", None),
 }
-_VERSION = 1
-"""``PRAGMA user_version`` of costsim's database (bumped with its layout)."""
+_VERSION = 2
+"""``PRAGMA user_version`` of costsim's database (bumped with its layout; 2: sealed rows)."""
+_SEAL = 16
+"""Bytes of the BLAKE2b digest each row's data starts with: damage inside a row (a flipped
+byte that still reads as JSON, an edited digit) is told from the bytes written, and the
+entry is rebuilt, never read as a different trace or share."""
+
+
+def _sealed(data: bytes) -> bytes:
+    return hashlib.blake2b(data, digest_size=_SEAL).digest() + data
+
+
+def _unsealed(data: bytes) -> bytes | None:
+    """The bytes sealed in ``data``; None when they are not the ones written."""
+    body = memoryview(data)[_SEAL:]
+    if len(data) < _SEAL or hashlib.blake2b(body, digest_size=_SEAL).digest() != data[:_SEAL]:
+        return None
+    return bytes(body)
+
 
 _CONNECTIONS: dict[tuple[int, int, str], sqlite3.Connection | None] = {}
 """One connection per process, thread and database (None: it cannot be used here)."""
@@ -54,29 +74,41 @@ class Entries:
         self.ours = ours
 
     def get(self, kind: str, key: str, limit: int) -> bytes | None:
-        """An entry's bytes; None when absent, larger than ``limit`` or unreadable."""
+        """An entry's bytes; None when absent, larger than ``limit``, unreadable or not the
+        bytes that were written (its seal does not match)."""
         connection = self._connection(create=False)
         if connection is None:
             return None
         try:  # fetchall: the statement ends, and with it the read transaction
             rows = connection.execute(
                 "SELECT data FROM entries WHERE kind = ? AND key = ? AND length(data) <= ?",
-                (kind, key, limit),
+                (kind, key, limit + _SEAL),
             ).fetchall()
-        except sqlite3.Error:
+        except sqlite3.Error as exc:
+            self._damaged(exc)
             return None
         data = rows[0][0] if rows else None
-        return data if isinstance(data, bytes) else None
+        return _unsealed(data) if isinstance(data, bytes) else None
 
     def put(self, kind: str, key: str, data: bytes) -> None:
         connection = self._connection(create=True)
         if connection is None:
             return
-        with contextlib.suppress(sqlite3.Error):
+        try:
             connection.execute(
                 "INSERT OR REPLACE INTO entries (kind, key, data) VALUES (?, ?, ?)",
-                (kind, key, data),
+                (kind, key, _sealed(data)),
             )
+        except sqlite3.Error as exc:
+            self._damaged(exc)
+
+    def _damaged(self, exc: sqlite3.Error) -> None:
+        """A database found damaged while in use is deleted (in costsim's own cache folder
+        only): the next entry written starts it afresh, instead of every run reading around
+        the damage."""
+        if getattr(exc, "sqlite_errorname", None) in _DAMAGED and self.ours():
+            self.forget()
+            _delete(self.path)
 
     def has(self, kind: str, key: str) -> bool:
         """Whether an entry is there (its bytes are not read)."""
