@@ -285,7 +285,7 @@ def test_dask_cluster_gives_the_local_result(cache_dir: Path) -> None:
         processes=False,
         host="127.0.0.1",
         protocol="tcp",
-        dashboard_address=None,
+        dashboard_address=":0",  # none at 8787: another cluster on the machine may hold it
     ) as cluster:
         address = cluster.scheduler_address
         assert address.startswith("tcp://127.0.0.1:")

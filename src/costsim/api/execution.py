@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import itertools
 import multiprocessing
 import os
@@ -33,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from costsim.api.cluster import on_dask
 from costsim.errors import ConfigError
 from costsim.io.config import calibration_path, tool_config
 from costsim.io.store import CACHE_DIR_NAME, CacheStore
@@ -229,7 +229,7 @@ def run_batches(
     runs are submitted at once, not when the first result is asked for.
     """
     if settings.scheduler and not local:
-        return _dask(settings.scheduler, function, job, runs, prepare or (lambda run: run))
+        return on_dask(settings.scheduler, function, job, runs, prepare or (lambda run: run))
     if settings.workers <= 1 or not runs or (len(runs) == 1 and not beside):
         return (function(job, run) for run in runs)
     shared = _SESSION.get()
@@ -312,42 +312,6 @@ def _in_order(
         if nxt is not None:
             pending.append(pool.submit(function, job, nxt))
         yield result
-
-
-def _dask(
-    address: str,
-    function: Callable[[Any, list[T]], R],
-    job: Any,
-    runs: list[list[T]],
-    prepare: Callable[[list[T]], list[T]],
-) -> Generator[R, None, None]:
-    try:
-        distributed: Any = importlib.import_module("distributed")
-    except ImportError:
-        raise ConfigError(
-            "--scheduler needs Dask distributed: pip install 'costsim[dask]'"
-        ) from None
-    try:
-        client = distributed.Client(address, timeout="10s", set_as_default=False)
-    except (OSError, ValueError, TimeoutError) as exc:
-        raise ConfigError(f"cannot reach the Dask scheduler at {address} ({exc})") from None
-    try:
-        shared = client.scatter(job, broadcast=True)
-        workers = max(1, len(client.scheduler_info().get("workers", {})))
-        pending: list[Any] = []
-        upcoming: Iterator[list[T]] = iter(runs)
-        for run in upcoming:
-            pending.append(client.submit(function, shared, prepare(run), pure=False))
-            if len(pending) >= 2 * workers:
-                break
-        while pending:
-            result = pending.pop(0).result()
-            nxt = next(upcoming, None)
-            if nxt is not None:
-                pending.append(client.submit(function, shared, prepare(nxt), pure=False))
-            yield result
-    finally:
-        client.close()
 
 
 def each(values: Iterable[Iterable[R]]) -> Iterator[R]:
