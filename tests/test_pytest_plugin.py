@@ -717,6 +717,30 @@ def reordered(body):
 """
 
 
+def test_a_what_if_counts_its_divergences_as_compare_does(project: pytest.Pytester) -> None:
+    """A call routed to a smaller model whose recorded answer called tools may not answer
+    alike: compare counts it a divergence beside the saving, and so does the what-if (its
+    legend and the JSON report), not only the saving."""
+    project.makepyfile(test_agent=REPLAY + "\ndef test_all():\n    _replay(3)\n")
+    routed = "routing:default=claude-haiku-4-5"
+    result = project.runpytest(
+        "--costsim", "--costsim-report", "out.json", "--costsim-strategies", routed
+    )
+    result.stdout.fnmatch_lines(
+        [
+            f"what-if 1: cost with {routed}: saves $0.0*",
+            "  of $0.0*, p90 band ±<$0.000001; 1 divergence",  # as compare says it
+        ]
+    )
+    engine = Engine([load_trace(project.path / "agent.yaml")], meter=Meter())
+    expected = engine.run(Variant("v", (parse_step(routed),))).divergences
+    assert expected == 1
+    report = _report(project)
+    test = report["tests"]["test_agent.py::test_all"]["what_if"][routed]  # type: ignore[index]
+    assert test["divergences"] == expected
+    assert report["total"]["what_if"][routed]["divergences"] == expected  # type: ignore[index]
+
+
 def test_a_drifted_test_s_what_if_change_is_against_what_it_sent(
     project: pytest.Pytester,
 ) -> None:

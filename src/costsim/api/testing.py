@@ -108,13 +108,15 @@ def parse_strategies(text: str) -> list[Variant]:
     return parse_variants(text)
 
 
-def _what_if_cost(variant: Totals, band: Spread, change: Spread) -> WhatIfCost:
+def _what_if_cost(
+    variant: Totals, band: Spread, change: Spread, divergences: int, estimated: bool
+) -> WhatIfCost:
     """A test's cost under a variant, as the engine bills it: the test's recorded calls,
     each changed one plus the change the strategy makes (:mod:`costsim.engine.anchoring`),
     so a variant that changes nothing costs what the test did, to the digit. A call without
     a price counts as unpriced, never as $0."""
     unpriced = variant.unpriced_calls + variant.unmetered_calls
-    return WhatIfCost(variant.priced_cost, unpriced, band, change)
+    return WhatIfCost(variant.priced_cost, unpriced, band, change, divergences, estimated)
 
 
 def _drifted(recorded: Sequence[Call], sent: Sequence[Call]) -> bool:
@@ -161,6 +163,12 @@ class WhatIfCost:
     """How far (p90) the change from the test's own cost may lie below and above the change
     shown: what ``compare`` says of a variant's Δ. The estimates the test's cost and the
     what-if share move both alike and leave it; a strategy that changes nothing has none."""
+    divergences: int = 0
+    """Calls whose recorded answer the variant may not reproduce (a call routed to a smaller
+    model that answered with tools, a cut the answer quotes), as ``compare`` counts them."""
+    change_estimated: bool = False
+    """Something behind the change was simulated (its band may round to nothing); False: the
+    change is exact (a re-pricing of recorded usage, or no change at all)."""
 
     def __add__(self, other: WhatIfCost) -> WhatIfCost:
         return WhatIfCost(
@@ -168,6 +176,8 @@ class WhatIfCost:
             self.unpriced_calls + other.unpriced_calls,
             self.spread + other.spread,
             self.change + other.change,
+            self.divergences + other.divergences,
+            self.change_estimated or other.change_estimated,
         )
 
     @property
@@ -187,6 +197,8 @@ class WhatIfCost:
             "above_usd": amount_text(self.spread.above),
             "change_below_usd": amount_text(self.change.below),
             "change_above_usd": amount_text(self.change.above),
+            "divergences": self.divergences,
+            "change_exact": not self.change_estimated,
         }
 
     def _range(self, cost: Decimal) -> tuple[Decimal, Decimal]:
@@ -205,7 +217,9 @@ class WhatIfCost:
         change = Spread(
             Decimal(data.get("change_below_usd", "0")), Decimal(data.get("change_above_usd", "0"))
         )
-        return cls(Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"]), spread, change)
+        priced, unpriced = Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"])
+        diverged, estimated = int(data.get("divergences", 0)), not data.get("change_exact", True)
+        return cls(priced, unpriced, spread, change, diverged, estimated)
 
 
 class TestMeter:
@@ -294,11 +308,9 @@ class TestMeter:
         # a test whose requests drifted costs what it sent now: its what-if's change is
         # banded against that (against the recording, as compare's Δ, for every other test)
         drifted = [_drifted(*tests[name]) for name in names]
-        sent = (
-            run_terms(engine.run(Variant("as sent"), requests=requests), self.estimator, None)
-            if any(drifted)
-            else None
-        )
+        as_sent = engine.run(Variant("as sent"), requests=requests) if any(drifted) else None
+        sent = run_terms(as_sent, self.estimator, None) if as_sent is not None else None
+        sent_costs = as_sent.totals_by_trace() if as_sent is not None else {}
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
             said = notes.setdefault(variant.name, [])
@@ -309,8 +321,13 @@ class TestMeter:
             terms = run_terms(result, self.estimator, None)
             bands = variant_bands(result, self.estimator, None, terms).per_cassette
             for index, (trace, name) in enumerate(pairs):
-                band, change, _ = bands.get(trace.path, (NONE, NONE, False))
+                band, change, estimated = bands.get(trace.path, (NONE, NONE, False))
                 if sent is not None and drifted[index]:
                     change = difference(terms[index][0], sent[index][0])
-                costs[name][variant.name] = _what_if_cost(by_trace[trace.path], band, change)
+                    estimated = bool(change) or by_trace[trace.path] != sent_costs[trace.path]
+                events = result.traces[index].events
+                diverged = sum(1 for event in events if event.kind == "divergence")
+                costs[name][variant.name] = _what_if_cost(
+                    by_trace[trace.path], band, change, diverged, estimated
+                )
         return costs

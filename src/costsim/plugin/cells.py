@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 
 from costsim.api.testing import TestCost, WhatIfCost
+from costsim.render.band_text import spread_text
 from costsim.render.text import money, money_places, percent
 
 __all__ = ["cells", "cost_text", "what_if_cell", "what_if_change"]
@@ -79,9 +80,13 @@ def what_if_change(value: WhatIfCost | None, tests: TestCost) -> str:
         said = f"adds {money(delta, places)}{f' (+{share})' if share else ''}" if delta else ""
         said = said or "costs the same as the tests"
         band = f"p90 Δ {_signed(low, places)} to {_signed(high, places)}"
-    if not value.change:
-        return f": {said}, exact" if delta else f": {said}"
-    return f": {said}, {band}"
+    risks = f"; {value.divergences:,} divergence{'s' * (value.divergences != 1)}"
+    risks = risks if value.divergences else ""
+    if not value.change_estimated:
+        return f": {said}, exact{risks}" if delta else f": {said}{risks}"
+    if not value.change:  # simulated, its band below a millionth: as compare says it
+        return f": {said}, p90 band {spread_text(value.change, places)}{risks}"
+    return f": {said}, {band}{risks}"
 
 
 def _signed(amount: Decimal, places: int) -> str:
