@@ -242,3 +242,38 @@ def test_a_database_found_damaged_in_use_is_started_afresh(tmp_path: Path) -> No
     assert not path.exists()
     entries.put("trace", "k", b"again")
     assert entries.get("trace", "k", 100) == b"again"
+
+
+def test_the_cache_keeps_the_newest_comparisons_and_outputs_not_every_one(
+    tmp_path: Path,
+) -> None:
+    """Each run on changed inputs writes a new comparison and output (15 MB of JSON each for a
+    large corpus): only the newest 16 of each are kept, and rows are not touched."""
+    cache = store.CacheStore(tmp_path / "cache")
+    cache.put("trace", "t", b"{}")
+    for index in range(20):
+        cache.put_chunks("output", f"{index:064x}", [b"header\n", b"text"])
+        written = cache._path("output", f"{index:064x}")
+        os.utime(written, ns=(index * 10**9, index * 10**9))  # in the order written
+    kept = sorted((tmp_path / "cache").rglob("*.out"))
+    assert len(kept) == 16
+    assert {path.stem for path in kept} == {f"{index:064x}" for index in range(4, 20)}
+    assert cache.get("trace", "t") == b"{}"
+
+
+def test_a_database_slot_that_is_not_a_file_is_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder where the entries database goes keeps every run cold: said once, as any cache
+    that cannot be written is (it went unsaid)."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    (tmp_path / "cache" / "v1" / "entries.sqlite").mkdir(parents=True)
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    result = CliRunner().invoke(cli, ["report", str(EXAMPLES), "-j1"])
+    assert result.exit_code == 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "entries.sqlite is not a file" in lines[0] and "--no-cache" in lines[0]

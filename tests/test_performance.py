@@ -462,3 +462,27 @@ def test_cassettes_check_in_a_pool_and_from_the_cache_finds_what_a_serial_check_
     fixed = json.loads(check()["json"])
     assert "anthropic-api-key" not in {finding["rule"] for finding in fixed["findings"]}
     assert fixed == json.loads(check("--jobs", "1", "--no-cache")["json"])
+
+
+def test_every_command_takes_the_same_output_options() -> None:
+    """The README's promise: every command takes --format, -o, --wide, -v and -q (``cache
+    info -q`` and ``cache clear -q`` were refused as unknown options)."""
+    import click
+
+    def commands(group: click.Group, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+        found: list[tuple[str, ...]] = []
+        for name, command in group.commands.items():
+            if isinstance(command, click.Group):
+                found += commands(command, (*path, name))
+            else:
+                found.append((*path, name))
+        return found
+
+    for path in commands(cli):
+        command: Any = cli
+        for name in path:
+            command = command.commands[name]
+        options = {option for param in command.params for option in getattr(param, "opts", [])}
+        assert {"--format", "-o", "--wide", "-v", "-q"} <= options, path
+    quiet = CliRunner().invoke(cli, ["cache", "info", "-q", "--format", "json"])
+    assert quiet.exit_code == 0 and json.loads(quiet.stdout)["kind"] == "costsim.cache_info"

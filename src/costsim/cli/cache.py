@@ -7,8 +7,11 @@ from pathlib import Path
 
 import click
 
+from costsim.cli._common import Output, output_options
 from costsim.cli._errors import handle_errors
 from costsim.cli._width import terminal_width
+from costsim.errors import ConfigError
+from costsim.render.formats import write_atomic
 from costsim.render.text import shorten_left
 
 CACHE_DIR = click.option(
@@ -25,50 +28,49 @@ def cache() -> None:
     Always safe to delete; --no-cache on a command bypasses it."""
 
 
-FORMAT = click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="A line of text, or a JSON document.",
-)
-
-
 def _entries(count: int) -> str:
     return f"{count:,} entr{'y' if count == 1 else 'ies'}"
 
 
-def _emit(fmt: str, kind: str, root: Path, line: str, **figures: int) -> None:
-    if fmt == "json":
+def _emit(out: Output, kind: str, root: Path, line: str, **figures: int) -> None:
+    """The result as every command writes one (``--format``, ``-o``): a line of text (the
+    folder cut to the terminal) or a JSON document; ``-q`` has no warning to silence here."""
+    if out.fmt == "json":
         document = {"format_version": 1, "kind": kind, "path": str(root), **figures}
-        click.echo(json.dumps(document, indent=2))
-        return
-    width = terminal_width()
-    click.echo(line.replace("{path}", shorten_left(str(root), max(width - len(line) + 6, 20))))
+        text = json.dumps(document, indent=2) + "\n"
+    elif out.fmt in ("table", "markdown"):
+        width = 10**6 if out.wide or out.path is not None else terminal_width()
+        text = line.replace("{path}", shorten_left(str(root), max(width - len(line) + 6, 20)))
+        text += "\n"
+    else:
+        raise ConfigError(f"cache output has no {out.fmt!r} format; formats: table, markdown, json")
+    if out.path is not None:
+        write_atomic(out.path, text)
+    else:
+        click.echo(text, nl=False)
 
 
 @cache.command("clear")
 @CACHE_DIR
-@FORMAT
+@output_options
 @handle_errors
-def clear(cache_dir: Path | None, fmt: str) -> None:
+def clear(cache_dir: Path | None, out: Output) -> None:
     """Delete the cache's entries (a folder without costsim's CACHEDIR.TAG is refused)."""
     from costsim import api
 
     root, entries = api.clear_cache(cache_dir)
     line = f"removed {_entries(entries)} from the cache ({{path}})"
-    _emit(fmt, "costsim.cache_clear", root, line, entries=entries)
+    _emit(out, "costsim.cache_clear", root, line, entries=entries)
 
 
 @cache.command("info")
 @CACHE_DIR
-@FORMAT
+@output_options
 @handle_errors
-def info(cache_dir: Path | None, fmt: str) -> None:
+def info(cache_dir: Path | None, out: Output) -> None:
     """Where the cache is, and how big."""
     from costsim import api
 
     root, entries, size = api.cache_info(cache_dir)
     line = f"{{path}}: {_entries(entries)}, {size / 1e6:.1f} MB"
-    _emit(fmt, "costsim.cache_info", root, line, entries=entries, bytes=size)
+    _emit(out, "costsim.cache_info", root, line, entries=entries, bytes=size)

