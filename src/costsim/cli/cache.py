@@ -11,7 +11,6 @@ from costsim.cli._common import Output, output_options
 from costsim.cli._errors import handle_errors
 from costsim.cli._width import terminal_width
 from costsim.errors import ConfigError
-from costsim.render.formats import write_atomic
 from costsim.render.text import shorten_left
 
 CACHE_DIR = click.option(
@@ -45,6 +44,8 @@ def _emit(out: Output, kind: str, root: Path, line: str, **figures: int) -> None
     else:
         raise ConfigError(f"cache output has no {out.fmt!r} format; formats: table, markdown, json")
     if out.path is not None:
+        from costsim.render.formats import write_atomic  # not at import: every command's start
+
         write_atomic(out.path, text)
     else:
         click.echo(text, nl=False)
