@@ -277,3 +277,51 @@ def test_a_database_slot_that_is_not_a_file_is_one_warning(
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1
     assert "entries.sqlite is not a file" in lines[0] and "--no-cache" in lines[0]
+
+
+def test_a_kept_comparison_edited_on_disk_is_rebuilt_not_shown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One bit of a kept comparison (a price) changed on disk is not shown and then recalled
+    as another bill: every file entry ends with the digest of what precedes it."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    scenarios = str(ROOT / "scenarios")
+    runner = CliRunner()
+    clean = runner.invoke(cli, ["compare", scenarios, "-q", "--format", "json", "-j1"])
+    assert clean.exit_code == 0
+    edited = 0
+    for entry in (tmp_path / "cache").rglob("comparison/*/*.json"):
+        data = entry.read_bytes()
+        changed = data.replace(b'"priced_cost":"2.', b'"priced_cost":"3.', 1)
+        if changed != data:
+            entry.write_bytes(changed)
+            edited += 1
+    for entry in (tmp_path / "cache").rglob("output/*/*.out"):
+        entry.unlink()  # not recalled: the comparison is read
+    assert edited == 1
+    for _ in range(2):
+        again = runner.invoke(cli, ["compare", scenarios, "-q", "--format", "json", "-j1"])
+        assert again.exit_code == 0 and again.stdout == clean.stdout
+
+
+def test_a_version_folder_that_is_a_link_is_one_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entries database is never opened through a link (a cache folder can come from
+    anywhere), so a linked version folder keeps every run cold: said once."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    (tmp_path / "cache").mkdir()
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "cache" / "v1").symlink_to(tmp_path / "elsewhere")
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    result = CliRunner().invoke(cli, ["report", str(EXAMPLES), "-j1"])
+    assert result.exit_code == 0
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is a symbolic link" in lines[0]

@@ -89,3 +89,37 @@ def test_a_scheduler_without_workers_is_one_sentence() -> None:
     assert code == 2
     assert f"the Dask cluster at {empty.scheduler_address} failed during the run" in output
     assert "Traceback" not in output
+
+
+class _Gone:
+    """A client whose scheduler went during the run: every future is cancelled."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def scatter(self, job: object, broadcast: bool) -> object:
+        return job
+
+    def scheduler_info(self) -> dict[str, object]:
+        return {"workers": {"w": {}}}
+
+    def submit(self, *args: object, **kwargs: object) -> _Gone:
+        return self
+
+    def result(self) -> object:
+        raise self.error
+
+
+def test_a_cluster_that_goes_during_the_run_is_one_sentence() -> None:
+    """Its scheduler killed, its workers gone: the futures are cancelled; costsim says so in
+    one sentence (exit 2), while an error of costsim's own work is raised as it is."""
+    from distributed.client import FutureCancelledError
+
+    from costsim.errors import ConfigError
+
+    gone = _Gone(FutureCancelledError("run-0", "scheduler-connection-lost"))
+    with pytest.raises(ConfigError, match="the Dask cluster at tcp://x:8786 failed during the run"):
+        list(cluster._on_cluster(gone, "tcp://x:8786", print, None, [[1]], lambda run: run))
+    own = _Gone(ValueError("a bug of costsim's own"))
+    with pytest.raises(ValueError, match="own"):
+        list(cluster._on_cluster(own, "tcp://x:8786", print, None, [[1]], lambda run: run))

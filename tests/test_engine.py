@@ -169,3 +169,60 @@ def test_a_hit_reads_the_length_that_was_written() -> None:
     assert (second.cache_read, second.cache_write_5m, second.uncached_input) == (2042, 109, 0)
     # (2,042 x 3.75 + 58 x 15) + (2,042 x 0.30 + 109 x 3.75 + 31 x 15) = 10,013.85 / 1e6
     assert result.totals().cost_usd == Decimal("0.01001385")
+
+
+def _warm_openai(tmp_path: Path) -> Path:
+    """An OpenAI Chat cassette whose first call reads cache it never wrote (a warm start)."""
+    import yaml
+
+    system = "You answer questions about a hardware shop's orders. " * 150
+    interactions = []
+    for index, cached in enumerate((1920, 1920)):
+        request = {"model": "gpt-4o", "messages": [
+            {"role": "system", "content": system}, {"role": "user", "content": f"order {index}?"}
+        ]}  # fmt: skip
+        response = {
+            "id": f"chatcmpl-{index}", "object": "chat.completion", "model": "gpt-4o-2024-08-06",
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Tomorrow."},
+                         "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 2000, "completion_tokens": 3, "total_tokens": 2003,
+                      "prompt_tokens_details": {"cached_tokens": cached}},
+        }  # fmt: skip
+        interactions.append(
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.openai.com/v1/chat/completions",
+                    "body": json.dumps(request),
+                    "headers": {"content-type": ["application/json"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"date": [f"Tue, 04 Nov 2025 12:00:{10 * index:02d} GMT"]},
+                    "body": {"string": json.dumps(response)},
+                },
+            }
+        )
+    path = tmp_path / "openai_warm.yaml"
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
+    return path
+
+
+def test_a_trace_of_several_cassettes_seeds_each_warm_start_at_its_own_call(
+    tmp_path: Path,
+) -> None:
+    """A test that replays an Anthropic cassette and then an OpenAI one is one trace whose
+    interaction indexes repeat (0, 1, 2, then 0, 1): the OpenAI call's warm start is seeded
+    at that call, not at the Anthropic call of the same index (whose cache knows no such
+    entry: every what-if of the test failed with KeyError 'retention')."""
+    from costsim.model import CassetteTrace
+
+    anthropic = load_trace(EXAMPLES / "anthropic_support_agent.yaml")
+    openai = load_trace(_warm_openai(tmp_path))
+    assert Engine([openai]).warm_starts()  # the recording reads what it never wrote
+    merged = CassetteTrace(Path("0"), (*anthropic.calls, *openai.calls), 0, 0)
+    engine = Engine([merged])
+    seeds = engine.warm_starts()[merged.path]
+    assert {position for position, *_ in seeds} == {len(anthropic.calls)}
+    result = engine.run(Variant("c", (parse_step("caching:ttl=1h"),)))
+    assert len(result.traces[0].calls) == len(merged.calls)

@@ -27,6 +27,7 @@ from costsim.cli import cli
 from costsim.errors import ConfigError, CostsimError
 from costsim.io import entries as execution_entries
 from costsim.io.entries import _sealed, _unsealed
+from costsim.io.store import _unsealed_file
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -84,7 +85,7 @@ def _rewrite(folder: Path, change: Callable[[bytes], bytes]) -> None:
             )
         connection.commit()
     for path in _files(folder):
-        path.write_bytes(change(path.read_bytes()))
+        path.write_bytes(_sealed_file(change(_unsealed_file(path.read_bytes()) or b"")))
 
 
 def _files(folder: Path) -> list[Path]:
@@ -98,7 +99,17 @@ def _entries(folder: Path) -> list[str]:
 
 
 def _contents(folder: Path) -> list[bytes]:
-    return [data for _, _, data in _rows(folder)] + [p.read_bytes() for p in _files(folder)]
+    """Every entry's bytes as written (rows and files without their seals)."""
+    files = [_unsealed_file(p.read_bytes()) or b"" for p in _files(folder)]
+    return [data for _, _, data in _rows(folder)] + files
+
+
+def _sealed_file(data: bytes) -> bytes:
+    """``data`` as costsim seals a file entry (what it holds is then checked as written)."""
+    import hashlib
+
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest().encode()
+    return data + b"\n#costsim-blake2b:" + digest
 
 
 def test_cached_traces_equal_parsed_ones(cache_dir: Path) -> None:
@@ -247,7 +258,9 @@ def test_killed_runs_leave_no_corrupt_entry(cache_dir: Path) -> None:
         for data in _contents(cache_dir):
             json.loads(data)  # an entry is complete, or not there at all
         for entry in cache_dir.rglob("*.out"):  # a recalled output: a header, then its text
-            header, _, text = entry.read_bytes().partition(b"\n")
+            whole = _unsealed_file(entry.read_bytes())
+            assert whole is not None  # sealed as written: complete
+            header, _, text = whole.partition(b"\n")
             assert json.loads(header)["length"] == len(text)
     after = subprocess.run(command, env=env, capture_output=True, check=True, cwd=ROOT).stdout
     assert after == expected

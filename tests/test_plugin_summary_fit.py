@@ -189,3 +189,45 @@ def test_the_html_reports_cost_columns_have_one_number_of_decimals() -> None:
     assert figure.table is not None
     costs = sorted((row[8].text, row[9].text) for row in figure.table.rows)
     assert costs == [("$0.569573", "$1.1391"), ("$1.342096", "$2.6842")]  # a column each
+
+
+def test_a_what_if_change_is_said_as_compare_says_a_variant_s() -> None:
+    """The legend's band of a saving: its ends written as compare writes them (a saving's
+    band that reaches below nothing reads ``-$0.100000``, not ``$-0.100000``); it saves no
+    more than the calls it changes cost (not the whole run); with an unpriced call its
+    divergences are still said."""
+    from decimal import Decimal
+
+    from costsim.analysis.spread import Spread
+    from costsim.api.testing import TestCost, WhatIfCost
+    from costsim.plugin.cells import what_if_change
+
+    tests = TestCost(calls=4, priced_cost_usd=Decimal("1.000000"))
+    wide = WhatIfCost(
+        Decimal("0.900000"),
+        change=Spread(Decimal("0.3"), Decimal("0.2")),
+        divergences=2,
+        change_estimated=True,
+        touched=Decimal("0.5"),
+    )
+    assert what_if_change(wide, tests) == (
+        ": saves $0.100000 (10.0%) of $1.000000, p90 band -$0.100000 to $0.400000; 2 divergences"
+    )
+    # the calls it changes cost $0.2: it cannot save more than that
+    narrow = WhatIfCost(
+        Decimal("0.900000"), change=wide.change, change_estimated=True, touched=Decimal("0.2")
+    )
+    assert what_if_change(narrow, tests).endswith("p90 band -$0.100000 to $0.200000")
+    unpriced = WhatIfCost(Decimal("0.5"), unpriced_calls=1, divergences=1)
+    assert what_if_change(unpriced, tests) == "; 1 divergence"
+    adds = WhatIfCost(
+        Decimal("1.100000"),
+        change=Spread(Decimal("0.05"), Decimal("0.05")),
+        change_estimated=True,
+    )
+    assert what_if_change(adds, tests) == (
+        ": adds $0.100000 (+10.0%), p90 Δ +$0.050000 to +$0.150000"
+    )
+    assert what_if_change(WhatIfCost(Decimal("1.000000")), tests) == (
+        ": costs the same as the tests"
+    )

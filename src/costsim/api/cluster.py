@@ -9,6 +9,7 @@ cluster that fails during the run (its scheduler gone, no worker) says so.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import importlib
 import threading
@@ -107,11 +108,28 @@ def _on_cluster(
         yield from _submitted(client, function, job, runs, prepare)
     except CostsimError:
         raise
-    except (OSError, TimeoutError, MemoryError) as exc:
+    except (Exception, asyncio.CancelledError) as exc:
+        if not _the_cluster_s(exc):
+            raise
         raise ConfigError(
             f"the Dask cluster at {address} failed during the run ({_first_line(exc)}): "
             "check its scheduler and workers, or run without --scheduler"
         ) from None
+
+
+def _the_cluster_s(exc: BaseException) -> bool:
+    """An error of the cluster, not of costsim's work on it: the connection (closed, timed
+    out), a future cancelled because its scheduler went or its workers died, anything Dask
+    itself raises."""
+    infrastructure = (
+        OSError,
+        TimeoutError,
+        MemoryError,
+        asyncio.CancelledError,
+        concurrent.futures.CancelledError,
+    )
+    module = type(exc).__module__.partition(".")[0]
+    return isinstance(exc, infrastructure) or module in ("distributed", "tornado")
 
 
 def _first_line(exc: BaseException) -> str:

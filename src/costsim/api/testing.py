@@ -17,7 +17,7 @@ from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
 from costsim.analysis.spread import NONE, Spread, difference
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
-from costsim.engine import Engine
+from costsim.engine import Engine, TraceResult
 from costsim.errors import CostsimError
 from costsim.io.files import write_atomic
 from costsim.io.vcr import interaction_from_vcr
@@ -109,14 +109,22 @@ def parse_strategies(text: str) -> list[Variant]:
 
 
 def _what_if_cost(
-    variant: Totals, band: Spread, change: Spread, divergences: int, estimated: bool
+    variant: Totals,
+    band: Spread,
+    change: Spread,
+    result: TraceResult,
+    baseline: TraceResult,
+    estimated: bool,
 ) -> WhatIfCost:
     """A test's cost under a variant, as the engine bills it: the test's recorded calls,
     each changed one plus the change the strategy makes (:mod:`costsim.engine.anchoring`),
     so a variant that changes nothing costs what the test did, to the digit. A call without
     a price counts as unpriced, never as $0."""
     unpriced = variant.unpriced_calls + variant.unmetered_calls
-    return WhatIfCost(variant.priced_cost, unpriced, band, change, divergences, estimated)
+    diverged = sum(1 for event in result.events if event.kind == "divergence")
+    changed = Totals.of(meter(i.call, usage=i.usage) for i in baseline.calls if i.resimulated)
+    touched = None if changed.hidden_output_calls else changed.cost_usd
+    return WhatIfCost(variant.priced_cost, unpriced, band, change, diverged, estimated, touched)
 
 
 def _drifted(recorded: Sequence[Call], sent: Sequence[Call]) -> bool:
@@ -169,6 +177,10 @@ class WhatIfCost:
     change_estimated: bool = False
     """Something behind the change was simulated (its band may round to nothing); False: the
     change is exact (a re-pricing of recorded usage, or no change at all)."""
+    touched: Decimal | None = Decimal(0)
+    """What the calls the variant bills differently cost as the test's cost bills them: the
+    most it can save (compare's floor); None when not known, or when some of their output
+    is only a lower bound (a cut stream, a reasoning model recorded without usage)."""
 
     def __add__(self, other: WhatIfCost) -> WhatIfCost:
         return WhatIfCost(
@@ -178,6 +190,7 @@ class WhatIfCost:
             self.change + other.change,
             self.divergences + other.divergences,
             self.change_estimated or other.change_estimated,
+            None if self.touched is None or other.touched is None else self.touched + other.touched,
         )
 
     @property
@@ -199,6 +212,7 @@ class WhatIfCost:
             "change_above_usd": amount_text(self.change.above),
             "divergences": self.divergences,
             "change_exact": not self.change_estimated,
+            "touched_cost_usd": amount_text(self.touched),
         }
 
     def _range(self, cost: Decimal) -> tuple[Decimal, Decimal]:
@@ -219,7 +233,16 @@ class WhatIfCost:
         )
         priced, unpriced = Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"])
         diverged, estimated = int(data.get("divergences", 0)), not data.get("change_exact", True)
-        return cls(priced, unpriced, spread, change, diverged, estimated)
+        touched = data.get("touched_cost_usd", "0")
+        return cls(
+            priced,
+            unpriced,
+            spread,
+            change,
+            diverged,
+            estimated,
+            None if touched is None else Decimal(touched),
+        )
 
 
 class TestMeter:
@@ -325,9 +348,12 @@ class TestMeter:
                 if sent is not None and drifted[index]:
                     change = difference(terms[index][0], sent[index][0])
                     estimated = bool(change) or by_trace[trace.path] != sent_costs[trace.path]
-                events = result.traces[index].events
-                diverged = sum(1 for event in events if event.kind == "divergence")
                 costs[name][variant.name] = _what_if_cost(
-                    by_trace[trace.path], band, change, diverged, estimated
+                    by_trace[trace.path],
+                    band,
+                    change,
+                    result.traces[index],
+                    result.baselines[index],
+                    estimated,
                 )
         return costs

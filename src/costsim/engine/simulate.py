@@ -290,9 +290,9 @@ class Engine:
 
     def _simulate(self, trace: CassetteTrace, sim: SimTrace) -> TraceResult:
         times = self._sim_times(trace, sim)
-        warm: dict[int, list[tuple[str, int, float, str]]] = {}
-        for index, key, tokens, seeded_at, ttl in self.warm_starts().get(trace.path, []):
-            warm.setdefault(index, []).append((key, tokens, seeded_at, ttl))
+        warm: dict[int, list[tuple[str, int, float, str]]] = {}  # by recorded call
+        for position, key, tokens, seeded_at, ttl in self.warm_starts().get(trace.path, []):
+            warm.setdefault(id(trace.calls[position]), []).append((key, tokens, seeded_at, ttl))
         caches: dict[str, CacheSimulator] = {}
         calls: list[SimulatedCall] = []
         notes: dict[str, dict[Provenance, None]] = {}
@@ -310,7 +310,7 @@ class Engine:
             if cache is None:
                 cache = caches[item.call.provider] = SIMULATORS[item.call.provider](self.rules)
             if item.origin is not None:  # what the recording shows was cached before this call
-                for seed in warm.pop(item.origin.provenance.index, []):
+                for seed in warm.pop(id(item.origin), []):
                     key, tokens, seeded_at, ttl = followed(item, prefix, seed, self.prefix)
                     cache.seed(key, tokens, at=seeded_at, ttl=ttl)
             result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
@@ -371,20 +371,22 @@ class Engine:
         return self._warm
 
     def warm(self, path: Path) -> dict[int, frozenset[str]]:
-        """The cache keys the recording of ``path`` shows warm before each of its calls."""
+        """The cache keys the recording of ``path`` shows warm before each of its calls, by
+        recorded call (``id``: the engine holds its traces)."""
         found: dict[int, set[str]] = {}
-        for index, key, *_ in self.warm_starts().get(path, []):
-            found.setdefault(index, set()).add(key)
-        return {index: frozenset(keys) for index, keys in found.items()}
+        calls = self._by_path[path].calls if path in self._by_path else []
+        for position, key, *_ in self.warm_starts().get(path, []):
+            found.setdefault(id(calls[position]), set()).add(key)
+        return {call: frozenset(keys) for call, keys in found.items()}
 
     def check(self) -> list[tuple[Call, CacheResult, bool]]:
         """Simulate every recorded trace as recorded: (call, predicted, warm-seeded) per call."""
         rows: list[tuple[Call, CacheResult, bool]] = []
         warm = self.warm_starts()
         for trace in self.traces:
-            seeded = {index for index, *_ in warm.get(trace.path, [])}
+            seeded = {id(trace.calls[position]) for position, *_ in warm.get(trace.path, [])}
             result = self.replayed(trace)
             for item in result.calls:
                 if item.cache is not None:
-                    rows.append((item.call, item.cache, item.call.provenance.index in seeded))
+                    rows.append((item.call, item.cache, id(item.call) in seeded))
         return rows

@@ -18,6 +18,8 @@ from costsim.strategies.trace import SimCall
 __all__ = ["Layout", "WarmSeed", "followed", "infer_warm", "timeline"]
 
 WarmSeed = tuple[int, str, int, float, str]
+"""(the call's position in its trace, cache key, tokens, seeded at, ttl): by position, not
+by the call's interaction index, which repeats in a test's trace of several cassettes."""
 """(the call's interaction index, the cache key, its tokens, when it was written, its TTL)."""
 
 Layout = Callable[[SimCall, int], Prefix]
@@ -52,7 +54,7 @@ def infer_warm(trace: CassetteTrace, rules: CacheRules, layout: Layout) -> list[
     caches: dict[str, CacheSimulator] = {}
     times = timeline(trace.calls, rules.default_gap_seconds)
     previous: float | None = None
-    for call, at in zip(trace.calls, times, strict=True):
+    for position, (call, at) in enumerate(zip(trace.calls, times, strict=True)):
         usage = call.usage
         if usage is None or call.errored:
             continue
@@ -73,7 +75,7 @@ def infer_warm(trace: CassetteTrace, rules: CacheRules, layout: Layout) -> list[
             if seed is not None:
                 key, tokens, ttl = seed
                 cache.seed(key, tokens, at=at - 0.5, ttl=ttl)
-                seeds.append((call.provenance.index, key, tokens, at - 0.5, ttl))
+                seeds.append((position, key, tokens, at - 0.5, ttl))
         cache.request(prefix, model=call.model, at=at, when=call.recorded_at)
     return seeds
 

@@ -60,33 +60,43 @@ def what_if_cell(value: WhatIfCost | None, decimals: int | None = None) -> str:
 
 
 def what_if_change(value: WhatIfCost | None, tests: TestCost) -> str:
-    """``: saves $0.0123 (12.3%) of $0.1000, p90 band $0.0113 to $0.0133``: what a what-if
-    column changes in the tests' cost, said as ``compare`` says a variant's Δ, with the band
-    of that change (the estimates the tests' cost shares with it cancel out: a strategy
-    that changes nothing costs the same, exactly); nothing when a cost is not known."""
-    before = tests.cost_usd
-    if value is None or value.cost_usd is None or before is None:
+    """``: saves $0.0123 (12.3%) of $0.1000, p90 band $0.0113 to $0.0133; 1 divergence``:
+    what a what-if column changes in the tests' cost, said as ``compare`` says a variant's
+    Δ, with the band of that change (the estimates the tests' cost shares with it cancel
+    out: a strategy that changes nothing costs the same, exactly; a saving reaches no
+    further than what the calls it changes cost) and its divergences; only the divergences
+    when a cost is not known (an unpriced call)."""
+    if value is None:
         return ""
+    count = value.divergences
+    risks = f"; {count:,} divergence{'s' * (count != 1)}" if count else ""
+    before = tests.cost_usd
+    if value.cost_usd is None or before is None:
+        return risks
     delta = value.cost_usd - before
-    low = max(delta - value.change.below, -before)  # it cannot save more than the cost
+    reach = before if value.touched is None else min(value.touched, before)
+    low = max(delta - value.change.below, min(-reach, delta))  # no saving beyond the calls
     high = delta + value.change.above
     places = money_places([before, delta, low, high])
     share = f"{abs(delta) / before:.1%}" if before else ""
     if delta < 0:
         said = f"saves {money(-delta, places)}{f' ({share})' if share else ''} of "
         said += money(before, places)
-        band = f"p90 band {money(-high, places)} to {money(-low, places)}"
+        band = f"p90 band {_amount(-high, places)} to {_amount(-low, places)}"
     else:
         said = f"adds {money(delta, places)}{f' (+{share})' if share else ''}" if delta else ""
         said = said or "costs the same as the tests"
         band = f"p90 Δ {_signed(low, places)} to {_signed(high, places)}"
-    risks = f"; {value.divergences:,} divergence{'s' * (value.divergences != 1)}"
-    risks = risks if value.divergences else ""
     if not value.change_estimated:
         return f": {said}, exact{risks}" if delta else f": {said}{risks}"
     if not value.change:  # simulated, its band below a millionth: as compare says it
         return f": {said}, p90 band {spread_text(value.change, places)}{risks}"
     return f": {said}, {band}{risks}"
+
+
+def _amount(amount: Decimal, places: int) -> str:
+    """``$0.0477``; ``-$0.0404`` (a saving's band that reaches below nothing)."""
+    return ("-" if amount < 0 else "") + money(abs(amount), places)
 
 
 def _signed(amount: Decimal, places: int) -> str:

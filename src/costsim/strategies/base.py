@@ -59,7 +59,7 @@ class Context:
     layout: Callable[[SimCall], Prefix] | None = None
     """The engine's cache prefix of a request: block identities and token positions."""
     warm: Callable[[Path], Mapping[int, frozenset[str]]] | None = None
-    """Per recorded call of a trace (by interaction index), the cache prefixes its recording
+    """Per recorded call of a trace (by ``id``), the cache prefixes its recording
     shows were warm before it: the client had sent them already (DESIGN.md section 4)."""
 
 

@@ -46,7 +46,7 @@ def auto_marks(trace: SimTrace, ttl: str, context: Context) -> list[Marks | None
         static = [i for i in ends if i < static_count]
         multi_turn = any(m.role == "assistant" for m in call.messages)
         origin = item.origin
-        warm = warm_at.get(origin.provenance.index, frozenset()) if origin else frozenset()
+        warm = warm_at.get(id(origin), frozenset()) if origin else frozenset()
         if warm and origin is not None and item.call is not origin and context.layout:
             warm = _moved(warm, context.layout(SimCall(origin, origin)), prefix)
         seen_static |= warm
