@@ -123,3 +123,15 @@ def test_a_cluster_that_goes_during_the_run_is_one_sentence() -> None:
     own = _Gone(ValueError("a bug of costsim's own"))
     with pytest.raises(ValueError, match="own"):
         list(cluster._on_cluster(own, "tcp://x:8786", print, None, [[1]], lambda run: run))
+
+
+def test_a_port_nothing_listens_on_is_told_at_once() -> None:
+    """Refused, not waited out: the client retried for its whole connect time first."""
+    probe = socket.socket()
+    probe.bind(("127.0.0.1", 0))
+    port = probe.getsockname()[1]
+    probe.close()  # nothing listens there now
+    code, output = _compare(f"tcp://127.0.0.1:{port}")
+    assert code == 2
+    assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in output
+    assert "refused" in output.lower()

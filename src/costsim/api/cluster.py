@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import importlib
+import socket
 import threading
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, TypeVar
@@ -58,6 +59,7 @@ def _handshake(distributed: Any, address: str) -> None:
     an address that accepts connections but is not a scheduler (a web server, the dashboard's
     port) made the client wait forever, and one that answers something else, fail with a
     traceback."""
+    _reachable(distributed, address)
 
     async def shake() -> None:
         comm = await distributed.comm.connect(address, timeout=_DASK_SECONDS)
@@ -84,6 +86,26 @@ def _handshake(distributed: Any, address: str) -> None:
         f"{address} does not answer as a Dask scheduler ({why}): give the scheduler's "
         "address (tcp://HOST:8786 by default), not its dashboard's"
     )
+
+
+def _reachable(distributed: Any, address: str) -> None:
+    """A TCP address nothing listens on, or whose host has no address, is told at once (the
+    client retries for its whole connect time first); one that does not answer is left to
+    that time."""
+    try:
+        scheme, location = distributed.comm.parse_address(address)
+        host, port = distributed.comm.parse_host_port(location)
+    except (ValueError, TypeError):
+        return  # the client says what is wrong with it
+    if scheme not in ("tcp", "tls"):
+        return
+    try:
+        with socket.create_connection((host, port), timeout=_DASK_SECONDS):
+            return
+    except (ConnectionRefusedError, socket.gaierror) as exc:
+        raise ConfigError(f"cannot reach the Dask scheduler at {address} ({exc})") from None
+    except OSError:
+        return  # no answer yet: the client waits its connect time, and says so
 
 
 def _raised(function: Callable[[], None]) -> BaseException | None:
