@@ -231,3 +231,16 @@ def test_a_what_if_change_is_said_as_compare_says_a_variant_s() -> None:
     assert what_if_change(WhatIfCost(Decimal("1.000000")), tests) == (
         ": costs the same as the tests"
     )
+
+
+def test_a_test_id_longer_than_a_line_is_cut_where_it_must_be() -> None:
+    """Drift lines name whole test ids, wrapped between words; an id longer than the line
+    itself is cut across lines (it ran 5 columns past a 100-column terminal)."""
+    from costsim.plugin.run import wrap
+
+    long_id = "test_replay.py::test_" + "a_rather_long_name_" * 5
+    lines = wrap(f"  messages #0 changed (+2 chars): 2 calls (e.g. {long_id} (c.yaml #0))", 100)
+    assert all(len(line) <= 100 for line in lines)
+    assert "".join(line.strip() for line in lines).count("a_rather_long_name_") == 5
+    short = wrap("  system changed: 2 calls in 1 test (e.g. tests/test_x.py::test_y (c #0))", 60)
+    assert any(line.strip().startswith("tests/test_x.py::test_y") for line in short)

@@ -769,6 +769,8 @@ def test_a_drifted_test_s_what_if_change_is_against_what_it_sent(
     assert Decimal(same["above_usd"]) > 0  # the drift's own estimate: the cost is banded
     cached = test["what_if"]["caching:ttl=1h"]
     assert Decimal(cached["change_below_usd"]) + Decimal(cached["change_above_usd"]) > 0
+    # what the recording billed does not bound the saving of what was sent
+    assert cached["touched_cost_usd"] is None
 
 
 def test_a_grown_request_is_metered_as_sent(project: pytest.Pytester) -> None:

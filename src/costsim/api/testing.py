@@ -177,7 +177,7 @@ class WhatIfCost:
     change_estimated: bool = False
     """Something behind the change was simulated (its band may round to nothing); False: the
     change is exact (a re-pricing of recorded usage, or no change at all)."""
-    touched: Decimal | None = Decimal(0)
+    touched: Decimal | None = None
     """What the calls the variant bills differently cost as the test's cost bills them: the
     most it can save (compare's floor); None when not known, or when some of their output
     is only a lower bound (a cut stream, a reasoning model recorded without usage)."""
@@ -233,7 +233,7 @@ class WhatIfCost:
         )
         priced, unpriced = Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"])
         diverged, estimated = int(data.get("divergences", 0)), not data.get("change_exact", True)
-        touched = data.get("touched_cost_usd", "0")
+        touched = data.get("touched_cost_usd")
         return cls(
             priced,
             unpriced,
@@ -348,7 +348,7 @@ class TestMeter:
                 if sent is not None and drifted[index]:
                     change = difference(terms[index][0], sent[index][0])
                     estimated = bool(change) or by_trace[trace.path] != sent_costs[trace.path]
-                costs[name][variant.name] = _what_if_cost(
+                cost = _what_if_cost(
                     by_trace[trace.path],
                     band,
                     change,
@@ -356,4 +356,7 @@ class TestMeter:
                     result.baselines[index],
                     estimated,
                 )
+                # a drifted test's cost is what it sent, not what the recording billed: the
+                # recorded calls' cost does not bound its saving
+                costs[name][variant.name] = replace(cost, touched=None) if drifted[index] else cost
         return costs

@@ -20,7 +20,6 @@ __all__ = ["Layout", "WarmSeed", "followed", "infer_warm", "timeline"]
 WarmSeed = tuple[int, str, int, float, str]
 """(the call's position in its trace, cache key, tokens, seeded at, ttl): by position, not
 by the call's interaction index, which repeats in a test's trace of several cassettes."""
-"""(the call's interaction index, the cache key, its tokens, when it was written, its TTL)."""
 
 Layout = Callable[[SimCall, int], Prefix]
 """The engine's cache prefix of a request, given its prompt total."""

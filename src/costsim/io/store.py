@@ -294,7 +294,8 @@ class CacheStore:
         Path(probe).unlink(missing_ok=True)
         database = self._rows.path
         if database.parent.is_symlink():  # never opened through a link
-            return f"its folder {database.parent} is a symbolic link"
+            link = database.parent
+            return f"its folder {link} is a symbolic link (its database is never opened there)"
         if database.is_symlink() or (database.exists() and not database.is_file()):
             return f"its database {database} is not a file"
         return None

@@ -20,7 +20,8 @@ def _what(entry: DriftEntry) -> str:
 
 
 def _drift_lines(entry: DriftEntry, width: int, markdown: bool) -> list[str]:
-    """``test (cassette #i) prompt +N tok: what differs``, wrapped, never cut."""
+    """``test (cassette #i) prompt +N tok: what differs``, wrapped (a test id is cut only
+    where it is longer than a line)."""
     effect = "" if entry.prompt_delta is None else f" prompt {entry.prompt_delta:+,} tok"
     line = f"  {entry.test} ({entry.cassette} #{entry.index}){effect}: {_what(entry)}"
     return [line] if markdown else wrap(line, width, indent="      ")
