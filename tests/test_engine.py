@@ -175,34 +175,26 @@ def _warm_openai(tmp_path: Path) -> Path:
     """An OpenAI Chat cassette whose first call reads cache it never wrote (a warm start)."""
     import yaml
 
+    from tests.test_cassette_loading import interaction
+
     system = "You answer questions about a hardware shop's orders. " * 150
-    interactions = []
-    for index, cached in enumerate((1920, 1920)):
-        request = {"model": "gpt-4o", "messages": [
-            {"role": "system", "content": system}, {"role": "user", "content": f"order {index}?"}
-        ]}  # fmt: skip
-        response = {
-            "id": f"chatcmpl-{index}", "object": "chat.completion", "model": "gpt-4o-2024-08-06",
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": "Tomorrow."},
-                         "finish_reason": "stop"}],
-            "usage": {"prompt_tokens": 2000, "completion_tokens": 3, "total_tokens": 2003,
-                      "prompt_tokens_details": {"cached_tokens": cached}},
-        }  # fmt: skip
-        interactions.append(
+    interactions = [
+        interaction(
+            "https://api.openai.com/v1/chat/completions",
+            {"model": "gpt-4o", "messages": [
+                {"role": "system", "content": system}, {"role": "user", "content": f"order {i}?"}
+            ]},
             {
-                "request": {
-                    "method": "POST",
-                    "uri": "https://api.openai.com/v1/chat/completions",
-                    "body": json.dumps(request),
-                    "headers": {"content-type": ["application/json"]},
-                },
-                "response": {
-                    "status": {"code": 200, "message": "OK"},
-                    "headers": {"date": [f"Tue, 04 Nov 2025 12:00:{10 * index:02d} GMT"]},
-                    "body": {"string": json.dumps(response)},
-                },
-            }
+                "id": f"chatcmpl-{i}", "object": "chat.completion", "model": "gpt-4o-2024-08-06",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": "Tomorrow."},
+                             "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 2000, "completion_tokens": 3, "total_tokens": 2003,
+                          "prompt_tokens_details": {"cached_tokens": 1920}},
+            },
+            response_headers={"date": [f"Tue, 04 Nov 2025 12:00:{10 * i:02d} GMT"]},
         )
+        for i in range(2)
+    ]  # fmt: skip
     path = tmp_path / "openai_warm.yaml"
     path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
     return path

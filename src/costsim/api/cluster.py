@@ -12,6 +12,7 @@ import asyncio
 import concurrent.futures
 import contextlib
 import importlib
+import itertools
 import socket
 import threading
 from collections.abc import Callable, Generator, Iterator
@@ -124,10 +125,23 @@ def _on_cluster(
     runs: list[list[T]],
     prepare: Callable[[list[T]], list[T]],
 ) -> Generator[R, None, None]:
-    """The runs' results from the cluster, in order; a cluster that fails on the way (its
-    scheduler gone, no worker to run on) is one sentence, not a traceback."""
+    """The runs' results from the cluster, in order (at most two runs per worker ahead of the
+    one taken); a cluster that fails on the way (its scheduler gone, no worker to run on) is
+    one sentence, not a traceback."""
     try:
-        yield from _submitted(client, function, job, runs, prepare)
+        shared = client.scatter(job, broadcast=True)
+        workers = max(1, len(client.scheduler_info().get("workers", {})))
+        upcoming: Iterator[list[T]] = iter(runs)
+        pending = [
+            client.submit(function, shared, prepare(run), pure=False)
+            for run in itertools.islice(upcoming, 2 * workers)
+        ]
+        while pending:
+            result = pending.pop(0).result()
+            nxt = next(upcoming, None)
+            if nxt is not None:
+                pending.append(client.submit(function, shared, prepare(nxt), pure=False))
+            yield result
     except CostsimError:
         raise
     except (Exception, asyncio.CancelledError) as exc:
@@ -157,26 +171,3 @@ def _the_cluster_s(exc: BaseException) -> bool:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0]}" if text else type(exc).__name__
-
-
-def _submitted(
-    client: Any,
-    function: Callable[[Any, list[T]], R],
-    job: Any,
-    runs: list[list[T]],
-    prepare: Callable[[list[T]], list[T]],
-) -> Generator[R, None, None]:
-    shared = client.scatter(job, broadcast=True)
-    workers = max(1, len(client.scheduler_info().get("workers", {})))
-    pending: list[Any] = []
-    upcoming: Iterator[list[T]] = iter(runs)
-    for run in upcoming:
-        pending.append(client.submit(function, shared, prepare(run), pure=False))
-        if len(pending) >= 2 * workers:
-            break
-    while pending:
-        result = pending.pop(0).result()
-        nxt = next(upcoming, None)
-        if nxt is not None:
-            pending.append(client.submit(function, shared, prepare(nxt), pure=False))
-        yield result

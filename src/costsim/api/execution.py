@@ -32,7 +32,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from costsim.api.cluster import on_dask
 from costsim.errors import ConfigError
 from costsim.io.config import calibration_path, tool_config
 from costsim.io.store import CACHE_DIR_NAME, CacheStore
@@ -229,6 +228,8 @@ def run_batches(
     runs are submitted at once, not when the first result is asked for.
     """
     if settings.scheduler and not local:
+        from costsim.api.cluster import on_dask  # asyncio and all: only with a scheduler
+
         return on_dask(settings.scheduler, function, job, runs, prepare or (lambda run: run))
     if settings.workers <= 1 or not runs or (len(runs) == 1 and not beside):
         return (function(job, run) for run in runs)
