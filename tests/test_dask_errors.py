@@ -135,3 +135,11 @@ def test_a_port_nothing_listens_on_is_told_at_once() -> None:
     assert code == 2
     assert f"cannot reach the Dask scheduler at tcp://127.0.0.1:{port}" in output
     assert "refused" in output.lower()
+
+
+def test_a_tls_address_without_tls_settings_says_so() -> None:
+    """A ``tls://`` scheduler needs the client's certificates from the Dask configuration;
+    without them, costsim says that, not that the address is no scheduler."""
+    code, output = _compare("tls://127.0.0.1:8786")
+    assert code == 2
+    assert "is a TLS address, and the Dask configuration has no TLS settings" in output

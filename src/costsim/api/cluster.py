@@ -60,10 +60,17 @@ def _handshake(distributed: Any, address: str) -> None:
     an address that accepts connections but is not a scheduler (a web server, the dashboard's
     port) made the client wait forever, and one that answers something else, fail with a
     traceback."""
+    # as the client connects: with the TLS settings of the user's Dask configuration
+    security = distributed.Security().get_connection_args("client")
+    if address.startswith("tls://") and security.get("ssl_context") is None:
+        raise ConfigError(
+            f"{address} is a TLS address, and the Dask configuration has no TLS settings for a "
+            "client (distributed.comm.tls.ca-file, .client.cert, .client.key)"
+        )
     _reachable(distributed, address)
 
     async def shake() -> None:
-        comm = await distributed.comm.connect(address, timeout=_DASK_SECONDS)
+        comm = await distributed.comm.connect(address, timeout=_DASK_SECONDS, **security)
         await comm.close()
 
     def run() -> None:  # connecting has its own limit; the handshake, as long again
