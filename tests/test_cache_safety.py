@@ -325,3 +325,17 @@ def test_a_version_folder_that_is_a_link_is_one_warning(
     assert result.exit_code == 0
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and "is a symbolic link" in lines[0]
+
+
+def test_a_seal_tells_every_change_of_the_bytes_it_covers() -> None:
+    """One seal for rows and files: what was sealed reads back; a flipped bit, a cut, an
+    added byte or bytes never sealed read as nothing (and the entry is rebuilt)."""
+    from costsim.io.seal import sealed, unsealed
+
+    data = b'{"priced_cost":"2.667696"}'
+    assert unsealed(sealed(data)) == data
+    assert unsealed(sealed(b"")) == b""
+    kept = sealed(data)
+    assert unsealed(kept.replace(b"2.66", b"3.66")) is None
+    assert unsealed(kept[1:]) is None and unsealed(kept[:-1]) is None
+    assert unsealed(kept + b" ") is None and unsealed(data) is None

@@ -5,6 +5,15 @@ from __future__ import annotations
 import subprocess
 import sys
 
+
+def _printed(code: str) -> str:
+    """What ``code`` prints in a fresh interpreter (what is imported is the point)."""
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    return result.stdout.strip()
+
+
 HEAVY = ("genai_prices", "tiktoken", "anthropic", "openai", "vcr", "yaml", "tabulate", "pydantic")
 
 
@@ -14,10 +23,7 @@ def test_import_costsim_pulls_no_heavy_modules() -> None:
         f"heavy = [m for m in {HEAVY!r} if m in sys.modules]\n"
         "print(','.join(heavy))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == ""
+    assert _printed(code) == ""
 
 
 def test_the_command_collects_garbage_less_often_and_a_test_process_is_left_alone() -> None:
@@ -34,10 +40,7 @@ def test_the_command_collects_garbage_less_often_and_a_test_process_is_left_alon
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
         "print(gc.get_threshold())"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    lines = result.stdout.strip().splitlines()
+    lines = _printed(code).splitlines()
     assert lines[0] == lines[1]
     assert lines[-1] == "(200000, 30, 30)"
 
@@ -53,7 +56,4 @@ def test_the_command_line_starts_without_the_analysis() -> None:
         "          and (m.split('.')[1] in heavy or m.startswith('costsim.render.formats'))]\n"
         "print(','.join(sorted(loaded)))"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert result.stdout.strip() == ""
+    assert _printed(code) == ""

@@ -26,8 +26,7 @@ from costsim.api.batches import batches
 from costsim.cli import cli
 from costsim.errors import ConfigError, CostsimError
 from costsim.io import entries as execution_entries
-from costsim.io.entries import _sealed, _unsealed
-from costsim.io.store import _unsealed_file
+from costsim.io.seal import sealed, unsealed
 
 ROOT = Path(__file__).resolve().parents[1]
 SCENARIOS = ROOT / "scenarios"
@@ -71,7 +70,7 @@ def _rows(folder: Path) -> list[tuple[str, str, bytes]]:
             rows = sorted(connection.execute("SELECT kind, key, data FROM entries"))
         except sqlite3.OperationalError:  # made, but killed before its table was
             return []
-    return [(kind, key, _unsealed(data) or b"") for kind, key, data in rows]
+    return [(kind, key, unsealed(data) or b"") for kind, key, data in rows]
 
 
 def _rewrite(folder: Path, change: Callable[[bytes], bytes]) -> None:
@@ -81,11 +80,11 @@ def _rewrite(folder: Path, change: Callable[[bytes], bytes]) -> None:
         for kind, key, data in _rows(folder):
             connection.execute(
                 "UPDATE entries SET data = ? WHERE kind = ? AND key = ?",
-                (_sealed(change(data)), kind, key),
+                (sealed(change(data)), kind, key),
             )
         connection.commit()
     for path in _files(folder):
-        path.write_bytes(_sealed_file(change(_unsealed_file(path.read_bytes()) or b"")))
+        path.write_bytes(sealed(change(unsealed(path.read_bytes()) or b"")))
 
 
 def _files(folder: Path) -> list[Path]:
@@ -100,16 +99,8 @@ def _entries(folder: Path) -> list[str]:
 
 def _contents(folder: Path) -> list[bytes]:
     """Every entry's bytes as written (rows and files without their seals)."""
-    files = [_unsealed_file(p.read_bytes()) or b"" for p in _files(folder)]
+    files = [unsealed(p.read_bytes()) or b"" for p in _files(folder)]
     return [data for _, _, data in _rows(folder)] + files
-
-
-def _sealed_file(data: bytes) -> bytes:
-    """``data`` as costsim seals a file entry (what it holds is then checked as written)."""
-    import hashlib
-
-    digest = hashlib.blake2b(data, digest_size=16).hexdigest().encode()
-    return data + b"\n#costsim-blake2b:" + digest
 
 
 def test_cached_traces_equal_parsed_ones(cache_dir: Path) -> None:
@@ -258,7 +249,7 @@ def test_killed_runs_leave_no_corrupt_entry(cache_dir: Path) -> None:
         for data in _contents(cache_dir):
             json.loads(data)  # an entry is complete, or not there at all
         for entry in cache_dir.rglob("*.out"):  # a recalled output: a header, then its text
-            whole = _unsealed_file(entry.read_bytes())
+            whole = unsealed(entry.read_bytes())
             assert whole is not None  # sealed as written: complete
             header, _, text = whole.partition(b"\n")
             assert json.loads(header)["length"] == len(text)

@@ -18,13 +18,14 @@ and started afresh. Any failure only means an entry is not cached: it never stop
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import sqlite3
 import stat
 import threading
 from collections.abc import Callable
 from pathlib import Path
+
+from costsim.io.seal import SEAL_LENGTH, sealed, unsealed
 
 __all__ = ["Entries"]
 
@@ -36,26 +37,11 @@ _EXPECTED = {
     ("table", "entries", "entries", _SCHEMA),
     ("index", "sqlite_autoindex_entries_1", "entries", None),
 }
-_VERSION = 2
-"""``PRAGMA user_version`` of costsim's database (bumped with its layout; 2: sealed rows)."""
+_VERSION = 3
+"""``PRAGMA user_version`` of costsim's database (bumped with its layout; 3: sealed rows,
+:mod:`costsim.io.seal`)."""
 _LOG_BYTES = 32 << 20
 """The most the write-ahead log keeps on disk between checkpoints (``journal_size_limit``)."""
-_SEAL = 16
-"""Bytes of the BLAKE2b digest each row's data starts with: damage inside a row (a flipped
-byte that still reads as JSON, an edited digit) is told from the bytes written, and the
-entry is rebuilt, never read as a different trace or share."""
-
-
-def _sealed(data: bytes) -> bytes:
-    return hashlib.blake2b(data, digest_size=_SEAL).digest() + data
-
-
-def _unsealed(data: bytes) -> bytes | None:
-    """The bytes sealed in ``data``; None when they are not the ones written."""
-    body = memoryview(data)[_SEAL:]
-    if len(data) < _SEAL or hashlib.blake2b(body, digest_size=_SEAL).digest() != data[:_SEAL]:
-        return None
-    return bytes(body)
 
 
 _CONNECTIONS: dict[tuple[int, int, str], sqlite3.Connection | None] = {}
@@ -84,13 +70,13 @@ class Entries:
         try:  # fetchall: the statement ends, and with it the read transaction
             rows = connection.execute(
                 "SELECT data FROM entries WHERE kind = ? AND key = ? AND length(data) <= ?",
-                (kind, key, limit + _SEAL),
+                (kind, key, limit + SEAL_LENGTH),
             ).fetchall()
         except sqlite3.Error as exc:
             self._damaged(exc)
             return None
         data = rows[0][0] if rows else None
-        return _unsealed(data) if isinstance(data, bytes) else None
+        return unsealed(data) if isinstance(data, bytes) else None
 
     def put(self, kind: str, key: str, data: bytes) -> None:
         connection = self._connection(create=True)
@@ -99,7 +85,7 @@ class Entries:
         try:
             connection.execute(
                 "INSERT OR REPLACE INTO entries (kind, key, data) VALUES (?, ?, ?)",
-                (kind, key, _sealed(data)),
+                (kind, key, sealed(data)),
             )
         except sqlite3.Error as exc:
             self._damaged(exc)

