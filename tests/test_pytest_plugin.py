@@ -1002,6 +1002,23 @@ def test_what_if_costs_from_workers_add_up() -> None:
     assert merged["routing"].cost_usd is None  # ... and the whole is unknown, never $0
 
 
+def test_what_if_notes_come_in_one_order_whichever_worker_reports_first() -> None:
+    """Each xdist worker sends the notes its tests gave; they came out in the order the
+    workers happened to finish (a serial run's order was a third)."""
+    from costsim.plugin.session import CostsimSession
+
+    one = json.dumps({"what_if_notes": {"caching": ["b: below the minimum", "a: too short"]}})
+    two = json.dumps({"what_if_notes": {"caching": ["c: no tools", "a: too short"]}})
+    merged = []
+    for order in ((one, two), (two, one)):
+        state = CostsimSession()
+        for output in order:
+            state.merge_worker(output)
+        merged.append(state.what_if_notes)
+    assert merged[0] == merged[1]
+    assert merged[0]["caching"] == ["a: too short", "b: below the minimum", "c: no tools"]
+
+
 def _summary_section(lines: list[str]) -> list[str]:
     """The lines of costsim's terminal summary, up to pytest's next section."""
     start = next(i for i, line in enumerate(lines) if "costsim: LLM calls replayed" in line)

@@ -107,9 +107,9 @@ class CostsimSession(Observing):
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
     what_if_costs: dict[str, dict[str, WhatIfCost]] = field(default_factory=dict)
+    """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
     what_if_notes: dict[str, list[str]] = field(default_factory=dict)
     """Per what-if variant, the distinct notes its strategies gave (why one could not act)."""
-    """Per test, each --costsim-strategies variant's simulated cost (merged from workers)."""
     usage_errors: list[str] = field(default_factory=list)
     """Bad markers found by xdist workers (they cannot stop the run themselves)."""
     selected: set[str] = field(default_factory=set)
@@ -211,6 +211,13 @@ class CostsimSession(Observing):
             tests, strategies, unreadable=self.unreadable, notes=self.what_if_notes
         )
         self.what_if_costs.update(costs)
+        self._sort_notes()
+
+    def _sort_notes(self) -> None:
+        """Each variant's notes in one order however the run was split (a serial run's order
+        would otherwise differ from the one pytest-xdist's workers happen to report in)."""
+        for said in self.what_if_notes.values():
+            said.sort()
 
     # --- results -------------------------------------------------------------------------
 
@@ -360,6 +367,7 @@ class CostsimSession(Observing):
         for name, said in figures.get("what_if_notes", {}).items():
             mine = self.what_if_notes.setdefault(name, [])
             mine.extend(note for note in said if note not in mine)
+        self._sort_notes()
         self.errors.extend(figures.get("errors", []))
         self.internal_errors.extend(figures.get("internal_errors", []))
         # every worker collects every test, so each finds the same bad marker: one error
