@@ -180,3 +180,18 @@ def test_batching_over_the_corpus(corpus: Path) -> None:
     )
     assert totals.output_tokens == base.output_tokens
     assert Decimal(0) <= base.cost_usd - totals.cost_usd <= base.cost_usd
+
+
+def test_events_are_told_in_the_traces_order() -> None:
+    """Runs are merged last first (so earlier indices stay put); their events came out last
+    first too (#11 before #7 before #1 in the bundled browser scenario)."""
+    from costsim.providers.normalise import load_trace
+
+    path = Path(__file__).parents[1] / "scenarios/cassettes/browser_mcp/checkout_session.yaml"
+    result = Engine([load_trace(path)]).run(
+        Variant("batch", (make_step("batching", {"tools": ["browser_*"]}),))
+    )
+    changes = [e.provenance.index for e in result.events if e.kind == "change" and e.provenance]
+    assert len(changes) >= 3 and changes == sorted(changes)
+    kinds = [e.kind for e in result.events]
+    assert kinds.index("divergence") == 1  # each run's divergence follows its change

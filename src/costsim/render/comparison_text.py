@@ -304,10 +304,14 @@ def _attribution(summary: VariantSummary, decimals: int) -> str:
     cells = money_cells([value for _, value in parts], decimals=decimals)
     texts = []
     for (name, value), cell in zip(parts, cells, strict=True):
-        text = _saving_text(name, value, cell)
         band = summary.attribution_bands.get(name)
-        if band is not None and not band.exact and value is not None:
-            text += f" ({half_text(band, decimals)})"
+        spread = None if band is None or band.exact or value is None else band
+        if value == 0 and spread is None:  # "saves $0.000000" read as a rounded saving
+            text = f"{name} saves nothing"
+        else:
+            text = _saving_text(name, value, cell)
+        if spread is not None:
+            text += f" ({half_text(spread, decimals)})"
         texts.append(text)
     return "attribution (leave-one-out): " + "; ".join(texts)
 

@@ -138,7 +138,7 @@ class Batching:
         self, trace: SimTrace, params: BatchingParams, context: Context
     ) -> tuple[SimTrace, list[Event]]:
         calls = list(trace.calls)
-        events: list[Event] = []
+        runs: list[list[Event]] = []  # each run's events; the runs are merged last first
         for start, end in reversed(_runs(calls, params)):
             run = calls[start:end]
             first = run[0]
@@ -167,7 +167,7 @@ class Batching:
                 else:
                     later.append(item)
             calls[start:] = [merged, *later]
-            events.append(
+            events = [
                 Event(
                     self.name,
                     "change",
@@ -175,11 +175,13 @@ class Batching:
                     f"({len(run) - 1} request(s) removed)",
                     first.call.provenance,
                 )
-            )
+            ]
             dependency = _dependent_input(run)
             if dependency is not None:
                 events.append(Event(self.name, "divergence", dependency, first.call.provenance))
-        return SimTrace(trace.path, tuple(calls)), events
+            runs.append(events)
+        # told in the trace's order, as every other strategy tells its events
+        return SimTrace(trace.path, tuple(calls)), [e for events in reversed(runs) for e in events]
 
 
 def _recorded_output(item: SimCall) -> int | None:
