@@ -155,20 +155,22 @@ def test_replaced_requests_equal_to_the_recorded_ones_keep_recorded_numbers() ->
 
 
 def test_a_hit_reads_the_length_that_was_written() -> None:
-    """The support agent's first call, with caching's breakpoints, writes its whole 2,042-token
-    prompt (1,630 recorded to the system prompt, and the 412-token question); the second call
-    re-sends that prefix and reads those 2,042 tokens, then writes its new 109. The read used to
-    be the second request's own estimate of where the question ends (a few hundred tokens
-    short), and the variant read as a cost where it saves. Sonnet 4.5, per million: $3 input,
-    $3.75 5m write, $0.30 read, $15 output."""
+    """The support agent's first call, with caching's breakpoints, writes its 2,042-token
+    prompt (1,630 recorded to the system prompt, and the 412-token question) but the 3 tokens
+    after its last block (TURN_CLOSE); the second call re-sends that prefix and reads those
+    2,039 tokens, then writes its new 109. The read used to be the second request's own
+    estimate of where the question ends (a few hundred tokens short), and the variant read as
+    a cost where it saves. Sonnet 4.5, per million: $3 input, $3.75 5m write, $0.30 read, $15
+    output."""
     trace = load_trace(EXAMPLES / "anthropic_support_agent.yaml")
     result = Engine([trace]).run(Variant("c", (make_step("caching"),)))
     first, second, _ = (item.usage for item in result.traces[0].calls)
     assert first is not None and second is not None
-    assert (first.uncached_input, first.cache_write_5m) == (0, 2042)
-    assert (second.cache_read, second.cache_write_5m, second.uncached_input) == (2042, 109, 0)
-    # (2,042 x 3.75 + 58 x 15) + (2,042 x 0.30 + 109 x 3.75 + 31 x 15) = 10,013.85 / 1e6
-    assert result.totals().cost_usd == Decimal("0.01001385")
+    assert (first.uncached_input, first.cache_write_5m) == (3, 2039)
+    assert (second.cache_read, second.cache_write_5m, second.uncached_input) == (2039, 109, 3)
+    # (2,039 x 3.75 + 3 x 3 + 58 x 15) + (2,039 x 0.30 + 109 x 3.75 + 3 x 3 + 31 x 15)
+    # = 10,019.70 / 1e6
+    assert result.totals().cost_usd == Decimal("0.0100197")
 
 
 def _warm_openai(tmp_path: Path) -> Path:

@@ -135,7 +135,7 @@ def test_too_narrow_for_an_id_beside_its_figures_puts_it_above(
     at = next(i for i, line in enumerate(section) if "support_agent_end_to_end" in line)
     # the id keeps its whole function name (only the file is cut), its figures under it
     assert section[at] == "….py::test_all_three_calls_of_the_support_agent_end_to_end"
-    assert section[at + 1].split() == ["4,193", "$0.010736", "$0.014854", "$0.010014", "$0.004638"]
+    assert section[at + 1].split() == ["4,193", "$0.010736", "$0.014853", "$0.010020", "$0.004638"]
     assert section[at + 1].startswith(" ")
     assert any(line.startswith("TOTAL ") for line in section)
 

@@ -138,7 +138,8 @@ def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> 
         (
             "caching",
             "all 6 breakpoints placed (last message, system) sit below the 1,024-token "
-            "minimum for claude-sonnet-4-5 (the longest, 60 tokens): they cache nothing",
+            "minimum for claude-sonnet-4-5 (the longest, an estimated 57 tokens): they cache "
+            "nothing",  # the 60-token prompt less the 3 after its last block (TURN_CLOSE)
         ),
         # the simulator's own note, once per trace with the calls it applies to
         (
@@ -211,7 +212,7 @@ def test_a_short_prefix_whose_length_is_estimated_says_so(tmp_path: Path) -> Non
     (note,) = [e.message for e in result.events if e.kind == "note" and "minimum" in e.message]
     assert note == (
         "2 of the 4 breakpoints placed (system) sit below the 1,024-token minimum for "
-        "claude-sonnet-4-5 (the longest, an estimated 611 tokens): they cache nothing"
+        "claude-sonnet-4-5 (the longest, an estimated 609 tokens): they cache nothing"
     )
 
 

@@ -6,7 +6,8 @@ its ``cache_control`` marker, which does not change the cached content) onto the
 prefixes match only when everything before is identical. ``tool_choice`` and thinking settings
 enter the chain where the messages start: changing them invalidates the messages part only.
 Token positions come from the calibrated counter, scaled so the whole prefix equals the call's
-prompt total, and pinned to the recorded cache boundary when the call recorded one.
+prompt total less the tokens the API adds after the last block (:data:`TURN_CLOSE`), and pinned
+to the recorded cache boundary when the call recorded one.
 
 Server-side tool iterations (web search, code execution) add prompt tokens the client never
 sent: they are ``hidden`` tokens after the last block, which no client breakpoint can cache.
@@ -34,7 +35,15 @@ from costsim.model import (
     ToolResultBlock,
 )
 
-__all__ = ["Prefix", "PrefixBlock", "PrefixBuilder"]
+__all__ = ["TURN_CLOSE", "Prefix", "PrefixBlock", "PrefixBuilder"]
+
+TURN_CLOSE: dict[Flavour, int] = {Flavour.ANTHROPIC_MESSAGES: 3}
+"""Prompt tokens an API bills after the request's last block (the last message closed, the
+answer's turn opened), which no breakpoint can cache. Anthropic does not document them; its
+recordings whose breakpoint sits on the last block bill 2 to 4 tokens beyond what they cache
+(3 in crewAI's, 3 and 4 in pydantic-ai's, 4 in openllmetry's; more only where server tools
+ran): without them a breakpoint there cached the whole prompt, and caching looked a little
+better than it is. Estimated, so a position that leans on it is not exact."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,7 +161,8 @@ class PrefixBuilder:
         if call.cache_control is not None and marks and marks[-1] is None:
             marks[-1] = call.cache_control  # the automatic breakpoint: last block
             automatic = True
-        scaled, pinned = _scale(positions, marks, client, anchor)
+        tail = min(TURN_CLOSE.get(call.flavour, 0), client)
+        scaled, pinned = _scale(positions, marks, client, anchor, tail)
         labels = _labels(call, automatic)
         content = "content"
         blocks: list[PrefixBlock] = []
@@ -174,7 +184,9 @@ class PrefixBuilder:
             else:
                 content = self._chain(content, self._digest(item))
             key = self._chain(call.model, content)
-            exact = index == pinned or (index == last and hidden == 0 and pinned is None)
+            exact = index == pinned or (
+                index == last and not hidden and not tail and pinned is None
+            )
             blocks.append(PrefixBlock(key, tokens, breakpoint, section, content, label, exact))
         if reference is not None:
             raw = [p.cumulative for p in positions]
@@ -183,7 +195,7 @@ class PrefixBuilder:
                 if origin is not None
                 else None
             )
-            blocks = _align(blocks, reference, raw, client, recorded)
+            blocks = _align(blocks, reference, raw, client, recorded, tail)
         return Prefix(tuple(blocks), total, hidden)
 
 
@@ -236,8 +248,10 @@ def _scale(
     breakpoints: list[CacheControl | None],
     total: int,
     anchor: int | None,
+    tail: int = 0,
 ) -> tuple[list[int], int | None]:
-    """Token positions scaled to end at ``total``, and the index pinned to ``anchor``."""
+    """Token positions scaled to end ``tail`` tokens before ``total`` (see
+    :data:`TURN_CLOSE`), and the index pinned to ``anchor``."""
     raw = [p.cumulative for p in positions]
     raw_total = raw[-1] if raw else 0
     if raw_total <= 0:
@@ -252,14 +266,14 @@ def _scale(
         and 0 < anchor <= total
         and 0 < raw[pivot] < raw_total
     ):
-        head = raw[pivot]
+        head, end = raw[pivot], max(anchor, total - tail)
         return [
             round(r * anchor / head)
             if r <= head
-            else round(anchor + (r - head) * (total - anchor) / (raw_total - head))
+            else round(anchor + (r - head) * (end - anchor) / (raw_total - head))
             for r in raw
         ], pivot
-    return [round(r * total / raw_total) for r in raw], None
+    return [round(r * (total - tail) / raw_total) for r in raw], None
 
 
 def _align(
@@ -268,12 +282,16 @@ def _align(
     raw: list[int],
     total: int,
     recorded: list[int] | None = None,
+    tail: int = 0,
 ) -> list[PrefixBlock]:
     """Blocks shared with ``reference`` (same prefix identity) keep its token positions,
     which may be pinned to what was recorded. The rest: when the request has the reference's
     blocks (its content changed, not its shape) and ``recorded`` gives the reference's raw
     positions, each block's recorded position moved by the growth before it (:func:`_grown`);
-    else scaled to end at ``total``."""
+    else scaled to end ``tail`` tokens before ``total``. No position lies past that end: a
+    request that dropped most of its tools can be estimated shorter than the shared blocks'
+    recorded positions, and a breakpoint there wrote the whole prompt, the tokens after its
+    last block included."""
     shared = 0
     while (
         shared < min(len(blocks), len(reference.blocks))
@@ -283,22 +301,23 @@ def _align(
     grown = _grown(reference, raw, total, recorded) if shared < len(blocks) else None
     if shared == 0 and grown is None:
         return blocks
+    end = total - tail
     aligned = [
-        _placed(block, reference.blocks[i].tokens, reference.blocks[i].exact)
-        for i, block in enumerate(blocks[:shared])
+        _placed(block, min(kept.tokens, end), kept.exact and kept.tokens <= end)
+        for block, kept in zip(blocks[:shared], reference.blocks, strict=False)
     ]
     if grown is not None:
         low = aligned[-1].tokens if aligned else 0
         for i, block in enumerate(blocks[shared:], start=shared):
-            low = min(max(grown[i], low), total)  # positions never go back
+            low = min(max(grown[i], low), end)  # positions never go back
             aligned.append(_placed(block, low, False))
         return aligned
-    head_tokens = reference.blocks[shared - 1].tokens
+    head_tokens = aligned[-1].tokens
     head_raw, raw_total = raw[shared - 1], raw[-1]
     span = raw_total - head_raw
     for i, block in enumerate(blocks[shared:], start=shared):
         share = (raw[i] - head_raw) / span if span > 0 else 1.0
-        aligned.append(_placed(block, round(head_tokens + share * (total - head_tokens)), False))
+        aligned.append(_placed(block, round(head_tokens + share * (end - head_tokens)), False))
     return aligned
 
 

@@ -211,12 +211,7 @@ class CostsimSession(Observing):
             tests, strategies, unreadable=self.unreadable, notes=self.what_if_notes
         )
         self.what_if_costs.update(costs)
-        self._sort_notes()
-
-    def _sort_notes(self) -> None:
-        """Each variant's notes in one order however the run was split (a serial run's order
-        would otherwise differ from the one pytest-xdist's workers happen to report in)."""
-        for said in self.what_if_notes.values():
+        for said in self.what_if_notes.values():  # one order, however xdist split the run
             said.sort()
 
     # --- results -------------------------------------------------------------------------
@@ -366,8 +361,7 @@ class CostsimSession(Observing):
             )
         for name, said in figures.get("what_if_notes", {}).items():
             mine = self.what_if_notes.setdefault(name, [])
-            mine.extend(note for note in said if note not in mine)
-        self._sort_notes()
+            mine[:] = sorted({*mine, *said})  # one order, whichever worker reports first
         self.errors.extend(figures.get("errors", []))
         self.internal_errors.extend(figures.get("internal_errors", []))
         # every worker collects every test, so each finds the same bad marker: one error
