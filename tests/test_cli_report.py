@@ -158,6 +158,24 @@ def test_cassettes_check_finds_secrets_and_missing_usage(
     assert out.startswith("4 finding(s) in 3 of 3 cassette(s) checked")  # the answer first
 
 
+def test_a_cassette_cut_between_interactions_is_flagged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial cut a 7-call cassette after its third interaction, at a line's end: it still
+    parses, and ``report`` billed 3 calls as the whole while ``check`` found nothing. Only
+    the missing closing ``version`` key tells (some recorders omit it, so it is a warning)."""
+    monkeypatch.chdir(tmp_path)
+    text = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    assert text.rstrip().endswith("version: 1")
+    (tmp_path / "cut.yaml").write_text(text.rstrip().removesuffix("version: 1"))
+    code, out, _ = _run("cassettes", "check", "cut.yaml")
+    assert code == 1
+    assert "cut.yaml: [warning] no-version:" in out
+    assert "a file cut short between two interactions reads as whole" in " ".join(out.split())
+    code, out, _ = _run("cassettes", "check", str(EXAMPLES))
+    assert code == 0 and "no-version" not in out
+
+
 def test_cassettes_check_names_unpriced_calls_and_empty_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

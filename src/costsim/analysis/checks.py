@@ -25,6 +25,7 @@ __all__ = ["ALL_RULES", "Finding", "check_bytes", "check_cassette", "validate_ru
 RECORDING_RULES: tuple[Rule, ...] = (
     Rule("unreadable", Severity.ERROR, "the cassette cannot be read"),
     Rule("no-llm-calls", Severity.WARNING, "no LLM calls"),
+    Rule("no-version", Severity.WARNING, "no closing 'version' key: perhaps cut short"),
     Rule("no-usage", Severity.WARNING, "an LLM call without recorded usage"),
     Rule(NoteKind.INVALID_USAGE.value, Severity.WARNING, "invalid recorded usage"),
     Rule(NoteKind.INCOMPLETE_STREAM.value, Severity.WARNING, "a stream cut before its usage"),
@@ -36,6 +37,11 @@ RECORDING_RULES: tuple[Rule, ...] = (
 )
 ALL_RULES: dict[str, Rule] = {**{r.id: r for r in RECORDING_RULES}, **RULES}
 _NOTE_RULES = {NoteKind.NO_USAGE.value: "no-usage"}
+_NO_VERSION = (
+    "no 'version' key, which vcrpy writes after the last interaction: a file cut short "
+    "between two interactions reads as whole, its later calls missing from every total "
+    "(re-record it; if it is whole, add 'version: 1' at its end)"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +83,8 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
             reason = reason.removeprefix(f"interaction {index}: ")
         return [_finding(path, index, "unreadable", reason)]
     findings: list[Finding] = []
+    if not cassette.versioned:
+        findings.append(_finding(path, None, "no-version", _NO_VERSION))
     notes = trace_notes(trace)
     if not trace.calls and not any(n.kind is NoteKind.UNRECOGNISED_CALL for n in notes):
         findings.append(_finding(path, None, "no-llm-calls", "no LLM calls recorded"))

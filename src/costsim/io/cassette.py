@@ -143,6 +143,9 @@ class Cassette:
     path: Path
     interactions: tuple[Interaction, ...]
     size_bytes: int
+    versioned: bool = True
+    """The file has vcrpy's closing ``version`` key (or is a bare list, vcrpy's format before
+    1.0, which had none): without it, a file cut between two interactions reads as whole."""
 
 
 def iter_cassette_paths(paths: Iterator[Path] | list[Path] | tuple[Path, ...]) -> Iterator[Path]:
@@ -181,7 +184,8 @@ def cassette_from_bytes(path: Path, data: bytes) -> Cassette:
     interactions = tuple(
         _interaction(path, index, raw) for index, raw in enumerate(raw_interactions)
     )
-    return Cassette(path=path, interactions=interactions, size_bytes=len(data))
+    versioned = not isinstance(document, Mapping) or "version" in document
+    return Cassette(path, interactions, size_bytes=len(data), versioned=versioned)
 
 
 def plural_bytes(count: int) -> str:
