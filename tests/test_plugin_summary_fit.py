@@ -3,6 +3,7 @@ headers stacked before figures are cut, and tests vcrpy could not serve named.""
 
 from __future__ import annotations
 
+import json
 import shutil
 from types import SimpleNamespace
 
@@ -105,11 +106,21 @@ def test_a_run_whose_cassette_is_missing_says_which_test(pytester: pytest.Pytest
         "        requests.post('https://api.anthropic.com/v1/messages', json={'model': 'x'})\n"
     )
     pytester.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n" + missing)
-    result = pytester.runpytest("--costsim")
+    reports = ("out.json", "out.md", "out.html")
+    result = pytester.runpytest("--costsim", *(f"--costsim-report={name}" for name in reports))
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(
         ["*LLM calls in 1 test*", "not replayed: 1 test failed on a request*", "*::test_missing"]
     )
+    # the report files say so too (a trial's CI reader of out.md never learnt of it), and
+    # none lists the files written beside it
+    document = json.loads((pytester.path / "out.json").read_text())
+    assert document["not_replayed"] == ["test_agent.py::test_missing"]
+    for name in reports:
+        text = (pytester.path / name).read_text()
+        assert "not replayed: 1 test failed on a request" in text, name
+        assert "test_agent.py::test_missing" in text and "report written" not in text, name
+    result.stdout.fnmatch_lines(["report written: out.json", "report written: out.md"])
 
 
 def test_too_narrow_for_an_id_beside_its_figures_puts_it_above(

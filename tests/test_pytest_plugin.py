@@ -618,6 +618,14 @@ def test_an_unreadable_call_fails_the_run_unless_lenient(
     assert total.endswith("≥$0.002517*")  # the unreadable call's cost is unknown, never $0
     row = next(line for line in result.stdout.lines if "test_two" in line and "$" in line)
     assert row.endswith("≥$0.002517*")  # the test's own cost says it too (it read as whole)
+    # why its cost is unknown: unreadable (a trial read "1 call unpriced" of a priced model)
+    result.stdout.fnmatch_lines(
+        [
+            "2 LLM calls in 1 test: ≥$0.002517 (1 call unreadable).",
+            "* partial cost: 1 call unreadable (listed below)*",
+        ],
+        consecutive=False,
+    )
     assert (result.ret == pytest.ExitCode.OK) is lenient
 
 
@@ -693,7 +701,7 @@ def test_top_n_and_unpriced_models(project: pytest.Pytester) -> None:
     total = next(line for line in lines if line.startswith("TOTAL"))
     assert total.endswith("≥$0.024656*")  # the priced part, starred: never $0, never hidden
     result.stdout.fnmatch_lines(["6 LLM calls in 3 tests: ≥$0.024656 (2 calls unpriced)."])
-    result.stdout.fnmatch_lines(["* partial cost: 2 call(s) have no known cost*"])
+    result.stdout.fnmatch_lines(["* partial cost: 2 calls unpriced (listed below)*"])
     result.stdout.fnmatch_lines(
         [
             "1 other * $0.008218",

@@ -165,14 +165,22 @@ def _not_saved(run: Run, state: CostsimSession) -> str | None:
 
 
 def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
-    reports = run.option("report") or []
-    if reports:
-        from costsim.plugin.render import write_report
+    reports = [Path(report) for report in dict.fromkeys(run.option("report") or [])]
+    if not reports:  # (each file once, in the order given)
+        return
+    from costsim.plugin.render import write_report
+    from costsim.plugin.unserved import unserved_note
 
-        strategies = run.option("strategies")
-        for report in dict.fromkeys(reports):  # each file once, in the order given
-            write_report(Path(report), state, failures, strategies=strategies)
-            state.notes.append(f"report written: {display_path(Path(report))}")
+    notes = list(state.notes)
+    if run.unserved:  # the terminal names them below its figures; a report names them all
+        note = unserved_note(len(run.unserved), "of this report")
+        state.notes.append(f"{note}: {', '.join(run.unserved)}")
+    for report in reports:
+        write_report(
+            report, state, failures, strategies=run.option("strategies"), unserved=run.unserved
+        )
+    # what the reports were written: said in the terminal, not in each other
+    state.notes[:] = [*notes, *(f"report written: {display_path(path)}" for path in reports)]
 
 
 def finish(run: Run, state: CostsimSession) -> list[str]:
@@ -206,3 +214,15 @@ def _attempt(failures: list[str], write: Callable[[], None]) -> None:
         write()
     except CostsimError as exc:
         failures.append(f"costsim: {exc}")
+
+
+def failure_report(message: str) -> pytest.TestReport:
+    """A failure of the costsim part as the report object other plugins expect in stats."""
+    return pytest.TestReport(
+        nodeid="costsim",
+        location=("costsim", None, "costsim"),
+        keywords={},
+        outcome="failed",
+        longrepr=message,
+        when="call",
+    )

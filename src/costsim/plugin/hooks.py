@@ -290,6 +290,7 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
     from costsim.plugin.collected import collection_order, deselected, whole_files
     from costsim.plugin.run import OPTIONS, Run
+    from costsim.plugin.unserved import unserved_in
 
     config = session.config
     state.selected.update(item.nodeid for item in session.items)
@@ -308,6 +309,7 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
         budgets=dict(state.budgets),
         tolerances=dict(state.tolerances),
         usage_errors=tuple(state.usage_errors),
+        unserved=unserved_in(config),
     )
     if workeroutput is not None:  # an xdist worker: hand the figures to the controller
         workeroutput["costsim"] = state.worker_output(run)
@@ -335,18 +337,6 @@ def pytest_testnodedown(node: Any, error: Any) -> None:
     state.merge_worker(output)
 
 
-def _stat(message: str) -> pytest.TestReport:
-    """A failure of the costsim part as the report object other plugins expect in stats."""
-    return pytest.TestReport(
-        nodeid="costsim",
-        location=("costsim", None, "costsim"),
-        keywords={},
-        outcome="failed",
-        longrepr=message,
-        when="call",
-    )
-
-
 @pytest.hookimpl(trylast=True)
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
     state = config.stash.get(SESSION, None)
@@ -369,6 +359,7 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             f"costsim internal error: {why} (a costsim bug; please report it)",
         ]
     if failures:
+        from costsim.plugin.finish import failure_report
         from costsim.plugin.run import failure_lines, verbosity
 
         width = config.get_terminal_writer().fullwidth
@@ -377,7 +368,9 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pyte
             terminalreporter.write_line(line, red=True)
         # the last line of the run ("34 passed, 1 costsim failure in 2.1s") says so too
         noun = "costsim failure" if len(failures) == 1 else "costsim failures"
-        terminalreporter.stats.setdefault(noun, []).extend(_stat(line) for line in failures)
+        terminalreporter.stats.setdefault(noun, []).extend(
+            failure_report(line) for line in failures
+        )
 
 
 def _options(config: pytest.Config) -> SummaryOptions:

@@ -23,6 +23,7 @@ __all__ = [
     "others_how",
     "ranked_tests",
     "tests_text",
+    "unknown_text",
     "whole",
 ]
 
@@ -71,8 +72,22 @@ def answer_line(costs: dict[str, TestCost]) -> str:
         cost = f"≥{money(total.priced_cost_usd)}"
     else:
         cost = "cost unknown"
-    unpriced = f" ({plural(total.unpriced_calls, 'call')} unpriced)" if total.unpriced_calls else ""
-    return f"{plural(total.calls, 'LLM call')} in {tests_text(list(costs))}: {cost}{unpriced}."
+    unknown = f" ({unknown_text(total)})" if total.unpriced_calls else ""
+    return f"{plural(total.calls, 'LLM call')} in {tests_text(list(costs))}: {cost}{unknown}."
+
+
+def unknown_text(total: TestCost) -> str:
+    """The calls whose cost is unknown, by why: ``2 calls unpriced, 1 unreadable`` (a call
+    that could not be read has no entry of its own among the unpriced; it was called
+    unpriced, though its model had a price)."""
+    unreadable = max(0, total.unpriced_calls - len(total.unpriced))
+    unpriced = total.unpriced_calls - unreadable
+    parts = [f"{plural(unpriced, 'call')} unpriced"] if unpriced else []
+    if unreadable:
+        parts.append(
+            f"{unreadable} unreadable" if parts else f"{plural(unreadable, 'call')} unreadable"
+        )
+    return ", ".join(parts)
 
 
 def tests_text(names: list[str]) -> str:

@@ -25,6 +25,7 @@ from costsim.plugin.ranking import (
     others_how,
     ranked_tests,
     tests_text,
+    unknown_text,
     whole,
 )
 from costsim.plugin.run import SummaryOptions, wrap
@@ -220,8 +221,7 @@ def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     lines = []
     if total.unpriced_calls:
         lines.append(
-            f"* partial cost: {total.unpriced_calls} call(s) have no known cost (listed below); "
-            "the figure is the priced part"
+            f"* partial cost: {unknown_text(total)} (listed below): the figure is the priced part"
         )
     if total.unrecorded_calls:
         lines.append(
@@ -277,7 +277,9 @@ def _total_json(state: CostsimSession, costs: Costs) -> dict[str, Any]:
     return document
 
 
-def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
+def _document(
+    state: CostsimSession, failures: list[str], unserved: tuple[str, ...]
+) -> dict[str, Any]:
     costs = state.costs()
     return {
         "format_version": FORMAT_VERSION,
@@ -310,14 +312,21 @@ def _document(state: CostsimSession, failures: list[str]) -> dict[str, Any]:
             ),
         ],
         "warnings": state.errors,
+        "not_replayed": list(unserved),
         "internal_errors": state.internal_errors,
     }
 
 
 def write_report(
-    path: Path, state: CostsimSession, failures: list[str], *, strategies: str | None = None
+    path: Path,
+    state: CostsimSession,
+    failures: list[str],
+    *,
+    strategies: str | None = None,
+    unserved: tuple[str, ...] = (),
 ) -> None:
-    """JSON (the default), Markdown (``.md``) or HTML (``.html``), written atomically."""
+    """JSON (the default), Markdown (``.md``) or HTML (``.html``), written atomically;
+    ``unserved``: the tests vcrpy could not serve (JSON lists them; the notes say so)."""
     if path.suffix.lower() in (".html", ".htm"):
         write_atomic(path, _html(state, failures, strategies))
     elif path.suffix.lower() in (".md", ".markdown"):
@@ -339,7 +348,7 @@ def write_report(
         lines += ["", *notes] if notes else []
         write_atomic(path, "\n".join(lines) + "\n")
     else:
-        write_atomic(path, json.dumps(_document(state, failures), indent=2) + "\n")
+        write_atomic(path, json.dumps(_document(state, failures, unserved), indent=2) + "\n")
 
 
 def _html(state: CostsimSession, failures: list[str], strategies: str | None) -> str:

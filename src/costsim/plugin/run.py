@@ -103,6 +103,8 @@ class Run:
     budgets: dict[str, Budget] = field(default_factory=dict)
     tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
     usage_errors: tuple[str, ...] = ()
+    unserved: tuple[str, ...] = ()
+    """Tests that failed on a request vcrpy had no recorded response for (the controller's)."""
     internal_errors: tuple[str, ...] = ()
     """costsim's own errors in the test process, for a metering process elsewhere (the
     report it writes lists them)."""

@@ -15,7 +15,7 @@ from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.render.cuts import ELLIPSIS, extra_bytes
 
-__all__ = ["SHOWN", "unserved_lines", "unserved_tests"]
+__all__ = ["SHOWN", "unserved_in", "unserved_lines", "unserved_note", "unserved_tests"]
 
 REFUSAL = "CannotOverwriteExistingCassetteException"
 SHOWN = 3
@@ -34,6 +34,22 @@ def unserved_tests(stats: Mapping[str, Iterable[Any]]) -> list[str]:
     return list(found)
 
 
+def unserved_in(config: Any) -> tuple[str, ...]:
+    """:func:`unserved_tests` of the run's terminal reporter (none without one)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    return tuple(unserved_tests(getattr(reporter, "stats", None) or {}))
+
+
+def unserved_note(count: int, where: str = "above") -> str:
+    """What the tests whose requests vcrpy could not serve mean for the figures."""
+    tests = f"{count:,} test{'' if count == 1 else 's'}"
+    return (
+        f"not replayed: {tests} failed on a request its cassette has no recorded response "
+        f"for ({REFUSAL}: a missing cassette, or a request that matches none of its "
+        f"interactions); those calls are in no figure {where}"
+    )
+
+
 def _text(report: Any) -> str:
     try:
         return str(getattr(report, "longreprtext", "") or "")
@@ -47,13 +63,7 @@ def unserved_lines(stats: Mapping[str, Iterable[Any]], options: SummaryOptions) 
     if not tests:
         return []
     shown = tests if options.verbose > 0 else tests[:SHOWN]
-    count = f"{len(tests):,} test{'' if len(tests) == 1 else 's'}"
-    note = (
-        f"not replayed: {count} failed on a request its cassette has no "
-        f"recorded response for ({REFUSAL}: a missing cassette, or a request that matches "
-        "none of its interactions); those calls are in no figure above"
-    )
-    lines = wrap(note, options.width)
+    lines = wrap(unserved_note(len(tests)), options.width)
     room = options.width - 2 - extra_bytes(ELLIPSIS)  # an ellipsis takes three bytes
     lines += [f"  {test}" for test in cut_test_ids(shown, room)]
     if len(tests) > len(shown):
