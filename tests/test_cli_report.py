@@ -228,6 +228,31 @@ def test_scenario_files_beside_cassettes_are_left_out_with_a_warning() -> None:
     assert code == 2 and "is a costsim scenario, not a vcrpy cassette" in err
 
 
+def test_other_yaml_and_json_in_a_walked_folder_are_left_out_with_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``report .`` at a project's root stopped at its mkdocs.yml or at costsim's own
+    --costsim-report JSON (exit 2, a trial's); files that say they are something else are
+    now left out, said so, while cassettes in either format and vcrpy's pre-1.0 bare list
+    are read, and a file named on its own is still an error."""
+    monkeypatch.chdir(tmp_path)
+    cassette = yaml.safe_load((EXAMPLES / "anthropic_support_agent.yaml").read_text())
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "a.json").write_text(json.dumps(cassette))
+    (tmp_path / "cassettes" / "old.yaml").write_text(yaml.safe_dump(cassette["interactions"]))
+    (tmp_path / "mkdocs.yml").write_text("site_name: shop\nnav: []\n")
+    (tmp_path / "out.json").write_text('{"format_version": 1, "kind": "costsim.pytest"}\n')
+    result = CliRunner().invoke(cli, ["report", ".", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.stdout)["cassettes"]) == 2
+    assert (
+        "left out 2 file(s) with no top-level 'interactions', not vcrpy cassettes: "
+        "mkdocs.yml, out.json" in " ".join(result.stderr.split())
+    )
+    code, _, err = _run("report", "mkdocs.yml")
+    assert code == 2 and "is not a vcrpy cassette (no 'interactions' list)" in err
+
+
 def test_the_answer_line_says_what_it_leaves_out(tmp_path: Path) -> None:
     """A download of batch results is billed traffic costsim does not meter: the answer line
     says so beside its figure, not only a note further down."""

@@ -79,22 +79,35 @@ _TOP_KEY = re.compile(r"^([A-Za-z_]+)[ \t]*:", re.MULTILINE)
 _SNIFF_BYTES = 16_384
 
 
+_JSON_INTERACTIONS = re.compile(r'"interactions"\s*:')
+
+
 def sniff_kind(path: Path) -> str | None:
-    """``scenario`` (a costsim scenario: top-level ``variants`` and ``cassettes`` keys) or
-    ``cassette`` (a vcrpy cassette: top-level ``interactions``), told by the top-level keys
-    of a YAML file's first bytes in its encoding; None when they do not say. A cassette's
-    content is indented under its two keys, so no line of it can read as either."""
-    if path.suffix.lower() not in (".yaml", ".yml"):
+    """What a file's first bytes (in its encoding) say it is: ``cassette`` (a vcrpy
+    cassette: a top-level ``interactions`` key, which vcrpy writes first), ``scenario`` (a
+    costsim scenario: top-level ``variants`` and ``cassettes``) or ``other`` (a YAML mapping
+    with other top-level keys, a JSON object without ``"interactions"``: a configuration
+    file, costsim's own JSON output); None when they do not say (a bare list, vcrpy's format
+    before 1.0; YAML in flow style). A cassette's content is indented under its keys, so no
+    line of it can read as a top-level key."""
+    suffix = path.suffix.lower()
+    if suffix not in CASSETTE_SUFFIXES:
         return None
     try:
         with path.open("rb") as file:
             head = decode_head(file.read(_SNIFF_BYTES))
     except OSError:
         return None  # the load says why
+    if suffix == ".json":
+        if _JSON_INTERACTIONS.search(head):
+            return "cassette"
+        return "other" if head.lstrip("\ufeff \t\r\n").startswith("{") else None
     keys = set(_TOP_KEY.findall(head))
     if {"variants", "cassettes"} <= keys:
         return "scenario"
-    return "cassette" if "interactions" in keys else None
+    if "interactions" in keys:
+        return "cassette"
+    return "other" if keys else None
 
 
 def is_scenario_file(path: Path) -> bool:
@@ -128,6 +141,9 @@ class Found:
     files: tuple[Path, ...]
     empty: tuple[Path, ...]
     scenarios: tuple[Path, ...] = ()
+    others: tuple[Path, ...] = ()
+    """YAML and JSON files a walk found that say they are something else (see
+    :func:`sniff_kind`): left out, said so (a file named is read whatever it holds)."""
 
     def warnings(self) -> list[str]:
         suffixes = ", ".join(f"*{s}" for s in CASSETTE_SUFFIXES)
@@ -139,6 +155,13 @@ class Found:
                 f"left out {len(self.scenarios)} costsim scenario file(s), not cassettes: "
                 f"{names}{more} (costsim compare reads them)"
             )
+        if self.others:
+            names = ", ".join(str(path) for path in self.others[:3])
+            more = f" and {len(self.others) - 3} more" if len(self.others) > 3 else ""
+            found.append(
+                f"left out {len(self.others)} file(s) with no top-level 'interactions', not "
+                f"vcrpy cassettes: {names}{more} (name a file to read it as one)"
+            )
         return found
 
 
@@ -147,13 +170,12 @@ def find_cassettes(paths: Iterable[Path], selection: Selection | None = None) ->
     chosen = selection or Selection()
     files: list[Path] = []
     empty: list[Path] = []
-    scenarios: list[Path] = []
+    left_out: dict[str, list[Path]] = {"scenario": [], "other": []}
     for path in paths:
         if path.is_dir():
-            under = _walk(path, chosen)
-            kinds = [(file, is_scenario_file(file)) for file in under]
-            found = [file for file, scenario in kinds if not scenario]
-            scenarios.extend(file for file, scenario in kinds if scenario)
+            found: list[Path] = []
+            for file in _walk(path, chosen):
+                left_out.get(sniff_kind(file) or "", found).append(file)
             files.extend(found)
             if not found:
                 empty.append(path)
@@ -161,4 +183,4 @@ def find_cassettes(paths: Iterable[Path], selection: Selection | None = None) ->
             files.append(path)
         else:
             raise CassetteNotFoundError(path)
-    return Found(tuple(files), tuple(empty), tuple(scenarios))
+    return Found(tuple(files), tuple(empty), tuple(left_out["scenario"]), tuple(left_out["other"]))
