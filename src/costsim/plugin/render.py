@@ -31,6 +31,7 @@ from costsim.plugin.ranking import (
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.plugin.session import CostsimSession, DriftEntry
 from costsim.render.band_text import spread_text
+from costsim.render.events_text import alike
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.rows import merged, others_label, others_note
 from costsim.render.text import ELLIPSIS, extra_bytes, fit_table, money_places, plural
@@ -160,7 +161,7 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     notes = [leaves] if left_out else []
     for i, name in enumerate(what_if, start=1):
         notes.append(f"what-if {i}: cost with {name}{_what_if_legend(state, name, costs)}")
-        notes += [f"  note: {note}" for note in state.what_if_notes.get(name, [])]
+        notes += [f"  note: {note}" for note in _said(state, name)]
     if shown.others and shown.listed:
         notes.append(others_note(len(shown.others), "test", others_how(options)))
     elif shown.others:
@@ -307,8 +308,8 @@ def _document(
             *state.notes,
             *(
                 f"cost with {name}: {note}"
-                for name, said in state.what_if_notes.items()
-                for note in said
+                for name in state.what_if_notes
+                for note in _said(state, name)
             ),
         ],
         "warnings": state.errors,
@@ -337,9 +338,7 @@ def write_report(
         said = {v.name: _what_if_legend(state, v.name, costs) for v in variants}
         notes = [f"- cost with {name}{legend}" for name, legend in said.items() if legend]
         notes += [
-            f"- cost with {v.name}: note: {note}"
-            for v in variants
-            for note in state.what_if_notes.get(v.name, [])
+            f"- cost with {v.name}: note: {note}" for v in variants for note in _said(state, v.name)
         ]
         notes += [f"- {line.strip()}" for line in _notes(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
@@ -381,3 +380,9 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
 
 def _details(entry: DriftEntry) -> str:
     return "; ".join(str(d) for d in entry.differences)
+
+
+def _said(state: CostsimSession, variant: str) -> list[str]:
+    """The variant's notes, those alike but for their numbers once (one per test would
+    repeat a placement's note with each test's own prompt length)."""
+    return [note for note, _ in alike(state.what_if_notes.get(variant, []))]

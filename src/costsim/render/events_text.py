@@ -4,13 +4,15 @@ several cassettes."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Sequence
+from decimal import Decimal
 
 from costsim.render.paths import shorten_path
 from costsim.render.text import display_path, wrap
 from costsim.strategies.trace import Event
 
-__all__ = ["event_line", "said_once"]
+__all__ = ["alike", "event_line", "said_once"]
 
 
 def event_line(event: Event, width: int) -> list[str]:
@@ -22,16 +24,43 @@ def event_line(event: Event, width: int) -> list[str]:
     return wrap(f"{event.kind} ({event.strategy}){where}: {event.message}", width, indent="  ")
 
 
+_NUMBER = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?:\.\d+)?(?![\w-])")
+"""A number standing on its own (``580``, ``1,024``, ``0.25``), not one inside a name
+(``claude-sonnet-4-5``, ``gpt-4o``) or a compound (``1,024-token``)."""
+
+
+def alike(messages: Sequence[str]) -> list[tuple[str, list[int]]]:
+    """Messages that say the same but for their numbers, once, each number a range where
+    they differ (``the longest, an estimated 580 to 596 tokens``), with the indexes of the
+    messages merged; in the order each first appears."""
+    groups: dict[tuple[str, ...], list[int]] = {}
+    numbers = [_NUMBER.findall(message) for message in messages]
+    for index, message in enumerate(messages):
+        groups.setdefault(tuple(_NUMBER.split(message)), []).append(index)
+    merged = []
+    for texts, indexes in groups.items():
+        spans = [_span(values) for values in zip(*(numbers[i] for i in indexes), strict=True)]
+        parts = [part for pair in zip(texts, [*spans, ""], strict=True) for part in pair]
+        merged.append(("".join(parts), indexes))
+    return merged
+
+
+def _span(values: Sequence[str]) -> str:
+    ordered = sorted(set(values), key=lambda value: Decimal(value.replace(",", "")))
+    return ordered[0] if len(ordered) == 1 else f"{ordered[0]} to {ordered[-1]}"
+
+
 def said_once(events: Sequence[Event]) -> list[Event]:
-    """Notes that say the same of several cassettes, once: where first, and how many more
-    (changes and divergences are about their own call, and stay one each)."""
-    grouped: dict[tuple[str, str], list[Event]] = {}
-    kept: list[Event | tuple[str, str]] = []
+    """Notes that say the same of several cassettes (but for their numbers: see
+    :func:`alike`), once: where first, and how many more (changes and divergences are about
+    their own call, and stay one each)."""
+    grouped: dict[tuple[str, ...], list[Event]] = {}
+    kept: list[Event | tuple[str, ...]] = []
     for event in events:
         if event.kind != "note":
             kept.append(event)
             continue
-        key = (event.strategy, event.message)
+        key = (event.strategy, *_NUMBER.split(event.message))
         if key not in grouped:
             kept.append(key)
         grouped.setdefault(key, []).append(event)
@@ -42,7 +71,8 @@ def said_once(events: Sequence[Event]) -> list[Event]:
             continue
         same = grouped[item]
         more = len({e.provenance.path for e in same if e.provenance is not None}) - 1
-        first = same[0]
+        ((message, _),) = alike([event.message for event in same])
+        first = dataclasses.replace(same[0], message=message)
         also = f"{len(same)} times" if len(same) > 1 else ""
         if more > 0:
             also = f"and {more} more cassette{'s' if more > 1 else ''}"
