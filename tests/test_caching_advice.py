@@ -172,6 +172,14 @@ def test_advise_caching_cli() -> None:
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("Caching advice on 6 recorded calls")
     assert "Best possible (oracle, knows the future)" in result.stdout
+    # what the last column means, and why a placement costs more (a trial saw +30% unsaid)
+    text = " ".join(result.stdout.split())
+    assert "re-simulated: the calls a placement sends differently" in text
+    assert (
+        "auto 5m costs more than the recording: it writes 2,148 tokens to cache where the "
+        "recording wrote 1,630, and reads 1,024 where it read 2,654." in text
+    )
+    assert "static 5m costs more" not in text and "oracle costs more" not in text
     document = json.loads(
         CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES), "--format", "json"]).stdout
     )

@@ -111,6 +111,26 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
     return lines, leaks
 
 
+def _notes(advice: CachingAdvice) -> list[str]:
+    """What the table's last column means, and why a placement costs more than the
+    recording, in the cache tokens it writes and reads against the recording's."""
+    base = advice.baseline
+    notes = ["re-simulated: the calls a placement sends differently; the rest bill as recorded."]
+    for option in advice.options:
+        if option.delta.value is None or option.delta.value <= 0:
+            continue
+        totals = option.totals
+        writes = totals.cache_write_5m_tokens + totals.cache_write_1h_tokens
+        written = base.cache_write_5m_tokens + base.cache_write_1h_tokens
+        hours = " (1h writes at twice the input price)" if totals.cache_write_1h_tokens else ""
+        notes.append(
+            f"{option.variant.name} costs more than the recording: it writes {writes:,} "
+            f"tokens to cache{hours} where the recording wrote {written:,}, and reads "
+            f"{totals.cache_read_tokens:,} where it read {base.cache_read_tokens:,}."
+        )
+    return notes
+
+
 def _example(text: str) -> str:
     """``file#interaction: what``, the file cut from the left so the line wraps between
     words, not inside a file name."""
@@ -169,6 +189,7 @@ def advice_table(advice: CachingAdvice, *, width: int = 100, verbose: bool = Fal
     answer, leaks = _lines(advice, width, verbose)
     lines = [out for line in answer for out in wrap(line, width, subsequent="    ")]
     lines += ["", *table(_COLUMNS, _rows(advice), width=width)]
+    lines += ["", *(out for line in _notes(advice) for out in wrap(line, width, subsequent="  "))]
     if leaks:
         lines += ["", *(out for line in leaks for out in wrap(line, width, subsequent="      "))]
     if verbose:
@@ -184,6 +205,7 @@ def advice_markdown(advice: CachingAdvice, *, verbose: bool = False) -> str:
     lines = ["## costsim advise caching", "", *(f"**{line}**" for line in answer[1:2])]
     lines += ["", *(f"- {line}" for line in [answer[0], *answer[2:]])]
     lines += ["", *markdown_table(_COLUMNS, _rows(advice))]
+    lines += ["", *(f"- {line}" for line in _notes(advice))]
     if leaks:
         lines += ["", *(f"- {line.strip()}" for line in leaks)]
     return "\n".join(lines) + "\n"
