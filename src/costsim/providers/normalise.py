@@ -162,7 +162,7 @@ def _build(
             Note(
                 NoteKind.INCOMPLETE_STREAM,
                 "the stream ends before it finishes (cut recording?): estimated from what "
-                "arrived, which its output is at least",
+                "arrived; its output was at least that",
             )
         )
     elif usage is None and flavour is Flavour.ANTHROPIC_TEXT and response.error is None:
