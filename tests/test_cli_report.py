@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from importlib import resources
 from pathlib import Path
 
@@ -251,6 +252,25 @@ def test_other_yaml_and_json_in_a_walked_folder_are_left_out_with_a_warning(
     )
     code, _, err = _run("report", "mkdocs.yml")
     assert code == 2 and "is not a vcrpy cassette (no 'interactions' list)" in err
+
+
+def test_the_answer_line_names_the_costliest_whole_in_markdown(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """From ten rows the answer names the two costliest, cut to fit a terminal's line; a
+    Markdown report has no line to fit and cut them all the same (a trial's)."""
+    monkeypatch.chdir(tmp_path)
+    deep = tmp_path / "tests" / "cassettes" / "test_support_agent_conversations"
+    deep.mkdir(parents=True)
+    for i in range(2):
+        shutil.copy(EXAMPLES / "anthropic_support_agent.yaml", deep / f"refund_flow_{i}.yaml")
+    for i in range(8):
+        shutil.copy(EXAMPLES / "openai_chat_streaming.yaml", tmp_path / f"chat_{i}.yaml")
+    _, table, _ = _run("report", ".")
+    _, markdown, _ = _run("report", ".", "--format", "markdown")
+    whole = "tests/cassettes/test_support_agent_conversations/refund_flow_0.yaml"
+    assert "% of it in …" in table.splitlines()[0] and whole not in table.splitlines()[0]
+    assert f"% of it in {whole} and " in markdown
 
 
 def test_the_answer_line_says_what_it_leaves_out(tmp_path: Path) -> None:

@@ -187,6 +187,32 @@ def test_save_then_compare_with_the_cli(project: pytest.Pytester) -> None:
     assert result.exit_code == 0 and "no regression" in result.stdout
 
 
+def test_a_failed_test_s_calls_are_not_saved_as_its_baseline(
+    project: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test that failed after one of its three calls was saved at a third of its cost, with
+    no word (a trial's): the next run's whole cost then read as a regression. Its figures are
+    left out, and what the baseline held for it before stays."""
+    body = REPLAY + (
+        "\nimport os\n"
+        "\ndef test_ok():\n    _replay(2)\n"
+        "\ndef test_flaky():\n    _replay(1 if os.environ.get('BREAK') else 3)\n"
+        "    assert not os.environ.get('BREAK')\n"
+    )
+    project.makepyfile(test_agent=body)
+    project.runpytest("--costsim", "--costsim-save", "main").assert_outcomes(passed=2)
+    saved = project.path / ".costsim" / "main.json"
+    whole = json.loads(saved.read_text())["tests"]["test_agent.py::test_flaky"]
+    assert whole["calls"] == 3
+    monkeypatch.setenv("BREAK", "1")
+    result = project.runpytest("--costsim", "--costsim-save", "main")
+    result.assert_outcomes(passed=1, failed=1)
+    result.stdout.fnmatch_lines(["baseline saved: *(2 test(s); 1 that failed not taken (its*"])
+    tests = json.loads(saved.read_text())["tests"]
+    assert tests["test_agent.py::test_flaky"] == whole  # as before, not the third
+    assert tests["test_agent.py::test_ok"]["calls"] == 2
+
+
 def test_corrupt_baseline_is_a_clear_error(project: pytest.Pytester) -> None:
     (project.path / ".costsim").mkdir()
     (project.path / ".costsim" / "bad.json").write_text("{not json")

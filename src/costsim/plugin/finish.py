@@ -126,12 +126,17 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
     if why is not None:
         state.notes.append(f"baseline {name} not saved: {why}")
         return
-    tests = state.costs()
+    failed = set(run.failed)
+    # a failed test's calls stop where it failed: its figures are not a baseline's (what
+    # the baseline held for it before stays)
+    tests = {test: cost for test, cost in state.costs().items() if test not in failed}
     kept: dict[str, TestCost] = {}
+    again: dict[str, TestCost] = {}
     gone: list[str] = []
     if path.is_file():  # tests this run did not collect keep their figures
         previous = load_baseline(path)
         kept = {t: c for t, c in previous.items() if t not in tests}
+        again = {t: c for t, c in kept.items() if t in failed}
         kept = {t: c for t, c in kept.items() if not _is_selected(t, state.selected)}
         # ... unless their file was collected whole without them: removed or renamed
         gone = [
@@ -140,12 +145,19 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
             if test_file(t) in state.whole_files and t not in state.deselected and t[0] != "<"
         ]
         kept = {t: c for t, c in kept.items() if t not in gone}
-    save_baseline(path, {**kept, **tests})
-    counts = f"{len(tests) + len(kept)} test(s)"
+    save_baseline(path, {**kept, **again, **tests})
+    counts = f"{len(tests) + len(kept) + len(again)} test(s)"
     if kept:
         counts += f": {len(tests)} from this run, {len(kept)} kept from before (not run this time)"
     if gone:
         counts += f"; {len(gone)} dropped (no longer collected, e.g. {gone[0]})"
+    left = sorted(failed & set(state.costs()))
+    if left:
+        before = f"; {len(again)} kept as before" if again else ""
+        counts += (
+            f"; {len(left)} that failed not taken (its calls stop where it failed{before}; "
+            f"e.g. {left[0]})"
+        )
     state.notes.append(
         f"baseline saved: {display_path(path)} ({counts}; compare with --costsim-compare {name})"
     )

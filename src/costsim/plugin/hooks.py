@@ -290,7 +290,7 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
     """Simulate, compare and write what was asked; the failures of the costsim part."""
     from costsim.plugin.collected import collection_order, deselected, whole_files
     from costsim.plugin.run import OPTIONS, Run
-    from costsim.plugin.unserved import unserved_in
+    from costsim.plugin.unserved import failed_in, unserved_in
 
     config = session.config
     state.selected.update(item.nodeid for item in session.items)
@@ -310,6 +310,7 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
         tolerances=dict(state.tolerances),
         usage_errors=tuple(state.usage_errors),
         unserved=unserved_in(config),
+        failed=failed_in(config),
     )
     if workeroutput is not None:  # an xdist worker: hand the figures to the controller
         workeroutput["costsim"] = state.worker_output(run)

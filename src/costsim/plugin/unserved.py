@@ -15,7 +15,7 @@ from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.render.cuts import ELLIPSIS, extra_bytes
 
-__all__ = ["SHOWN", "unserved_in", "unserved_lines", "unserved_note", "unserved_tests"]
+__all__ = ["SHOWN", "failed_in", "unserved_in", "unserved_lines", "unserved_note", "unserved_tests"]
 
 REFUSAL = "CannotOverwriteExistingCassetteException"
 SHOWN = 3
@@ -38,6 +38,19 @@ def unserved_in(config: Any) -> tuple[str, ...]:
     """:func:`unserved_tests` of the run's terminal reporter (none without one)."""
     reporter = config.pluginmanager.get_plugin("terminalreporter")
     return tuple(unserved_tests(getattr(reporter, "stats", None) or {}))
+
+
+def failed_in(config: Any) -> tuple[str, ...]:
+    """The tests that failed or errored in the run (its terminal reporter's; none without
+    one): their calls stop where they failed."""
+    stats = getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats", None) or {}
+    found = {
+        report.nodeid: None
+        for outcome in ("failed", "error")
+        for report in stats.get(outcome, ())
+        if getattr(report, "nodeid", None) and report.nodeid != "costsim"
+    }
+    return tuple(found)
 
 
 def unserved_note(count: int, where: str = "above") -> str:

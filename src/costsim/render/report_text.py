@@ -104,8 +104,9 @@ def _rows(named: list[tuple[str, Totals]], report: Report, wide: bool) -> list[l
     ]
 
 
-def answer_line(report: Report, cost: str) -> str:
-    """What was billed in one sentence (``cost``: the TOTAL row's cell)."""
+def answer_line(report: Report, cost: str, *, cut: int | None = 40) -> str:
+    """What was billed in one sentence (``cost``: the TOTAL row's cell); the costliest rows'
+    names cut to ``cut`` characters (None: whole, where lines do not have to fit)."""
     totals = report.totals
     if not report.cassettes and report.skipped:  # none read: that is the answer
         every = "the only cassette" if len(report.skipped) == 1 else "every cassette"
@@ -127,7 +128,7 @@ def answer_line(report: Report, cost: str) -> str:
         top = rows[:2]
         share = sum((row[1].priced_cost for row in top), start=Decimal(0)) / whole
         if share >= Decimal("0.25"):
-            names = " and ".join(shorten_left(name, 40) for name, _ in top)
+            names = " and ".join(shorten_left(name, cut) if cut else name for name, _ in top)
             line += f" {share:.0%} of it in {names}."
     return line
 
@@ -260,7 +261,7 @@ def render_table(report: Report, *, width: int, verbose: bool, wide: bool) -> st
 
 def render_markdown(report: Report, *, verbose: bool) -> str:
     rows = _rows(_ranked(report), report, True)
-    answer = answer_line(report, rows[-1][-1])
+    answer = answer_line(report, rows[-1][-1], cut=None)
     rows[-1] = [f"**{cell}**" if cell else cell for cell in rows[-1]]
     body = f"## costsim report\n\n{answer}\n\n"
     if report.cassettes:
