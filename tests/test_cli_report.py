@@ -123,6 +123,21 @@ def test_cassettes_list_sorted_by_calls() -> None:
     assert "2025-11-03" in lines[4] and "claude-sonnet-4-5" in lines[4]
 
 
+def test_cassettes_list_names_models_as_their_costs_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 100 columns a trial's list cut every model to 16 characters (``claude-sonnet-4…``,
+    which reads as Sonnet 4): a date stamp genai-prices prices the same is left off instead,
+    so two snapshots of one model are one name; JSON keeps every name whole."""
+    monkeypatch.setenv("COLUMNS", "60")
+    code, out, _ = _run("cassettes", "list", str(EXAMPLES))
+    assert code == 0
+    models = [line.split()[-1] for line in out.splitlines()[4:7]]
+    # claude-sonnet-4-5 and its -20250929 snapshot: one name
+    assert models == ["claude-sonnet-4-5", "gpt-4o-mini", "gpt-5-mini"]
+    _, document, _ = _run("cassettes", "list", str(EXAMPLES), "--format", "json")
+    named = [item["models"] for item in json.loads(document)["cassettes"]]
+    assert ["claude-sonnet-4-5", "claude-sonnet-4-5-20250929"] in named
+
+
 def test_cassettes_check_clean_examples() -> None:
     code, out, _ = _run("cassettes", "check", str(EXAMPLES))
     assert code == 0 and "nothing found" in out

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from costsim.analysis.cassettes import CassetteCheck, CassetteListing
+from costsim.pricing.names import model_label
 from costsim.render.text import (
     Column,
     display_path,
@@ -44,7 +45,7 @@ def _listing_columns(wide: bool) -> list[Column]:
         Column("recorded", align="left", drop=1),
         Column("calls"),
         *([Column("providers", align="left")] if wide else []),
-        Column("models", align="left", cut="right", min_width=16, give=2),
+        Column("models", align="left", cut="right", min_width=18, give=2),
         Column("bytes", drop=2),
     ]
 
@@ -59,8 +60,19 @@ def _listing_rows(items: list[CassetteListing], wide: bool) -> list[list[str]]:
         ]
         if wide:
             row.append(",".join(item.providers))
-        rows.append([*row, ",".join(item.models), f"{item.size:,}"])
+        rows.append([*row, _models(item), f"{item.size:,}"])
     return rows
+
+
+def _models(item: CassetteListing) -> str:
+    """The cassette's models as its costs name them: without a date stamp that genai-prices
+    prices the same (``claude-sonnet-4-5``, not a cut ``claude-sonnet-4…``; JSON keeps each
+    name whole)."""
+    labels: dict[str, None] = {}
+    for model in item.models:
+        named = (model_label(model, provider, None) for provider in item.providers)
+        labels[next((label for label in named if label != model), model)] = None
+    return ",".join(labels)
 
 
 def _listing_answer(items: list[CassetteListing]) -> str:
