@@ -177,7 +177,7 @@ def test_advise_caching_cli() -> None:
     assert "re-simulated: the calls a placement sends differently" in text
     assert (
         "auto 5m costs more than the recording: it writes 2,148 tokens to cache where the "
-        "recording wrote 1,630, and reads 1,024 where it read 2,654." in text
+        "recording wrote 1,630, and reads 1,024 where the recording read 2,654." in text
     )
     assert "static 5m costs more" not in text and "oracle costs more" not in text
     document = json.loads(

@@ -28,8 +28,17 @@ def test_notes_alike_but_for_their_numbers_are_one_with_ranges() -> None:
         BELOW.format(n=6, tokens=580).replace("claude-sonnet-4-5", "claude-sonnet-4-6"),
     ]
     assert [indexes for _, indexes in merged] == [[0, 2, 3, 4], [1], [5]]
-    assert alike(["costs $0.5 in 1,200 calls", "costs $0.25 in 999 calls"]) == [
-        ("costs $0.25 to 0.5 in 999 to 1,200 calls", [0, 1])
+    # only token counts become ranges: a count of calls would want a sum, an index or a
+    # version is a name (a review's "message 4 to 9", "2 to 4 of the 5 to 9", "v1:0 to 1")
+    others = [
+        "3 calls routed (message 4)",
+        "12 calls routed (message 9)",
+        "2 of the 5",
+        "4 of the 9",
+    ]
+    assert [text for text, _ in alike(others)] == others
+    assert alike(["1,200 tokens in 3 calls", "999 tokens in 3 calls"]) == [
+        ("999 to 1,200 tokens in 3 calls", [0, 1])
     ]
 
 
@@ -40,8 +49,7 @@ def test_said_once_names_the_first_cassette_and_counts_the_others() -> None:
     ]
     events.insert(1, Event("caching", "change", "placed 4 breakpoints", events[0].provenance))
     said = said_once(events)
-    assert [e.kind for e in said] == ["note", "change"]
-    assert said[0].message == BELOW.format(n="4 to 6", tokens="580 to 596") + (
-        " (and 2 more cassettes)"
-    )
+    assert [e.kind for e in said] == ["note", "change", "note"]
+    assert said[0].message == BELOW.format(n=6, tokens="583 to 596") + " (and 1 more cassette)"
+    assert said[2].message == BELOW.format(n=4, tokens=580)  # another count of breakpoints
     assert said[0].provenance == events[0].provenance

@@ -207,10 +207,23 @@ def test_a_failed_test_s_calls_are_not_saved_as_its_baseline(
     monkeypatch.setenv("BREAK", "1")
     result = project.runpytest("--costsim", "--costsim-save", "main")
     result.assert_outcomes(passed=1, failed=1)
-    result.stdout.fnmatch_lines(["baseline saved: *(2 test(s); 1 that failed not taken (its*"])
+    result.stdout.fnmatch_lines(["baseline saved: *(2 test(s); 1 that failed not taken (a*"])
     tests = json.loads(saved.read_text())["tests"]
     assert tests["test_agent.py::test_flaky"] == whole  # as before, not the third
     assert tests["test_agent.py::test_ok"]["calls"] == 2
+
+
+def test_a_test_that_errs_only_in_teardown_is_saved(project: pytest.Pytester) -> None:
+    """A teardown's error comes after every call the test made: its figures are whole."""
+    body = REPLAY + (
+        "\nimport pytest\n"
+        "\n@pytest.fixture\ndef broken():\n    yield\n    raise RuntimeError('cleanup')\n"
+        "\ndef test_two(broken):\n    _replay(2)\n"
+    )
+    project.makepyfile(test_agent=body)
+    project.runpytest("--costsim", "--costsim-save", "main").assert_outcomes(passed=1, errors=1)
+    tests = json.loads((project.path / ".costsim" / "main.json").read_text())["tests"]
+    assert tests["test_agent.py::test_two"]["calls"] == 2
 
 
 def test_corrupt_baseline_is_a_clear_error(project: pytest.Pytester) -> None:

@@ -138,8 +138,8 @@ def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> 
         (
             "caching",
             "all 6 breakpoints placed (last message, system) sit below the 1,024-token "
-            "minimum for claude-sonnet-4-5 (the longest, an estimated 57 tokens): they cache "
-            "nothing",  # the 60-token prompt less the 3 after its last block (TURN_CLOSE)
+            "minimum for claude-sonnet-4-5 (the longest, 57 tokens): they cache nothing",
+            # the 60-token prompt less the 3 after its last block (TURN_CLOSE)
         ),
         # the simulator's own note, once per trace with the calls it applies to
         (

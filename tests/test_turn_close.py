@@ -26,11 +26,13 @@ def _call(flavour: Flavour, *, marked: bool) -> Call:
 
 
 def test_the_last_block_ends_before_the_tokens_the_api_adds() -> None:
-    """A 2,000-token Anthropic request: its last block ends at 1,997, an estimate (the whole
-    prompt is the only recorded number, and it includes the 3 that close the turn)."""
+    """A 2,000-token Anthropic request: its last block ends at 1,997 (the whole prompt, a
+    recorded number, less the 3 that close the turn: a rule, a token either way, so the
+    position stays exact and a later call's read of it adds no band)."""
     prefix = PrefixBuilder().build(_call(Flavour.ANTHROPIC_MESSAGES, marked=True), 2000)
     assert CLOSE == 3
-    assert prefix.blocks[-1].tokens == 2000 - CLOSE and not prefix.blocks[-1].exact
+    assert prefix.blocks[-1].tokens == 2000 - CLOSE and prefix.blocks[-1].exact
+    assert not prefix.blocks[0].exact  # the system prompt's end: the counter's estimate
     positions = [block.tokens for block in prefix.blocks]
     assert positions == sorted(positions) and positions[0] > 0
     # anchored on a recorded boundary on the last block, the recording says where it ends
@@ -69,3 +71,24 @@ def test_recordings_bill_a_few_tokens_after_a_breakpoint_on_the_last_block(corpu
     for source, seen in tails.items():
         assert abs(statistics.median(seen) - CLOSE) <= 1, (source, seen)
         assert all(2 <= tail <= CLOSE + 4 for tail in seen), (source, seen)
+
+
+def test_the_same_request_to_another_model_scales_its_positions() -> None:
+    """A routed call shares every block's content with its recording (the model is not part
+    of it): its positions stayed the recorded model's, exact, even where the new model's
+    count of the prompt is longer (a review's 2,000 -> 2,600: 601 tokens after the last
+    block, never cached). They scale with the count now, as estimates."""
+    import dataclasses
+
+    recorded = _call(Flavour.ANTHROPIC_MESSAGES, marked=True)
+    builder = PrefixBuilder()
+    reference = builder.build(recorded, 2000, anchor=1996)
+    assert reference.blocks[-1].tokens == 1996 and reference.blocks[-1].exact
+    routed = dataclasses.replace(recorded, model="claude-haiku-4-5")
+    prefix = builder.build(routed, 2600, reference=reference, origin=recorded)
+    positions = [block.tokens for block in prefix.blocks]
+    assert positions == sorted(positions) and 2590 <= positions[-1] <= 2600 - CLOSE
+    assert not any(block.exact for block in prefix.blocks)
+    assert builder.build(routed, 2000, reference=reference, origin=recorded).blocks[-1].tokens == (
+        1996  # the same count: the recorded positions, as they were
+    )

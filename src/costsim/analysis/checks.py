@@ -25,7 +25,7 @@ __all__ = ["ALL_RULES", "Finding", "check_bytes", "check_cassette", "validate_ru
 RECORDING_RULES: tuple[Rule, ...] = (
     Rule("unreadable", Severity.ERROR, "the cassette cannot be read"),
     Rule("no-llm-calls", Severity.WARNING, "no LLM calls"),
-    Rule("no-version", Severity.WARNING, "no closing 'version' key: perhaps cut short"),
+    Rule("no-version", Severity.INFO, "no closing 'version' key: perhaps cut short"),
     Rule("no-usage", Severity.WARNING, "an LLM call without recorded usage"),
     Rule(NoteKind.INVALID_USAGE.value, Severity.WARNING, "invalid recorded usage"),
     Rule(NoteKind.INCOMPLETE_STREAM.value, Severity.WARNING, "a stream cut before its usage"),

@@ -100,7 +100,7 @@ class AnthropicCache:
             entry.expires = at + entry.ttl  # a hit refreshes the lifetime at no cost
             # the same content has one length: a hit reads what was written, even where two
             # estimates of the prefix disagree by a few tokens (and is as exact as the write)
-            read = min(entry.tokens, prefix.client)
+            read = min(entry.tokens, prefix.blocks[-1].tokens)  # never past the last block
             read_label = entry.label
             read_exact = entry.exact if read == entry.tokens else block.exact
         minimum = self.rules.minimum(model, when)

@@ -43,7 +43,8 @@ answer's turn opened), which no breakpoint can cache. Anthropic does not documen
 recordings whose breakpoint sits on the last block bill 2 to 4 tokens beyond what they cache
 (3 in crewAI's, 3 and 4 in pydantic-ai's, 4 in openllmetry's; more only where server tools
 ran): without them a breakpoint there cached the whole prompt, and caching looked a little
-better than it is. Estimated, so a position that leans on it is not exact."""
+better than it is. Keyed by the flavour's shape (Claude on Bedrock's Converse API too). A
+token either way is below any band's resolution: a position that leans on it stays exact."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,7 +162,7 @@ class PrefixBuilder:
         if call.cache_control is not None and marks and marks[-1] is None:
             marks[-1] = call.cache_control  # the automatic breakpoint: last block
             automatic = True
-        tail = min(TURN_CLOSE.get(call.flavour, 0), client)
+        tail = min(TURN_CLOSE.get(call.flavour.shape, 0), client)
         scaled, pinned = _scale(positions, marks, client, anchor, tail)
         labels = _labels(call, automatic)
         content = "content"
@@ -184,9 +185,9 @@ class PrefixBuilder:
             else:
                 content = self._chain(content, self._digest(item))
             key = self._chain(call.model, content)
-            exact = index == pinned or (
-                index == last and not hidden and not tail and pinned is None
-            )
+            # the last block ends TURN_CLOSE before the whole prompt: a rule, not a count (a
+            # token either way, below any band's resolution), so it stays a recorded number
+            exact = index == pinned or (index == last and not hidden and pinned is None)
             blocks.append(PrefixBlock(key, tokens, breakpoint, section, content, label, exact))
         if reference is not None:
             raw = [p.cumulative for p in positions]
@@ -302,6 +303,14 @@ def _align(
     if shared == 0 and grown is None:
         return blocks
     end = total - tail
+    if shared == len(blocks) and total != reference.client and reference.client > 0:
+        # the same content to another model (routed): its count changed all along the
+        # prompt, so the positions scale with it (they kept the recorded model's, exact)
+        rate = total / reference.client
+        return [
+            _placed(block, min(round(kept.tokens * rate), end), False)
+            for block, kept in zip(blocks, reference.blocks, strict=False)
+        ]
     aligned = [
         _placed(block, min(kept.tokens, end), kept.exact and kept.tokens <= end)
         for block, kept in zip(blocks[:shared], reference.blocks, strict=False)

@@ -75,7 +75,7 @@ def _skipped(folder: Path) -> bool:
     return name.startswith(".") or name in SKIPPED_FOLDERS or (folder / "pyvenv.cfg").is_file()
 
 
-_TOP_KEY = re.compile(r"^([A-Za-z_]+)[ \t]*:", re.MULTILINE)
+_TOP_KEY = re.compile(r"""^["']?([A-Za-z_]+)["']?[ \t]*:""", re.MULTILINE)
 _SNIFF_BYTES = 16_384
 
 
@@ -101,13 +101,27 @@ def sniff_kind(path: Path) -> str | None:
     if suffix == ".json":
         if _JSON_INTERACTIONS.search(head):
             return "cassette"
-        return "other" if head.lstrip("\ufeff \t\r\n").startswith("{") else None
+        other = head.lstrip("\ufeff \t\r\n").startswith("{")
+        return "other" if other and not _anywhere(path, _JSON_INTERACTIONS) else None
     keys = set(_TOP_KEY.findall(head))
     if {"variants", "cassettes"} <= keys:
         return "scenario"
     if "interactions" in keys:
         return "cassette"
-    return "other" if keys else None
+    return "other" if keys and not _anywhere(path, _YAML_INTERACTIONS) else None
+
+
+_YAML_INTERACTIONS = re.compile(r"""^["']?interactions["']?[ \t]*:""", re.MULTILINE)
+
+
+def _anywhere(path: Path, key: re.Pattern[str]) -> bool:
+    """Whether ``key`` is anywhere in the file (read whole only when its first bytes, where
+    vcrpy writes it, do not show it: a file that is not a cassette, or one from a recorder
+    that writes it late)."""
+    try:
+        return key.search(decode_head(path.read_bytes())) is not None
+    except OSError:
+        return True  # the load says why
 
 
 def is_scenario_file(path: Path) -> bool:
@@ -159,7 +173,7 @@ class Found:
             names = ", ".join(str(path) for path in self.others[:3])
             more = f" and {len(self.others) - 3} more" if len(self.others) > 3 else ""
             found.append(
-                f"left out {len(self.others)} file(s) with no top-level 'interactions', not "
+                f"left out {len(self.others)} file(s) without an 'interactions' key, not "
                 f"vcrpy cassettes: {names}{more} (name a file to read it as one)"
             )
         return found

@@ -155,8 +155,8 @@ def _save(run: Run, state: CostsimSession, name: str) -> None:
     if left:
         before = f"; {len(again)} kept as before" if again else ""
         counts += (
-            f"; {len(left)} that failed not taken (its calls stop where it failed{before}; "
-            f"e.g. {left[0]})"
+            f"; {len(left)} that failed not taken (a failed test's calls stop where it "
+            f"failed{before}; e.g. {left[0]})"
         )
     state.notes.append(
         f"baseline saved: {display_path(path)} ({counts}; compare with --costsim-compare {name})"
@@ -187,12 +187,15 @@ def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
     if run.unserved:  # the terminal names them below its figures; a report names them all
         note = unserved_note(len(run.unserved), "of this report")
         state.notes.append(f"{note}: {', '.join(run.unserved)}")
-    for report in reports:
-        write_report(
-            report, state, failures, strategies=run.option("strategies"), unserved=run.unserved
-        )
-    # what the reports were written: said in the terminal, not in each other
-    state.notes[:] = [*notes, *(f"report written: {display_path(path)}" for path in reports)]
+    written = []
+    try:
+        for report in reports:
+            write_report(
+                report, state, failures, strategies=run.option("strategies"), unserved=run.unserved
+            )
+            written.append(f"report written: {display_path(report)}")
+    finally:  # the reports written, said in the terminal, not in each other
+        state.notes[:] = [*notes, *written]
 
 
 def finish(run: Run, state: CostsimSession) -> list[str]:

@@ -104,9 +104,10 @@ class Run:
     tolerances: dict[str, dict[str, float]] = field(default_factory=dict)
     usage_errors: tuple[str, ...] = ()
     unserved: tuple[str, ...] = ()
-    failed: tuple[str, ...] = ()
-    """Tests that failed or errored (the controller's): a baseline does not keep their calls."""
     """Tests that failed on a request vcrpy had no recorded response for (the controller's)."""
+    failed: tuple[str, ...] = ()
+    """Tests that failed or errored before their end (the controller's): a baseline does not
+    keep their calls."""
     internal_errors: tuple[str, ...] = ()
     """costsim's own errors in the test process, for a metering process elsewhere (the
     report it writes lists them)."""

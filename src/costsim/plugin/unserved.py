@@ -41,14 +41,16 @@ def unserved_in(config: Any) -> tuple[str, ...]:
 
 
 def failed_in(config: Any) -> tuple[str, ...]:
-    """The tests that failed or errored in the run (its terminal reporter's; none without
-    one): their calls stop where they failed."""
+    """The tests that failed or errored before their end, in setup or in the test itself
+    (the run's terminal reporter's; none without one): their calls stop where they failed.
+    A teardown's error comes after every call."""
     stats = getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats", None) or {}
     found = {
         report.nodeid: None
         for outcome in ("failed", "error")
         for report in stats.get(outcome, ())
-        if getattr(report, "nodeid", None) and report.nodeid != "costsim"
+        if getattr(report, "nodeid", None) not in (None, "", "costsim")
+        and getattr(report, "when", "call") in ("setup", "call")
     }
     return tuple(found)
 

@@ -126,7 +126,7 @@ def _notes(advice: CachingAdvice) -> list[str]:
         notes.append(
             f"{option.variant.name} costs more than the recording: it writes {writes:,} "
             f"tokens to cache{hours} where the recording wrote {written:,}, and reads "
-            f"{totals.cache_read_tokens:,} where it read {base.cache_read_tokens:,}."
+            f"{totals.cache_read_tokens:,} where the recording read {base.cache_read_tokens:,}."
         )
     return notes
 

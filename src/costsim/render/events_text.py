@@ -24,13 +24,14 @@ def event_line(event: Event, width: int) -> list[str]:
     return wrap(f"{event.kind} ({event.strategy}){where}: {event.message}", width, indent="  ")
 
 
-_NUMBER = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?:\.\d+)?(?![\w-])")
-"""A number standing on its own (``580``, ``1,024``, ``0.25``), not one inside a name
-(``claude-sonnet-4-5``, ``gpt-4o``) or a compound (``1,024-token``)."""
+_NUMBER = re.compile(r"(?<![\w.-])\d+(?:,\d{3})*(?= tokens?\b)")
+"""A count of tokens (``580 tokens``, ``1,024 tokens``): a measure a range reads right for.
+Other numbers (a count of calls, which would want a sum; a message's index; a number inside a
+name, ``claude-sonnet-4-5``) must be equal for two messages to be one."""
 
 
 def alike(messages: Sequence[str]) -> list[tuple[str, list[int]]]:
-    """Messages that say the same but for their numbers, once, each number a range where
+    """Messages that say the same but for their token counts, once, each count a range where
     they differ (``the longest, an estimated 580 to 596 tokens``), with the indexes of the
     messages merged; in the order each first appears."""
     groups: dict[tuple[str, ...], list[int]] = {}
@@ -51,7 +52,7 @@ def _span(values: Sequence[str]) -> str:
 
 
 def said_once(events: Sequence[Event]) -> list[Event]:
-    """Notes that say the same of several cassettes (but for their numbers: see
+    """Notes that say the same of several cassettes (but for their token counts: see
     :func:`alike`), once: where first, and how many more (changes and divergences are about
     their own call, and stay one each)."""
     grouped: dict[tuple[str, ...], list[Event]] = {}
