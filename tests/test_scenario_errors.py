@@ -341,3 +341,18 @@ def test_compare_of_a_folder_of_cassettes_says_what_reads_them() -> None:
     result = CliRunner().invoke(cli, ["compare", str(EXAMPLES)])
     assert result.exit_code == 2
     assert "only vcrpy cassettes (3): costsim report and simulate read cassettes" in result.output
+
+
+def test_a_routing_agent_pattern_that_is_not_a_regex(tmp_path: Path) -> None:
+    """A trial's unterminated group in ``agent_patterns`` ended in a traceback and exit 1
+    (the code of a failed gate); it is one sentence at its line, as ``agents.*.match`` is."""
+    path = _write(
+        tmp_path,
+        "name: s\ncassettes: [EXAMPLES/*.yaml]\nvariants:\n  route:\n"
+        "    - routing: {agent_patterns: {code: '(x'}, agent_tiers: {code: light}}\n",
+    )
+    (problem,) = _problems(path)
+    assert problem.startswith(f"{path}:5:")
+    assert "agent_patterns.code: '(x' is not a regular expression" in problem
+    result = CliRunner().invoke(cli, ["compare", str(path)])
+    assert result.exit_code == 2 and "Traceback" not in result.output

@@ -19,7 +19,7 @@ import re
 from datetime import UTC, datetime
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from costsim.metering.models import base_model_name, provider_of
 from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
@@ -57,6 +57,18 @@ class RoutingParams(Params):
     """Tier or model for calls no rule routes; unset keeps the recorded model."""
     long_reasoning_tokens: int = Field(default=1000, ge=0)
     """A downgraded call that reasoned longer than this is a divergence."""
+
+    @field_validator("agent_patterns")
+    @classmethod
+    def _compiles(cls, value: dict[str, str]) -> dict[str, str]:
+        for name, pattern in value.items():
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise ValueError(
+                    f"agent_patterns.{name}: {pattern!r} is not a regular expression: {exc}"
+                ) from None
+        return value
 
 
 def _system_text(call: Call) -> str:
