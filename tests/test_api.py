@@ -147,3 +147,26 @@ def test_a_broken_strategy_package_is_named_not_fatal(tmp_path: Path) -> None:
     assert broken.returncode == 2
     assert "strategy 'broken' could not be loaded" in broken.stderr
     assert "missing dependency: foo" in broken.stderr
+
+
+def test_strategies_as_a_scenario_writes_them_and_dates_as_dates() -> None:
+    """A trial's ``simulate(traces, [{"truncation": {"max_chars": 10}}])`` ran truncation
+    with its defaults, silently; a plain date for ``as_of`` was an AttributeError."""
+    import datetime
+
+    traces = costsim.load(str(EXAMPLES))
+    text = costsim.simulate(traces, "truncation:max_chars=10")
+    for form in ([{"truncation": {"max_chars": 10}}], {"truncation": {"max_chars": 10}}):
+        assert (
+            costsim.simulate(traces, form).saving
+            == text.saving
+            != (costsim.simulate(traces, "truncation").saving)
+        )
+    assert text.delta.value == -text.saving  # type: ignore[operator]
+    assert text.delta.low is not None and text.delta.low <= text.delta.value  # type: ignore[operator]
+    dated = costsim.simulate(traces, "caching", as_of=datetime.date(2025, 11, 15))
+    timed = costsim.simulate(traces, "caching", as_of=datetime.datetime(2025, 11, 15))
+    assert dated.totals.cost_usd == timed.totals.cost_usd
+    for wrong in (["truncation", 5], [{"truncation": 5}], [{"truncation": {"max_char": 5}}]):
+        with pytest.raises(ConfigError):
+            costsim.simulate(traces, wrong)  # type: ignore[arg-type]

@@ -6,10 +6,10 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
-from collections.abc import Iterable, Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Mapping, Sequence
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import TypeAlias
+from typing import Any, TypeAlias
 
 from costsim.analysis import cache_fidelity, cassettes
 from costsim.analysis.checks import validate_rules
@@ -36,7 +36,7 @@ from costsim.metering.evaluate import Grouping, first_folder
 from costsim.metering.evaluate import calibrate as fit_and_measure
 from costsim.metering.meter import Meter
 from costsim.model import CassetteTrace
-from costsim.strategies.registry import Step, Variant
+from costsim.strategies.registry import Step, Variant, make_step
 from costsim.strategies.syntax import parse_variants
 
 __all__ = [
@@ -60,7 +60,10 @@ __all__ = [
 
 PathLike: TypeAlias = str | os.PathLike[str]
 TracesLike: TypeAlias = Traces | PathLike | Iterable[PathLike] | Iterable[CassetteTrace]
-StrategiesLike: TypeAlias = str | Step | Variant | Sequence[str | Step]
+StrategyLike: TypeAlias = str | Step | Mapping[str, Mapping[str, Any] | None]
+"""One strategy: ``"truncation:max_chars=2000"``, a Step, or ``{"truncation": {"max_chars":
+2000}}`` (a scenario's step, as in its YAML)."""
+StrategiesLike: TypeAlias = StrategyLike | Variant | Sequence[StrategyLike]
 
 
 def paths_of(paths: PathLike | Iterable[PathLike]) -> list[Path]:
@@ -127,7 +130,7 @@ def report(
     traces: TracesLike,
     *,
     by: str | None = None,
-    as_of: datetime | None = None,
+    as_of: datetime | date | None = None,
     lenient: bool = False,
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
@@ -151,7 +154,12 @@ def estimator() -> Meter:
     return Meter(resolve().estimator())
 
 
-def utc(when: datetime | None) -> datetime | None:
+def utc(when: datetime | date | None) -> datetime | None:
+    """``when`` in UTC (a naive one taken as UTC; a date, its midnight)."""
+    if when is not None and not isinstance(when, datetime):
+        if not isinstance(when, date):
+            raise ConfigError(f"as_of must be a date or a datetime, not {when!r}")
+        when = datetime(when.year, when.month, when.day)
     if when is None or when.tzinfo is not None:
         return when
     return when.replace(tzinfo=UTC)
@@ -162,12 +170,22 @@ def variant_of(strategies: StrategiesLike) -> Variant:
     list of such, stacked in order), Steps, or a Variant; named by its label."""
     if isinstance(strategies, Variant):
         return strategies
-    items = [strategies] if isinstance(strategies, str | Step) else list(strategies)
+    items: list[StrategyLike] = (
+        [strategies] if isinstance(strategies, str | Step | Mapping) else list(strategies)
+    )
     steps: list[Step] = []
     for item in items:
         if isinstance(item, Step):
             steps.append(item)
             continue
+        if isinstance(item, Mapping):  # a scenario's step: {name: parameters}
+            steps.extend(_mapped(item))
+            continue
+        if not isinstance(item, str):
+            raise ConfigError(
+                f"a strategy is a string ('truncation:max_chars=2000'), a Step or a mapping "
+                f"({{'truncation': {{'max_chars': 2000}}}}), not {item!r}"
+            )
         found = parse_variants(item)
         if len(found) > 1:
             raise ConfigError(
@@ -179,11 +197,23 @@ def variant_of(strategies: StrategiesLike) -> Variant:
     return Variant(variant.describe(), variant.steps)
 
 
+def _mapped(item: Mapping[Any, Any]) -> list[Step]:
+    steps = []
+    for name, params in item.items():
+        if not isinstance(name, str) or not (params is None or isinstance(params, Mapping)):
+            raise ConfigError(
+                f"{ {name: params}!r}: a strategy's name maps to its parameters (a mapping, or "
+                "None for its defaults)"
+            )
+        steps.append(make_step(name, params))
+    return steps
+
+
 def simulate(
     traces: TracesLike,
     strategies: StrategiesLike = (),
     *,
-    as_of: datetime | None = None,
+    as_of: datetime | date | None = None,
     gap: float | None = None,
     lenient: bool = False,
     include: Iterable[str] = (),

@@ -18,6 +18,7 @@ from costsim.analysis.baseline_store import BaselineDiff, SavedBaseline
 from costsim.analysis.breakdown import breakdown
 from costsim.analysis.checks import Finding
 from costsim.analysis.report import Skipped
+from costsim.analysis.spread import Band
 from costsim.metering.evaluate import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
@@ -135,6 +136,12 @@ class Simulation(Result):
         """Recorded cost minus the variant's (None when either is not fully priced)."""
         before, after = self.data.baseline.cost_usd, self.totals.cost_usd
         return None if before is None or after is None else before - after
+
+    @property
+    def delta(self) -> Band:
+        """The variant's change in cost against the recording with its p90 band: ``.value``,
+        ``.low``, ``.high`` (negative: a saving), ``.exact`` when nothing was estimated."""
+        return self.data.variants[0].delta
 
 
 @dataclass(frozen=True, slots=True)
