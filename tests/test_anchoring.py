@@ -338,3 +338,20 @@ def test_the_plugin_estimates_each_cassette_of_a_test_apart(tmp_path: Path) -> N
     assert sum(m.price.amount for m in plugin if m.price and m.price.amount) == (
         report.totals.cost_usd
     )
+
+
+def test_a_bill_and_its_change_share_one_band_and_a_routed_read_is_not_repriced() -> None:
+    """The recording's bill is exact, so a variant's cost and its change from it have one
+    band. They did not: the cost carried the variant's estimates alone, the change the
+    difference from the replay's, each at its own model's prices, so routing GPT-4.1 to
+    mini banded its change four times its cost (a trial's; its hand count matched the
+    figure to the cent). A cache boundary both simulations place in the same prefix moves
+    the routed bill by the difference in tokens, at the new prices: nothing here."""
+    scenario = costsim.compare(Path(__file__).parents[1] / "scenarios" / "side_calls.yaml")
+    for summary in scenario.variants:
+        cost, change = summary.cost, summary.delta
+        assert cost.low is not None and cost.high is not None, summary.variant.name
+        assert change.low is not None and change.high is not None
+        assert (cost.high - cost.low) == (change.high - change.low), summary.variant.name
+    routed = next(v for v in scenario.variants if v.variant.name == "all-on-mini")
+    assert routed.delta.high - routed.delta.low < Decimal("0.00001")  # type: ignore[operator]

@@ -43,6 +43,7 @@ from datetime import datetime
 from decimal import Decimal
 from itertools import pairwise
 
+from costsim.analysis.bill_spread import bill_spreads, on_the_bill, priced_alike, repriced
 from costsim.analysis.prompt_band import (
     changed_prompt_error,
     prompt_error,
@@ -56,7 +57,6 @@ from costsim.analysis.spread import (
     RunTerms,
     Spread,
     Terms,
-    difference,
 )
 from costsim.analysis.trace_sums import TraceSums
 from costsim.cache.results import CacheResult
@@ -241,16 +241,18 @@ def call_terms(
     ident: object = None,
     *,
     removes_only: bool = False,
+    priced_as: SimulatedCall | None = None,
 ) -> Terms:
     """The band terms (dollars) of one billed call; empty when it is billed as recorded.
     ``ident`` names the call in the terms' keys (default: its recorded call, else itself);
     ``removes_only``: only strategies that take content away changed it (see
-    :func:`removes_only`)."""
+    :func:`removes_only`); ``priced_as``: at that call's prices (a variant's, for the replay
+    of the call it changed; see :mod:`costsim.analysis.bill_spread`)."""
     usage = item.modelled  # what was simulated: the gap to the bill is not the variant's
     sim = item.sim
     if usage is None or (not item.resimulated and not usage.estimated and sim.output is None):
         return {}
-    prices = _prices(item, usage, as_of)
+    prices = _prices(priced_as or item, usage, as_of)
     if prices is None:
         return {}
     if ident is None:
@@ -350,10 +352,23 @@ def run_terms(
     def made(trace: TraceResult, shrinking: bool) -> Terms:
         return _terms(trace, meter, as_of, shrinking)
 
+    def reprice(mine: SimulatedCall, item: SimulatedCall, ident: object) -> Terms | None:
+        if mine is item or not on_the_bill(item) or priced_alike(mine, item):
+            return None
+        return call_terms(item, meter, as_of, ident, priced_as=mine)
+
     return [
         (
             sums.terms(trace, trace is baseline, shrinks, made),
-            sums.terms(baseline, trace is baseline, False, made),
+            repriced(
+                trace,
+                baseline,
+                _idents,
+                sums.terms(baseline, trace is baseline, False, made),
+                reprice,
+            )
+            if trace is not baseline
+            else sums.terms(baseline, True, False, made),
         )
         for trace, baseline in zip(result.traces, result.baselines, strict=True)
     ]
@@ -368,8 +383,7 @@ def variant_bands(
     for trace, baseline, (variant_terms, baseline_terms) in zip(
         result.traces, result.baselines, terms, strict=True
     ):
-        cost = Spread.total(variant_terms.values())
-        delta = difference(variant_terms, baseline_terms)
+        cost, delta = bill_spreads(trace, baseline, _idents, variant_terms, baseline_terms)
         changed = bool(delta) or any(
             item.resimulated or item.sim.output is not None or item.sim.origin is None
             for item in [*trace.calls, *baseline.calls]
