@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -121,6 +122,14 @@ def test_an_openai_system_message_is_kept_beside_the_task_not_counted_as_it() ->
     assert later[2].content[0].text.startswith("[Summary of 18 earlier messages")  # type: ignore[union-attr]
     changes = [e.message for e in result.events if e.kind == "change"]
     assert changes[0].startswith("compacted 18 messages")
+    # the summary call sends the agent's system prompt too, as where the API takes it apart
+    # (it sent none: cheaper than elsewhere, and no agent in a breakdown by agent matched it)
+    summary = items[summary_index].call
+    assert summary.messages[0] == system and summary.messages[1] == HISTORY[1]
+    from costsim.analysis.groups import AgentMatcher
+
+    matcher = AgentMatcher((("release", re.compile("release manager")),))
+    assert matcher.role(summary) == "release"
 
 
 def test_summary_call_is_billed_on_the_light_model() -> None:

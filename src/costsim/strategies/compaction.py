@@ -17,6 +17,7 @@ from __future__ import annotations
 import dataclasses
 import re
 from dataclasses import dataclass, field
+from itertools import takewhile
 from typing import Literal
 
 from pydantic import Field
@@ -129,11 +130,15 @@ def _summary_call(call: Call, model: str, middle: tuple[Message, ...]) -> Call:
         body = (*middle[:-1], Message("user", (*last.content, instruction)))
     else:
         body = (*middle, Message("user", (instruction,)))
+    # the agent's system prompt goes with it, as it does where the API takes it apart (its
+    # ``system``, kept): a Chat Completions summary call sent none, cost less than the same
+    # call elsewhere, and matched no agent in a breakdown by agent
+    system = tuple(takewhile(lambda m: m.role in ("system", "developer"), call.messages))
     return dataclasses.replace(
         call,
         model=model,
         response_model=None,
-        messages=body,
+        messages=(*system, *body),
         tools=(),
         tool_choice=None,
         thinking=None,
