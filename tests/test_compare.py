@@ -488,3 +488,23 @@ def test_each_cassette_gives_its_recording_beside_its_baseline() -> None:
     like = sum(Decimal(c["baseline"]["cost_usd"]) for c in cassettes)
     assert recorded == Decimal(document["baseline"]["cost_usd"])
     assert like == Decimal(document["like_for_like_baseline"]["cost_usd"])
+
+
+def test_the_answer_is_a_variant_a_client_can_deploy(tmp_path: Path) -> None:
+    """A trial asked what prompt caching saves and read 'Saves most: cache-oracle': the
+    oracle knows the trace's future, so no client can run it. The answer is the best variant
+    a client can deploy; the oracle bounds it. An oracle alone is named as one."""
+    scenario = tmp_path / "s.yaml"
+    body = (
+        f"name: s\ncassettes: [{EXAMPLES}/*.yaml]\nvariants:\n"
+        "  cache: [caching]\n  oracle: [{caching: {policy: oracle}}]\n"
+    )
+    scenario.write_text(body)
+    answer = " ".join(_run("compare", str(scenario)).stdout.split("\n\n")[0].split()[3:])
+    assert answer.startswith("Saves most: cache, $0.000716 (5.9%) of $0.012051")
+    assert answer.endswith("; the oracle oracle bounds it at $0.000798.")
+    document = json.loads(_run("compare", str(scenario), "--format", "json").stdout)
+    assert document["scenarios"][0]["cheapest"]["variant"] == "cache"
+    scenario.write_text(body.replace("  cache: [caching]\n", ""))
+    only = " ".join(_run("compare", str(scenario)).stdout.split("\n\n")[0].split()[3:])
+    assert only.startswith("oracle saves an oracle (it knows the trace's future: a bound")

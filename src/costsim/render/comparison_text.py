@@ -129,9 +129,11 @@ class BestSaving:
     saving_pct: float
 
 
-def best_saving(comparison: Comparison) -> BestSaving | None:
-    """The fully priced variant that saves most (the first listed on a tie);
-    None when the recording or every variant has unpriced calls."""
+def best_saving(comparison: Comparison, *, oracles: bool = False) -> BestSaving | None:
+    """The fully priced variant that saves most (the first listed on a tie), of those a
+    client can deploy when one of them saves (``oracles``: of every variant; an oracle knows
+    the trace's future, a bound); None when the recording or every variant has unpriced
+    calls."""
     priced = [
         (saving, index, summary)
         for index, summary in enumerate(comparison.variants)
@@ -139,6 +141,9 @@ def best_saving(comparison: Comparison) -> BestSaving | None:
     ]
     if not priced or not comparison.baseline.cost_usd:
         return None
+    deployable = [item for item in priced if not item[2].variant.knows_the_future]
+    if not oracles and any(item[0] > 0 for item in deployable):
+        priced = deployable
     saving, index, summary = max(priced, key=lambda item: (item[0], -item[1]))
     base = summary.baseline.cost_usd or Decimal(1)
     return BestSaving(index, summary, saving, float(saving / base * 100))
@@ -201,9 +206,16 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
         return f"No variant saves: the one that adds least is {name}, which {verb}{risks}."
     basis = cells.cost[0]
     lead = f"{name} saves" if len(comparison.variants) == 1 else f"Saves most: {name},"
+    if summary.variant.knows_the_future:
+        lead += " an oracle (it knows the trace's future: a bound, not a plan),"
+    bound = best_saving(comparison, oracles=True)
+    beyond = ""
+    if bound is not None and bound.summary is not summary and bound.saving > best.saving:
+        saved = cells.delta[bound.index].lstrip("+-")
+        beyond = f"; the oracle {bound.summary.variant.name} bounds it at {saved}"
     return (
         f"{lead} {change} ({best.saving_pct:.1f}%) of {basis}, "
-        f"p90 band {band_cell(summary, cells.decimals, saving=True)}{risks}."
+        f"p90 band {band_cell(summary, cells.decimals, saving=True)}{risks}{beyond}."
     )
 
 

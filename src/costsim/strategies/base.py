@@ -29,6 +29,12 @@ class Params(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
     """A docstring under a field is its meaning (``costsim strategies NAME`` prints it)."""
 
+    @property
+    def knows_the_future(self) -> bool:
+        """Whether the step reads the trace's future (an oracle): a bound on what a client
+        can do, not something it can deploy."""
+        return False
+
     def written(self) -> dict[str, Any]:
         """The parameters a step writes out: those not at their defaults (a parameter whose
         default follows from another, left to follow, is not written either)."""

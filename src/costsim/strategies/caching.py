@@ -58,6 +58,10 @@ _AGENT_KEY_CHARS = 120
 
 
 class CachingParams(Params):
+    @property
+    def knows_the_future(self) -> bool:
+        return self.policy == "oracle"
+
     policy: Literal["static", "auto", "oracle"] = "static"
     """How breakpoints are chosen: fixed ``placement`` positions, an online client's choice,
     or the trace's own future (the README's caching row says how each chooses)."""

@@ -154,6 +154,11 @@ class Variant:
     def identity(self) -> bool:
         return not self.steps
 
+    @property
+    def knows_the_future(self) -> bool:
+        """A step reads the trace's future (an oracle): the variant is a bound, not a plan."""
+        return any(step.params.knows_the_future for step in self.steps)
+
     def describe(self) -> str:
         """The variant in the strategy syntax (``truncation & caching``), which ``-s`` and
         ``--costsim-strategies`` read back."""

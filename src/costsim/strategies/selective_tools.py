@@ -59,6 +59,10 @@ DEFAULT_CATEGORIES: dict[str, list[str]] = {
 
 
 class SelectiveToolsParams(Params):
+    @property
+    def knows_the_future(self) -> bool:
+        return self.mode == "oracle"
+
     categories: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_CATEGORIES))
     """Category -> tool names or globs (replaces the defaults); others are ``general``."""
     keywords: dict[str, list[str]] = Field(default_factory=lambda: dict(DEFAULT_KEYWORDS))
