@@ -74,6 +74,8 @@ class Outcome:
     line: str
     best: str | None = None
     saving: Decimal | None = None
+    said: str = ""
+    """The saving and how sure it is, in one precision: ``$2.220 (p90 $2.077 to $2.355)``."""
 
 
 def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
@@ -116,7 +118,8 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     low_text, high_text = money_cells([low, high], decimals=places)
     sure = "" if delta.exact else f", p90 {low_text} to {high_text}"
     line = f"{lead} at {at} against {base_text} recorded: {verb} {saved}{share}{sure}."
-    return Outcome(line, best.label, saving)
+    said = f"{saved} ({sure.removeprefix(', ') or 'exact'})"
+    return Outcome(line, best.label, saving, said)
 
 
 def _cost(columns: Sequence[Column], prefix: str) -> Node:
@@ -286,7 +289,7 @@ def scenarios_page(results: Sequence[ScenarioComparison]) -> str:
         return scenario_page(results[0])
     sections: list[Node] = []
     rows: list[tuple[Cell, ...]] = []
-    best: tuple[Decimal, str, str] | None = None
+    best: tuple[Decimal, str, str, str] | None = None
     for position, result in enumerate(results, start=1):
         found, nodes = _scenario_nodes(result, f"s{position}")
         name = result.loaded.scenario.name
@@ -294,10 +297,10 @@ def scenarios_page(results: Sequence[ScenarioComparison]) -> str:
         sections.append(section(f"s{position}", name, answer, *nodes))
         rows.append((Cell(name, link=f"#s{position}"), cell(found.line, wrap=True)))
         if found.saving is not None and found.best and (best is None or found.saving > best[0]):
-            best = (found.saving, name, found.best)
+            best = (found.saving, name, found.best, found.said)
     overview = Table("Scenarios", ("scenario", "answer"), rows)
     head = section("overview", "Scenarios", el("div", overview.node(), class_="scroll"))
     lines = [f"{len(results)} scenarios compared against their recordings."]
     if best is not None:
-        lines.insert(0, f"Biggest saving: {best[2]} in {best[1]}, {money(best[0])}.")
+        lines.insert(0, f"Biggest saving: {best[2]} in {best[1]}, {best[3]}.")
     return document("costsim compare", lines, [head, *sections])
