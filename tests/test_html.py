@@ -143,6 +143,18 @@ def test_the_error_band_in_dollars_brackets_the_variant_cost() -> None:
 # --- the pages through the CLI ----------------------------------------------------------------
 
 
+def test_the_overview_headlines_only_a_saving(tmp_path: Path) -> None:
+    """Two scenarios whose only variant adds cost: the headline read "Biggest saving: ... $0.00326"
+    (the amount's sign dropped); nothing saves, so there is no such headline (a review's)."""
+    for name in ("one", "two"):
+        (tmp_path / f"{name}.yaml").write_text(
+            f"name: {name}\ncassettes: [{ROOT}/scenarios/cassettes/side_calls/*.yaml]\n"
+            "variants:\n  compact: [{compaction: {max_messages: 12, keep_last: 4}}]\n"
+        )
+    page = _cli("compare", str(tmp_path), "--format", "html")
+    assert "2 scenarios compared" in page and "Biggest saving" not in page
+
+
 def test_compare_of_the_bundled_scenarios_is_one_self_contained_page(tmp_path: Path) -> None:
     out = tmp_path / "report.html"
     started = time.perf_counter()

@@ -252,7 +252,8 @@ def call_terms(
     sim = item.sim
     if usage is None or (not item.resimulated and not usage.estimated and sim.output is None):
         return {}
-    prices = _prices(priced_as or item, usage, as_of)
+    # priced_as: at its model, tier and prompt whole (a long-context tier)
+    prices = _prices(priced_as or item, (priced_as and priced_as.modelled) or usage, as_of)
     if prices is None:
         return {}
     if ident is None:

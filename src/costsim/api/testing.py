@@ -15,7 +15,7 @@ from costsim.analysis.bands import run_terms, variant_bands
 from costsim.analysis.baseline import TestCost, compare_baselines, load_baseline, save_baseline
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
-from costsim.analysis.spread import NONE, Spread, difference
+from costsim.analysis.spread import NONE, Spread, difference, difference_terms
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine, TraceResult
 from costsim.errors import CostsimError
@@ -346,7 +346,11 @@ class TestMeter:
             for index, (trace, name) in enumerate(pairs):
                 band, change, estimated = bands.get(trace.path, (NONE, NONE, False))
                 if sent is not None and drifted[index]:
-                    change = difference(terms[index][0], sent[index][0])
+                    # both bills move from the recording by their own and the replay's
+                    # estimates (the replay's at each one's prices: a routed variant's differ)
+                    change = difference(
+                        difference_terms(*terms[index]), difference_terms(*sent[index])
+                    )
                     estimated = bool(change) or by_trace[trace.path] != sent_costs[trace.path]
                 cost = _what_if_cost(
                     by_trace[trace.path],

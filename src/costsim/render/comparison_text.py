@@ -212,7 +212,7 @@ def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
     beyond = ""
     if bound is not None and bound.summary is not summary and bound.saving > best.saving:
         saved = cells.delta[bound.index].lstrip("+-")
-        beyond = f"; the oracle {bound.summary.variant.name} bounds it at {saved}"
+        beyond = f"; the oracle {bound.summary.variant.name}, which knows the future, saves {saved}"
     return (
         f"{lead} {change} ({best.saving_pct:.1f}%) of {basis}, "
         f"p90 band {band_cell(summary, cells.decimals, saving=True)}{risks}{beyond}."

@@ -99,6 +99,8 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     if chosen is not None:
         cost, best, summary = next(found for found in priced if found[2] is chosen.summary)
         lead = f"Saves most: {best.label}"
+        if summary.variant.knows_the_future:
+            lead += " (an oracle: it knows the trace's future, a bound, not a plan)"
     else:  # no saving is known: the lowest cost, said as such
         cost, best, summary = min(priced, key=lambda found: found[0])
         lead = f"Lowest cost: {best.label}"
@@ -296,8 +298,9 @@ def scenarios_page(results: Sequence[ScenarioComparison]) -> str:
         answer = el("p", found.line, class_="answer")
         sections.append(section(f"s{position}", name, answer, *nodes))
         rows.append((Cell(name, link=f"#s{position}"), cell(found.line, wrap=True)))
-        if found.saving is not None and found.best and (best is None or found.saving > best[0]):
-            best = (found.saving, name, found.best, found.said)
+        saving = found.saving
+        if saving is not None and saving > 0 and found.best and (best is None or saving > best[0]):
+            best = (saving, name, found.best, found.said)
     overview = Table("Scenarios", ("scenario", "answer"), rows)
     head = section("overview", "Scenarios", el("div", overview.node(), class_="scroll"))
     lines = [f"{len(results)} scenarios compared against their recordings."]
