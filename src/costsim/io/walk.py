@@ -162,20 +162,23 @@ class Found:
     def warnings(self) -> list[str]:
         suffixes = ", ".join(f"*{s}" for s in CASSETTE_SUFFIXES)
         found = [f"{path}: no cassette files ({suffixes}) found here" for path in self.empty]
-        if self.scenarios:
-            names = ", ".join(str(path) for path in self.scenarios[:3])
-            more = f" and {len(self.scenarios) - 3} more" if len(self.scenarios) > 3 else ""
-            found.append(
-                f"left out {len(self.scenarios)} costsim scenario file(s), not cassettes: "
-                f"{names}{more} (costsim compare reads them)"
-            )
-        if self.others:
-            names = ", ".join(str(path) for path in self.others[:3])
-            more = f" and {len(self.others) - 3} more" if len(self.others) > 3 else ""
-            found.append(
-                f"left out {len(self.others)} file(s) without an 'interactions' key, not "
-                f"vcrpy cassettes: {names}{more} (name a file to read it as one)"
-            )
+        left_out = (
+            (
+                self.scenarios,
+                "costsim scenario file(s), not cassettes",
+                "costsim compare reads them",
+            ),
+            (
+                self.others,
+                "file(s) without an 'interactions' key, not vcrpy cassettes",
+                "name a file to read it as one",
+            ),
+        )
+        for paths, what, why in left_out:
+            if paths:
+                names = ", ".join(str(path) for path in paths[:3])
+                more = f" and {len(paths) - 3} more" if len(paths) > 3 else ""
+                found.append(f"left out {len(paths)} {what}: {names}{more} ({why})")
         return found
 
 

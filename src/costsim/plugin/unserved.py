@@ -34,17 +34,21 @@ def unserved_tests(stats: Mapping[str, Iterable[Any]]) -> list[str]:
     return list(found)
 
 
+def _stats(config: Any) -> Mapping[str, Iterable[Any]]:
+    """The reports of the run by outcome, as its terminal reporter keeps them (none without
+    one: ``-p no:terminal``)."""
+    return getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats", None) or {}
+
+
 def unserved_in(config: Any) -> tuple[str, ...]:
-    """:func:`unserved_tests` of the run's terminal reporter (none without one)."""
-    reporter = config.pluginmanager.get_plugin("terminalreporter")
-    return tuple(unserved_tests(getattr(reporter, "stats", None) or {}))
+    """:func:`unserved_tests` of the run."""
+    return tuple(unserved_tests(_stats(config)))
 
 
 def failed_in(config: Any) -> tuple[str, ...]:
-    """The tests that failed or errored before their end, in setup or in the test itself
-    (the run's terminal reporter's; none without one): their calls stop where they failed.
-    A teardown's error comes after every call."""
-    stats = getattr(config.pluginmanager.get_plugin("terminalreporter"), "stats", None) or {}
+    """The tests that failed or errored before their end, in setup or in the test itself:
+    their calls stop where they failed (a teardown's error comes after every call)."""
+    stats = _stats(config)
     found = {
         report.nodeid: None
         for outcome in ("failed", "error")
