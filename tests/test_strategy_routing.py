@@ -407,3 +407,20 @@ def test_a_call_routed_to_a_model_that_does_not_reason_sheds_its_reasoning(
     thinking = engine.run(Variant("t", (make_step("routing", {"default": "gpt-5-mini"}),)))
     (kept,) = thinking.traces[0].calls
     assert kept.usage is not None and (kept.usage.output, kept.usage.reasoning) == (500, 400)
+
+
+def test_a_change_says_when_the_prompt_is_counted_again(tmp_path: Path) -> None:
+    """GPT-4 counts with cl100k_base, GPT-4o mini with o200k_base: the routed prompt's tokens
+    change, not only their price, and the change said nothing of it (a trial's 1,346 -> 1,310)."""
+    traces = []
+    for index, model in enumerate(("gpt-4-0613", "gpt-4o-2024-08-06")):
+        folder = tmp_path / str(index)
+        folder.mkdir()
+        traces.append(_chat(folder, model, {"prompt_tokens": 1000, "completion_tokens": 100}, 990))
+    result = Engine(traces).run(Variant("r", (make_step("routing", {"default": "gpt-4o-mini"}),)))
+    changes = [e.message for e in result.events if e.kind == "change"]
+    assert len(changes) == 2
+    assert changes[0].endswith(
+        "; its prompt counted again in o200k_base, the new model's tokenizer)"
+    )
+    assert "counted again" not in changes[1]  # gpt-4o counts with o200k_base already

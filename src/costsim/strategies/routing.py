@@ -21,7 +21,7 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from costsim.metering.models import base_model_name, provider_of
+from costsim.metering.models import base_model_name, encoding_for, provider_of
 from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from costsim.model.reasoning import reasons
 from costsim.pricing.names import model_label
@@ -250,6 +250,19 @@ def _nameless(names: list[str], call: Call) -> Event:
     )
 
 
+def _caveats(call: Call, routed: Call, when: datetime) -> str:
+    """What a routed call's change says besides why: a tier the new model has no price at,
+    a prompt counted again (the new model's tokenizer differs: its tokens change too)."""
+    said = ""
+    tier = call.service_tier
+    if tier and listed_from(routed.model, call.price_provider, tier, when) is None:
+        said += f"; no {tier} price for {routed.model}: billed at its standard price"
+    counted = encoding_for(routed)
+    if counted != encoding_for(call):
+        said += f"; its prompt counted again in {counted}, the new model's tokenizer"
+    return said
+
+
 class Routing:
     name = "routing"
     summary = "route each call to a model by agent, tier and task complexity"
@@ -293,9 +306,7 @@ class Routing:
                 calls.append(item)
                 continue
             routed = dataclasses.replace(call, model=model, response_model=None)
-            tier = call.service_tier
-            if tier and listed_from(model, call.price_provider, tier, when) is None:
-                why += f"; no {tier} price for {model}: billed at its standard price"
+            why += _caveats(call, routed, when)
             events.append(
                 Event(
                     self.name, "change", f"{call.priced_model} -> {model} ({why})", call.provenance
