@@ -13,13 +13,14 @@ import json
 import tempfile
 from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import costsim
 from costsim.api.testing import TestMeter
 from costsim.engine.anchoring import anchored
-from costsim.model import Usage, UsageSource
+from costsim.model import Call, Usage, UsageSource
 from costsim.providers.normalise import load_trace
 from tests.test_read_pricing import _cassette
 
@@ -355,3 +356,43 @@ def test_a_bill_and_its_change_share_one_band_and_a_routed_read_is_not_repriced(
         assert (cost.high - cost.low) == (change.high - change.low), summary.variant.name
     routed = next(v for v in scenario.variants if v.variant.name == "all-on-mini")
     assert routed.delta.high - routed.delta.low < Decimal("0.00001")  # type: ignore[operator]
+
+
+def test_a_drifted_test_s_routed_change_counts_the_replay_at_each_bill_s_prices(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A test that sent a longer system prompt than it recorded: its what-if change is banded
+    against what it sent. Both bills move from the recording by their own and the replay's
+    estimates, the replay's at each bill's prices; taking only the two runs' own terms left
+    the replay out and banded a routed change too narrowly (a review's -0.00443/+0.00074,
+    against -0.00456/+0.00087)."""
+    import dataclasses
+
+    from costsim.analysis.spread import difference, difference_terms
+    from costsim.api import testing
+    from costsim.model import Message, TextBlock
+
+    (trace,) = costsim.load(Path(__file__).parents[1] / "scenarios/cassettes/side_calls")
+    calls = list(trace.calls)
+
+    def drifted(call: Call) -> Call:
+        head = call.messages[0]
+        text = "Note: " + "policy text " * 60 + "\n" + head.content[0].text  # type: ignore[union-attr]
+        return dataclasses.replace(
+            call, messages=(Message("system", (TextBlock(text),)), *call.messages[1:])
+        )
+
+    captured: dict[str, Any] = {}
+    made = testing.run_terms  # type: ignore[attr-defined]
+
+    def spy(result: Any, *args: Any, **kwargs: Any) -> Any:
+        captured[result.variant.name] = terms = made(result, *args, **kwargs)
+        return terms
+
+    monkeypatch.setattr(testing, "run_terms", spy)
+    strategy = "routing:default=gpt-4.1-mini"
+    costs = testing.TestMeter().what_if({"t": (calls, [drifted(c) for c in calls])}, strategy)
+    (variant,), (sent,) = captured[strategy], captured["as sent"]
+    expected = difference(difference_terms(*variant), difference_terms(*sent))
+    assert costs["t"][strategy].change == expected
+    assert expected != difference(variant[0], sent[0])  # the replay's terms count here

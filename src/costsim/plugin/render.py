@@ -383,6 +383,6 @@ def _details(entry: DriftEntry) -> str:
 
 
 def _said(state: CostsimSession, variant: str) -> list[str]:
-    """The variant's notes, those alike but for their numbers once (one per test would
+    """The variant's notes, those alike but for their token counts once (one per test would
     repeat a placement's note with each test's own prompt length)."""
     return [note for note, _ in alike(state.what_if_notes.get(variant, []))]
