@@ -24,6 +24,7 @@ from costsim.analysis.economics import BreakpointEconomics
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, VariantPart, cassette_tables, outcome, part
+from costsim.analysis.spread import NONE
 from costsim.analysis.turns import Turns
 from costsim.engine.simulate import Engine, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals
@@ -67,6 +68,8 @@ class VariantSummary:
     """Recorded calls the variant bills differently: those it keeps billed as recorded plus
     the simulated change, and those it removes (merged, say)."""
     attribution_bands: dict[str, Band] = field(default_factory=dict)
+    interaction_band: Band | None = None
+    """``interaction`` with its band (see :func:`costsim.analysis.spread.interaction_band`)."""
     breakpoints: list[BreakpointEconomics] = field(default_factory=list)
     """Per breakpoint position: tokens written and read back, and the dollars it made."""
     hidden_output: bool = False
@@ -162,10 +165,13 @@ def summarise(
     return summary
 
 
-def attribute_steps(summary: VariantSummary, reduced: Sequence[Band]) -> None:
+def attribute_steps(
+    summary: VariantSummary, reduced: Sequence[Band], interaction: Spread = NONE
+) -> None:
     """Each step's marginal saving, from the delta of the variant without it (``reduced``, in
     step order): that delta minus the delta with everything, with the band of what the two
-    runs bill differently (see :func:`marginal_band`); and what the marginals leave."""
+    runs bill differently (see :func:`marginal_band`); and what the marginals leave, with its
+    band (``interaction``)."""
     variant = summary.variant
     if len(variant.steps) < 2 or len(reduced) != len(variant.steps):
         return
@@ -179,6 +185,7 @@ def attribute_steps(summary: VariantSummary, reduced: Sequence[Band]) -> None:
         total_saving = full.value
         if total_saving is not None:
             summary.interaction = -total_saving - sum(marginals, start=Decimal(0))
+            summary.interaction_band = Band(summary.interaction, interaction, bool(interaction))
 
 
 def compare_variants(
@@ -218,7 +225,7 @@ def finish(
     summaries = []
     for variant, item in zip(variants, share.variants, strict=True):
         summary = summary_of(variant, item)
-        attribute_steps(summary, item.reduced)
+        attribute_steps(summary, item.reduced, item.interaction)
         summaries.append(summary)
     return Comparison(
         baseline=share.baseline,

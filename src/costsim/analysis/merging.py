@@ -75,6 +75,7 @@ def _merge_part(into: VariantPart, other: VariantPart) -> None:
     into.gap[1].merge(other.gap[1])
     into.breakpoints = _merge_breakpoints(into.breakpoints, other.breakpoints)
     into.reduced = [_merge_band(a, b) for a, b in zip(into.reduced, other.reduced, strict=True)]
+    into.interaction = into.interaction + other.interaction
 
 
 def _empty(variant: Variant, attribute: bool) -> VariantPart:

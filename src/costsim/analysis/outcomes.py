@@ -21,7 +21,7 @@ from typing import Any
 from costsim.analysis.bands import Band, VariantBands, run_terms, variant_bands
 from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse
-from costsim.analysis.spread import RunTerms, marginal_band
+from costsim.analysis.spread import NONE, RunTerms, Spread, interaction_band, marginal_band
 from costsim.analysis.trace_sums import TraceSums
 from costsim.analysis.turns import Turns, turn_series
 from costsim.engine.simulate import Engine, TraceResult, VariantResult
@@ -64,6 +64,9 @@ class VariantPart:
     reduced: list[Band] = field(default_factory=list)
     """Per step, in step order (attribution): the delta of the variant without the step, with
     the band of what that run bills differently from the whole variant's on an estimate."""
+    interaction: Spread = NONE
+    """With ``reduced``: the band of what the steps' marginals leave of the variant's saving
+    (see :func:`interaction_band`)."""
 
 
 @dataclass(slots=True)
@@ -295,6 +298,11 @@ class _Runs:
         delta = _delta(rest.part).value
         return marginal_band(delta, self.run(variant).terms, rest.terms)
 
+    def interaction(self, variant: Variant) -> Spread:
+        """The band of what the marginals of ``variant``'s steps leave of its saving."""
+        rests = [self.run(variant.without(i)).terms for i in range(len(variant.steps))]
+        return interaction_band(None, self.run(variant).terms, rests).spread
+
     def turns(self, columns: list[list[MeteredCall]]) -> Turns | None:
         """The running totals of the trace with the most recorded prompt tokens."""
         per_trace = _by_trace(self.baseline.traces, self.baseline_calls)
@@ -325,6 +333,7 @@ def outcome(
         metered.append(done.calls)
         if attribute and len(variant.steps) >= 2:
             item.reduced.extend(runs.reduced(variant, index) for index in range(len(variant.steps)))
+            item.interaction = runs.interaction(variant)
         parts.append(item)
     forget_metered()  # the memo served this run; it holds the engine's requests
     return Share(

@@ -7,7 +7,7 @@ their difference counts, per term, how differently they move.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import ROUND_UP, Decimal
 
@@ -19,8 +19,10 @@ __all__ = [
     "RunTerms",
     "Spread",
     "Terms",
+    "combined_band",
     "difference",
     "difference_terms",
+    "interaction_band",
     "marginal_band",
 ]
 
@@ -152,18 +154,38 @@ RunTerms = list[tuple[Terms, Terms]]
 replay (the calls the variant changes, simulated as recorded)."""
 
 
+def combined_band(value: Decimal | None, weighted: Sequence[tuple[int, RunTerms]]) -> Band:
+    """The band of ``value``, a sum of run deltas each times a whole weight (a delta is a
+    run's cost minus its recording's replay): per trace and term, the combination moves by
+    the weighted sum of how each delta moves with it, so what the runs share cancels."""
+    spread = NONE
+    for traces in zip(*(terms for _, terms in weighted), strict=True):
+        keys: set[Key] = set()
+        deltas = []
+        for (weight, _), (variant, baseline) in zip(weighted, traces, strict=True):
+            keys.update(variant, baseline)
+            deltas.append((weight, difference_terms(variant, baseline)))
+        spread += Spread.total(
+            Spread.moved(
+                sum((w * d.get(k, NONE).above for w, d in deltas), start=ZERO),
+                -sum((w * d.get(k, NONE).below for w, d in deltas), start=ZERO),
+            )
+            for k in keys
+        )
+    return Band(value, spread, bool(spread))
+
+
 def marginal_band(value: Decimal | None, full: RunTerms, rest: RunTerms) -> Band:
     """The band of a step's marginal saving, ``value``: the delta of the variant without the
     step (rest) minus the delta with it (full). As a delta's band counts what differs from
     its baseline, this counts, per term, how differently the two deltas move with it; so a
     step that changes nothing is exactly 0, and a step that makes the whole change carries
     the whole delta's band."""
-    spread = NONE
-    for (full_variant, full_baseline), (rest_variant, rest_baseline) in zip(
-        full, rest, strict=True
-    ):
-        spread += difference(
-            difference_terms(rest_variant, rest_baseline),
-            difference_terms(full_variant, full_baseline),
-        )
-    return Band(value, spread, bool(spread))
+    return combined_band(value, [(1, rest), (-1, full)])
+
+
+def interaction_band(value: Decimal | None, full: RunTerms, rests: Sequence[RunTerms]) -> Band:
+    """The band of what a stacked variant's leave-one-out marginals leave of its saving:
+    the saving (minus the full delta) less each marginal (a rest's delta minus the full
+    delta), that is ``(n - 1)`` times the full delta minus every rest's delta."""
+    return combined_band(value, [(len(rests) - 1, full), *((-1, rest) for rest in rests)])

@@ -86,6 +86,11 @@ def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, 
             for row in summary.breakpoints
         ],
         "attribution_interaction": amount_text(summary.interaction),
+        "attribution_interaction_band": (
+            None
+            if summary.interaction_band is None
+            else band_json(summary.interaction_band, "saving_usd")
+        ),
         "events": [
             {
                 "strategy": e.strategy,

@@ -310,13 +310,12 @@ def _saving_text(name: str, value: Decimal | None, cell: str) -> str:
 
 
 def _attribution(summary: VariantSummary, decimals: int) -> str:
-    parts = list(summary.attribution.items())
+    parts = [(k, v, summary.attribution_bands.get(k)) for k, v in summary.attribution.items()]
     if summary.interaction is not None:
-        parts.append(("interaction", summary.interaction))
-    cells = money_cells([value for _, value in parts], decimals=decimals)
+        parts.append(("interaction", summary.interaction, summary.interaction_band))
+    cells = money_cells([value for _, value, _ in parts], decimals=decimals)
     texts = []
-    for (name, value), cell in zip(parts, cells, strict=True):
-        band = summary.attribution_bands.get(name)
+    for (name, value, band), cell in zip(parts, cells, strict=True):
         spread = None if band is None or band.exact or value is None else band
         if value == 0 and spread is None:  # "saves $0.000000" read as a rounded saving
             text = f"{name} saves nothing"
@@ -324,6 +323,8 @@ def _attribution(summary: VariantSummary, decimals: int) -> str:
             text = _saving_text(name, value, cell)
         if spread is not None:
             text += f" ({half_text(spread, decimals)})"
+        elif band is not None and value:
+            text += " (exact)"
         texts.append(text)
     return "attribution (leave-one-out): " + "; ".join(texts)
 

@@ -183,7 +183,7 @@ def _waterfalls(columns: Sequence[Column], prefix: str) -> list[Node]:
                 title,
                 recorded,
                 known,
-                summary.interaction,
+                (summary.interaction, summary.interaction_band),
                 cost,
             ).node()
         )

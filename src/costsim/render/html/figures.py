@@ -254,7 +254,7 @@ def waterfall_figure(
     title: str,
     baseline: Decimal,
     marginals: Sequence[tuple[str, Decimal, Band | None]],
-    interaction: Decimal,
+    interaction: tuple[Decimal, Band | None],
     variant: Decimal,
 ) -> Figure:
     """From the recorded cost, each strategy's leave-one-out saving (with its
@@ -265,7 +265,7 @@ def waterfall_figure(
         (cell("recorded"), money_cell(baseline), money_cell(baseline), cell(""))
     ]
     running = baseline
-    for label, saving, band in [*marginals, ("interaction", interaction, None)]:
+    for label, saving, band in [*marginals, ("interaction", *interaction)]:
         running -= saving
         word = "saves" if saving >= 0 else "adds"
         steps.append(Step(label, float(-saving), "change", f"{word} {money(abs(saving))}"))
