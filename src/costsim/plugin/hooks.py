@@ -293,7 +293,8 @@ def _finish(session: pytest.Session, state: State) -> list[str]:
     from costsim.plugin.unserved import failed_in, unserved_in
 
     config = session.config
-    state.selected.update(item.nodeid for item in session.items)
+    # pytest 7 sets ``items`` only where it collects (not on an xdist controller)
+    state.selected.update(item.nodeid for item in getattr(session, "items", ()))
     workeroutput = getattr(config, "workeroutput", None)
     run = Run(
         Path(str(config.rootpath)),
