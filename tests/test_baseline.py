@@ -136,13 +136,13 @@ def test_a_cost_gate_on_an_unpriced_test_falls_back_to_its_tokens() -> None:
         "t::u: prompt_tokens rose +21.0% (1,000 -> 1,210), over the tolerance of 5%"
     ]  # t::p's cost did not change: its cost gate passes
     assert result.notes == [
-        "t::u: cost not compared (1 unpriced call(s)); gated on prompt_tokens:5%, "
+        "t::u: cost not compared (1 unpriced call); gated on prompt_tokens:5%, "
         "output_tokens:5% instead"
     ]
     custom = compare_baselines(old, new, {"cost": 5.0}, unpriced_fallback={"prompt_tokens": 25})
     assert custom.regressions == []
     assert custom.notes == [
-        "t::u: cost not compared (1 unpriced call(s)); gated on prompt_tokens:25% instead"
+        "t::u: cost not compared (1 unpriced call); gated on prompt_tokens:25% instead"
     ]
     newly = compare_baselines(
         {"t::p": _cost(1000)}, {"t::p": _cost(1000, None, output=60)}, {"cost": 5.0}

@@ -111,7 +111,7 @@ def test_an_unpriced_test_is_gated_on_its_tokens(project: pytest.Pytester) -> No
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     text = " ".join(result.stdout.str().split())  # wrapped lines read as one
     assert (
-        "test_agent.py::test_two: cost not compared (1 unpriced call(s)); gated on "
+        "test_agent.py::test_two: cost not compared (1 unpriced call); gated on "
         "prompt_tokens:5%, output_tokens:5% instead"
     ) in text
     result.stdout.fnmatch_lines(["FAILED test_agent.py::test_two: prompt_tokens rose +1*%*"])
@@ -141,7 +141,7 @@ def test_drift_can_fail_the_run_and_lists_each_call(
     )
     result.assert_outcomes(passed=3)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
-    result.stdout.fnmatch_lines(["*FAILED costsim: 3 replayed call(s) drifted*"])
+    result.stdout.fnmatch_lines(["*FAILED costsim: 3 replayed calls drifted*"])
     drift = json.loads((project.path / "out.json").read_text())["drift"]
     found = sorted(
         (d["test"], d["interaction"], d["kind"], d["prompt_tokens_delta"]) for d in drift

@@ -209,6 +209,8 @@ def test_a_what_if_change_is_said_as_compare_says_a_variant_s() -> None:
     divergences are still said."""
     from decimal import Decimal
 
+    from dataclasses import replace
+
     from costsim.analysis.spread import Spread
     from costsim.api.testing import TestCost, WhatIfCost
     from costsim.plugin.cells import what_if_change
@@ -231,6 +233,12 @@ def test_a_what_if_change_is_said_as_compare_says_a_variant_s() -> None:
     assert what_if_change(narrow, tests).endswith("p90 band -$0.100000 to $0.200000")
     unpriced = WhatIfCost(Decimal("0.5"), unpriced_calls=1, divergences=1)
     assert what_if_change(unpriced, tests) == "; 1 divergence"
+    # a call without a price in the tests' cost that the what-if bills alike: its unknown
+    # cost cancels, the change is known (its share of an unknown cost is not)
+    partly = TestCost(calls=4, priced_cost_usd=Decimal("1.000000"), unpriced_calls=1)
+    alike = WhatIfCost(Decimal("0.900000"), unpriced_calls=1, delta=Decimal("-0.100000"))
+    assert what_if_change(alike, partly) == ": saves $0.100000 of ≥$1.000000*, exact"
+    assert what_if_change(replace(alike, delta=None), partly) == ""
     adds = WhatIfCost(
         Decimal("1.100000"),
         change=Spread(Decimal("0.05"), Decimal("0.05")),

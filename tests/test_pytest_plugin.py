@@ -705,7 +705,7 @@ def test_calls_without_usage_are_estimated_and_flagged(project: pytest.Pytester)
     result.stdout.fnmatch_lines(
         [
             "*test_agent.py::test_one*1 (1 est.)*",
-            "est.: 1 call(s) were recorded without usable usage*",
+            "est.: 1 call recorded no usable usage*",
             "  agent.yaml interaction 0: *",
         ]
     )
@@ -743,7 +743,7 @@ def test_top_n_and_unpriced_models(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["* partial cost: 2 calls unpriced (listed below)*"])
     result.stdout.fnmatch_lines(
         [
-            "1 other * $0.008218",
+            "1 other * $0.008219",
             "TOTAL * ≥$0.024656*",
             "The 1 other is the cheapest test: a larger --costsim-top lists more, a",
             "unpriced: agent.yaml interaction 1: *",
@@ -834,7 +834,7 @@ def test_a_grown_request_is_metered_as_sent(project: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(
         [
             "*test_grown*2 (2 drifted)*",
-            "drifted: 2 call(s) sent a request that differs from the recording; metered as*",
+            "drifted: 2 calls sent a request that differs from the recording; metered as*",
             # calls that differ alike, in one line
             "  system changed (+18,000 chars): 2 calls in 1 test, prompt +* tok each",
             "        (e.g. test_agent.py::test_grown (agent.yaml #0))",

@@ -272,7 +272,8 @@ def _limits_for(
     limits.update(added)
     unpriced = max(old.unpriced_calls, new.unpriced_calls)
     gated = _describe(added) if added else "its token tolerances"
-    note = f"{test}: cost not compared ({unpriced} unpriced call(s)); gated on {gated} instead"
+    calls = f"{unpriced} unpriced call{'s' * (unpriced != 1)}"
+    note = f"{test}: cost not compared ({calls}); gated on {gated} instead"
     return limits, note
 
 

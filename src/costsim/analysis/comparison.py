@@ -91,7 +91,7 @@ class VariantSummary:
     @property
     def delta(self) -> Band:
         """Variant cost minus its baseline (the recording), and its p90 band."""
-        value = _difference(self.totals.cost_usd, self.baseline.cost_usd)
+        value = self.totals.change_from(self.baseline)
         return self.bands.delta_band(value, self._touched())
 
     def _touched(self) -> Decimal | None:
@@ -107,7 +107,7 @@ class VariantSummary:
         base = self.baseline_per_cassette.get(path, Totals())
         _, spread, estimated = self.bands.per_cassette.get(path, (Spread(), Spread(), False))
         floor = -base.cost_usd if base.cost_usd is not None else None
-        return Band(_difference(variant.cost_usd, base.cost_usd), spread, estimated, floor)
+        return Band(variant.change_from(base), spread, estimated, floor)
 
     def cassette_cost(self, path: Path) -> Band:
         variant = self.per_cassette.get(path, Totals())

@@ -191,9 +191,7 @@ def cassette_tables(share: Share) -> list[dict[str, Totals]]:
 
 
 def _delta(item: VariantPart) -> Band:
-    after, before = item.totals.cost_usd, item.baseline.cost_usd
-    value = None if after is None or before is None else after - before
-    return item.bands.delta_band(value)
+    return item.bands.delta_band(item.totals.change_from(item.baseline))
 
 
 def _unchanged(result: VariantResult) -> bool:

@@ -15,7 +15,7 @@ from costsim.analysis.bands import run_terms, variant_bands
 from costsim.analysis.baseline import TestCost, compare_baselines, load_baseline, save_baseline
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
-from costsim.analysis.spread import NONE, Spread, difference, difference_terms
+from costsim.analysis.spread import NONE, ZERO, Spread, difference, difference_terms
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine, TraceResult
 from costsim.errors import CostsimError
@@ -115,16 +115,26 @@ def _what_if_cost(
     result: TraceResult,
     baseline: TraceResult,
     estimated: bool,
+    own: Totals,
 ) -> WhatIfCost:
     """A test's cost under a variant, as the engine bills it: the test's recorded calls,
     each changed one plus the change the strategy makes (:mod:`costsim.engine.anchoring`),
     so a variant that changes nothing costs what the test did, to the digit. A call without
-    a price counts as unpriced, never as $0."""
+    a price counts as unpriced, never as $0; ``own``: the test's own cost, as billed."""
     unpriced = variant.unpriced_calls + variant.unmetered_calls
     diverged = sum(1 for event in result.events if event.kind == "divergence")
     changed = Totals.of(meter(i.call, usage=i.usage) for i in baseline.calls if i.resimulated)
     touched = None if changed.hidden_output_calls else changed.cost_usd
-    return WhatIfCost(variant.priced_cost, unpriced, band, change, diverged, estimated, touched)
+    return WhatIfCost(
+        variant.priced_cost,
+        unpriced,
+        band,
+        change,
+        diverged,
+        estimated,
+        touched,
+        variant.change_from(own),
+    )
 
 
 def _drifted(recorded: Sequence[Call], sent: Sequence[Call]) -> bool:
@@ -181,6 +191,9 @@ class WhatIfCost:
     """What the calls the variant bills differently cost as the test's cost bills them: the
     most it can save (compare's floor); None when not known, or when some of their output
     is only a lower bound (a cut stream, a reasoning model recorded without usage)."""
+    delta: Decimal | None = None
+    """The variant's cost minus the test's: known when both are, and when calls without a
+    price are billed alike in both (their unknown cost cancels); else None."""
 
     def __add__(self, other: WhatIfCost) -> WhatIfCost:
         return WhatIfCost(
@@ -191,6 +204,7 @@ class WhatIfCost:
             self.divergences + other.divergences,
             self.change_estimated or other.change_estimated,
             None if self.touched is None or other.touched is None else self.touched + other.touched,
+            None if self.delta is None or other.delta is None else self.delta + other.delta,
         )
 
     @property
@@ -213,6 +227,7 @@ class WhatIfCost:
             "divergences": self.divergences,
             "change_exact": not self.change_estimated,
             "touched_cost_usd": amount_text(self.touched),
+            "delta_usd": amount_text(self.delta),
         }
 
     def _range(self, cost: Decimal) -> tuple[Decimal, Decimal]:
@@ -233,7 +248,7 @@ class WhatIfCost:
         )
         priced, unpriced = Decimal(data["priced_cost_usd"]), int(data["unpriced_calls"])
         diverged, estimated = int(data.get("divergences", 0)), not data.get("change_exact", True)
-        touched = data.get("touched_cost_usd")
+        touched, delta = data.get("touched_cost_usd"), data.get("delta_usd")
         return cls(
             priced,
             unpriced,
@@ -242,6 +257,7 @@ class WhatIfCost:
             diverged,
             estimated,
             None if touched is None else Decimal(touched),
+            None if delta is None else Decimal(delta),
         )
 
 
@@ -311,7 +327,9 @@ class TestMeter:
                 columns = costs.setdefault(name, {})
                 for variant in parse_strategies(strategies):
                     known = columns.get(variant.name, WhatIfCost(Decimal(0)))
-                    columns[variant.name] = known + WhatIfCost(Decimal(0), count)
+                    # unread in the test's cost as in the what-if's: the same unknown amount
+                    # unread in the test's cost as in the what-if's: the same unknown amount
+                    columns[variant.name] = known + WhatIfCost(Decimal(0), count, delta=ZERO)
         return costs
 
     def _simulated(
@@ -334,6 +352,7 @@ class TestMeter:
         as_sent = engine.run(Variant("as sent"), requests=requests) if any(drifted) else None
         sent = run_terms(as_sent, self.estimator, None) if as_sent is not None else None
         sent_costs = as_sent.totals_by_trace() if as_sent is not None else {}
+        own_costs = engine.run(Variant("as recorded")).totals_by_trace()
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
             said = notes.setdefault(variant.name, [])
@@ -359,6 +378,7 @@ class TestMeter:
                     result.traces[index],
                     result.baselines[index],
                     estimated,
+                    (sent_costs if drifted[index] else own_costs)[trace.path],
                 )
                 # a drifted test's cost is what it sent, not what the recording billed: the
                 # recorded calls' cost does not bound its saving

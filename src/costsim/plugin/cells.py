@@ -65,23 +65,33 @@ def what_if_change(value: WhatIfCost | None, tests: TestCost) -> str:
     Δ, with the band of that change (the estimates the tests' cost shares with it cancel
     out: a strategy that changes nothing costs the same, exactly; a saving reaches no
     further than what the calls it changes cost) and its divergences; only the divergences
-    when a cost is not known (an unpriced call)."""
+    when the change is not known (a call without a price that the what-if bills otherwise
+    than the tests' cost does; one billed alike in both cancels)."""
     if value is None:
         return ""
     count = value.divergences
     risks = f"; {count:,} divergence{'s' * (count != 1)}" if count else ""
     before = tests.cost_usd
-    if value.cost_usd is None or before is None:
+    if value.cost_usd is not None and before is not None:
+        delta: Decimal | None = value.cost_usd - before
+    else:  # calls without a price, billed alike in both: their unknown cost cancels
+        delta = value.delta
+    if delta is None:
         return risks
-    delta = value.cost_usd - before
-    reach = before if value.touched is None else min(value.touched, before)
-    low = max(delta - value.change.below, min(-reach, delta))  # no saving beyond the calls
+    reach = before if value.touched is None else value.touched
+    if before is not None and value.touched is not None:
+        reach = min(value.touched, before)
+    low = delta - value.change.below
+    if reach is not None:  # no saving beyond the calls it changes
+        low = max(low, min(-reach, delta))
     high = delta + value.change.above
-    places = money_places([before, delta, low, high])
+    places = money_places([tests.priced_cost_usd, delta, low, high])
     share = f"{abs(delta) / before:.1%}" if before else ""
+    base = (
+        money(before, places) if before is not None else f"≥{money(tests.priced_cost_usd, places)}*"
+    )
     if delta < 0:
-        said = f"saves {money(-delta, places)}{f' ({share})' if share else ''} of "
-        said += money(before, places)
+        said = f"saves {money(-delta, places)}{f' ({share})' if share else ''} of {base}"
         band = f"p90 band {_amount(-high, places)} to {_amount(-low, places)}"
     else:
         said = f"adds {money(delta, places)}{f' (+{share})' if share else ''}" if delta else ""

@@ -32,7 +32,7 @@ def drift_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     if not entries:
         return []
     lines = [
-        f"drifted: {len(entries)} call(s) sent a request that differs from the recording; "
+        f"drifted: {plural(len(entries), 'call')} sent a request that differs from the recording; "
         "metered as sent: the recorded tokens moved by an estimate of the change, so they "
         "count as estimated in report files (--costsim-drift=ignore meters the recordings)"
     ]

@@ -24,7 +24,7 @@ from costsim.errors import CostsimError
 from costsim.plugin.collected import test_file
 from costsim.plugin.run import Run, baseline_path
 from costsim.plugin.session import CostsimSession
-from costsim.render.text import display_path, money
+from costsim.render.text import display_path, money, plural
 
 __all__ = ["finish"]
 
@@ -207,13 +207,15 @@ def finish(run: Run, state: CostsimSession) -> list[str]:
         failures += _compare(run, state, compare)
     if state.errors and not run.option("lenient"):
         failures.append(
-            f"costsim: {len(state.errors)} LLM call(s) could not be metered (listed above); "
+            f"costsim: {plural(len(state.errors), 'LLM call')} could not be metered "
+            "(listed above); "
             "fix the cassettes or pass --costsim-lenient"
         )
     drifted = state.drifted() if state.drift == "fail" else []
     if drifted:
         failures.append(
-            f"costsim: {len(drifted)} replayed call(s) drifted from their recording (drift mode "
+            f"costsim: {plural(len(drifted), 'replayed call')} drifted from their recording "
+            "(drift mode "
             "'fail'); re-record the cassettes or fix the requests"
         )
     save = run.option("save")

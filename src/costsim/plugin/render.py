@@ -54,7 +54,7 @@ def _what_if_sum(state: CostsimSession, column: str, tests: list[str]) -> WhatIf
     values = [state.what_if_costs.get(name, {}).get(column) for name in tests]
     if None in values:
         return None
-    return sum((v for v in values if v is not None), WhatIfCost(Decimal(0)))
+    return sum((v for v in values if v is not None), WhatIfCost(Decimal(0), delta=Decimal(0)))
 
 
 def _what_if_band(whole: WhatIfCost | None) -> str:
@@ -226,8 +226,9 @@ def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
         )
     if total.unrecorded_calls:
         lines.append(
-            f"est.: {total.unrecorded_calls} call(s) were recorded without usable usage; their "
-            "tokens are costsim's calibrated estimate (see costsim calibrate for its error)"
+            f"est.: {plural(total.unrecorded_calls, 'call')} recorded no usable usage; "
+            f"{'its' if total.unrecorded_calls == 1 else 'their'} tokens are costsim's "
+            "calibrated estimate (see costsim calibrate for its error)"
         )
         named = list(dict.fromkeys(total.unrecorded))  # a cassette several tests replay: once
         everything = options.verbose > 0 or options.markdown  # a report file has room for all

@@ -8,6 +8,7 @@ cost of its totals unknown.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -29,11 +30,32 @@ from costsim.pricing.split import ClassCost, split_cost
 __all__ = ["MeteredCall", "Totals", "UnpricedCall", "forget_metered", "meter"]
 
 
+def _billed(usage: Usage) -> tuple[int, ...]:
+    return (
+        usage.uncached_input,
+        usage.cache_read,
+        usage.cache_write_5m,
+        usage.cache_write_1h,
+        usage.output,
+        usage.reasoning or 0,
+        usage.web_searches,
+    )
+
+
+def _unpriced_key(item: UnpricedCall) -> tuple[object, ...]:
+    return (str(item.provenance.path), item.provenance.index, item.model, item.billed, item.floor)
+
+
 @dataclass(frozen=True, slots=True)
 class UnpricedCall:
     provenance: Provenance
     model: str
     reason: str
+    billed: tuple[int, ...] = ()
+    """The tokens it is billed for, by class: two runs that bill an unpriced call alike owe
+    the same unknown amount for it."""
+    floor: Decimal = Decimal(0)
+    """The priced part of its cost (in ``Totals.priced_cost``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +246,11 @@ class Totals:
             return metered.split
         self.priced_cost += cost.lower_bound
         reason = cost.unpriced_reason or "no price"
-        self.unpriced.append(UnpricedCall(call.provenance, call.priced_model, reason))
+        self.unpriced.append(
+            UnpricedCall(
+                call.provenance, call.priced_model, reason, _billed(usage), cost.lower_bound
+            )
+        )
         return None
 
     def merge(self, other: Totals) -> None:
@@ -272,3 +298,22 @@ class Totals:
         if self.unpriced or self.unmetered_calls:
             return None
         return self.priced_cost
+
+    def change_from(self, before: Totals) -> Decimal | None:
+        """These sums' cost minus ``before``'s: known when both are priced, and when both
+        bill the same calls without a price alike (their unknown cost is then the same on
+        both sides, and the difference is that of the priced parts); else None."""
+        after_cost, before_cost = self.cost_usd, before.cost_usd
+        if after_cost is not None and before_cost is not None:
+            return after_cost - before_cost
+        if self.unmetered_calls or before.unmetered_calls or not self.unpriced_alike(before):
+            return None
+        return self.priced_cost - before.priced_cost
+
+    def unpriced_alike(self, other: Totals) -> bool:
+        """Both bill the same calls without a price, each for the same tokens (and some)."""
+        if not self.unpriced or len(self.unpriced) != len(other.unpriced):
+            return False
+        return Counter(map(_unpriced_key, self.unpriced)) == Counter(
+            map(_unpriced_key, other.unpriced)
+        )

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 
-__all__ = ["amount_text", "money", "money_places", "partial_money"]
+__all__ = ["amount_text", "half_up", "money", "money_places", "partial_money"]
 
 
 def money(amount: Decimal | None, decimals: int | None = None) -> str:
@@ -15,7 +15,13 @@ def money(amount: Decimal | None, decimals: int | None = None) -> str:
         return "unknown"
     if decimals is None:
         decimals = 6 if abs(amount) < 1 else 4
-    return f"${amount:,.{decimals}f}"
+    return f"${half_up(amount, decimals):,.{decimals}f}"
+
+
+def half_up(amount: Decimal, decimals: int) -> Decimal:
+    """``amount`` to ``decimals`` places, a half rounded away from zero, as a reader rounds
+    by hand ($0.0052305 is $0.005231; formatting alone rounds halves to even)."""
+    return amount.quantize(Decimal(1).scaleb(-decimals), rounding=ROUND_HALF_UP)
 
 
 def money_places(amounts: Iterable[Decimal]) -> int:

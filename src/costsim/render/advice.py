@@ -18,6 +18,7 @@ from costsim.render.text import (
     markdown_table,
     money,
     money_cells,
+    plural,
     shorten_left,
     table,
     wrap,
@@ -97,7 +98,7 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
         leaks.append("Left on the table (re-sent prompt tokens no placement reads back):")
         for leak in advice.leaks:
             leaks.append(
-                f"  {leak.reason}: {leak.calls:,} call(s), {leak.tokens:,} tokens, billed "
+                f"  {leak.reason}: {plural(leak.calls, 'call')}, {leak.tokens:,} tokens, billed "
                 f"{money(leak.usd)} more than reading them from cache"
             )
             leaks += [
@@ -105,7 +106,9 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
             ]
     if advice.never_resent_calls:
         leaks.append(
-            f"  {advice.never_resent_calls:,} call(s) share no prefix with any later call: "
+            f"  {plural(advice.never_resent_calls, 'call')} "
+            f"{'shares' if advice.never_resent_calls == 1 else 'share'} no prefix with any "
+            "later call: "
             "nothing to cache there."
         )
     return lines, leaks

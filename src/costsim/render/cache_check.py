@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from costsim.analysis.cache_fidelity import FidelityReport
-from costsim.render.text import Column, display_path, markdown_table, table, wrap
+from costsim.render.text import Column, display_path, markdown_table, plural, table, wrap
 
 __all__ = ["cache_check_document", "cache_check_markdown", "cache_check_table"]
 
@@ -73,17 +73,20 @@ def _summary(report: FidelityReport) -> list[str]:
         lines.append(
             f"  without server-side tool iterations: "
             f"{report.calls_matched - report.server_side_matched} of {client} "
-            f"({report.client_match_rate or 0:.1%}); {report.server_side_compared} call(s) ran "
+            f"({report.client_match_rate or 0:.1%}); "
+            f"{plural(report.server_side_compared, 'call')} ran "
             "server tools whose own iterations read and write cache the client never sent"
         )
     if report.warm_starts:
         lines.append(
-            f"{len(report.warm_starts)} call(s) read cache written before the recording began: "
+            f"{plural(len(report.warm_starts), 'call')} read cache written before the "
+            "recording began: "
             "the simulation was seeded with those entries (warm start inferred)."
         )
     if report.rule_breaking:
         lines.append(
-            f"{len(report.rule_breaking)} call(s) break a caching rule "
+            f"{plural(len(report.rule_breaking), 'call')} "
+            f"{'breaks' if len(report.rule_breaking) == 1 else 'break'} a caching rule "
             "(the simulator enforces it; the recording does not follow it)."
         )
     return lines

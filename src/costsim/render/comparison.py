@@ -12,7 +12,7 @@ from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.render.comparison_text import best_saving
 from costsim.render.report import FORMAT_VERSION, totals_json, unpriced_json
-from costsim.render.text import display_path
+from costsim.render.text import display_path, plural
 
 __all__ = ["comparison_json"]
 
@@ -43,7 +43,8 @@ def _basis(summary: VariantSummary) -> str:
     if not summary.resimulated_calls:
         return "recorded"
     return (
-        f"recorded; the variant bills {summary.resimulated_calls} recorded call(s) differently "
+        f"recorded; the variant bills {plural(summary.resimulated_calls, 'recorded call')} "
+        "differently "
         "(those it keeps, as recorded plus the simulated change)"
     )
 

@@ -13,13 +13,20 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
 from decimal import Decimal
 
 from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals, UnpricedCall
 from costsim.pricing.reads import ReadPricing
-from costsim.render.band_text import band_cell, band_detail, band_text, delta_range, half_text
+from costsim.render.band_text import band_cell, band_detail, band_text, half_text
+from costsim.render.comparison_answer import (
+    BestSaving,
+    Money,
+    answer_line,
+    best_saving,
+    money_of,
+    nothing_to_save,
+)
 from costsim.render.economics_text import economics_lines
 from costsim.render.events_text import event_line, said_once
 from costsim.render.report import (
@@ -31,7 +38,6 @@ from costsim.render.report import (
 )
 from costsim.render.text import (
     Column,
-    decimals_for,
     markdown_table,
     money_cells,
     more_line,
@@ -81,144 +87,6 @@ def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
     return lines
 
 
-def _saving(summary: VariantSummary) -> Decimal | None:
-    """What the variant saves against the recording (negative: it costs more)."""
-    return None if summary.delta.value is None else -summary.delta.value
-
-
-@dataclass(frozen=True, slots=True)
-class _Money:
-    """The cost and change cells of a comparison, each column with one precision."""
-
-    cost: list[str]
-    """Baseline first, then one per variant."""
-    delta: list[str]
-    """One per variant."""
-    decimals: int
-
-
-def _money(comparison: Comparison) -> _Money:
-    runs = [comparison.baseline, *(v.totals for v in comparison.variants)]
-    deltas = [v.delta.value for v in comparison.variants]
-    decimals = decimals_for([*(t.cost_usd for t in runs), *deltas])
-    return _Money(
-        [_cost_cell(totals, decimals) for totals in runs],
-        money_cells(deltas, signed=True, missing="-", decimals=decimals),
-        decimals,
-    )
-
-
-def _cost_cell(totals: Totals, decimals: int) -> str:
-    """The run's cost; with unpriced calls, the priced part as a lower bound (``≥$0.0107*``,
-    the star explained under the table), or ``unknown`` when nothing could be priced."""
-    if totals.cost_usd is not None:
-        return money_cells([totals.cost_usd], decimals=decimals)[0]
-    if not totals.priced_cost:
-        return "unknown"
-    return f"≥{money_cells([totals.priced_cost], decimals=decimals)[0]}*"
-
-
-@dataclass(frozen=True, slots=True)
-class BestSaving:
-    """The variant that saves most against the recording, and what it saves."""
-
-    index: int
-    summary: VariantSummary
-    saving: Decimal
-    """The recorded cost minus the variant's (negative: it costs more)."""
-    saving_pct: float
-
-
-def best_saving(comparison: Comparison, *, oracles: bool = False) -> BestSaving | None:
-    """The fully priced variant that saves most (the first listed on a tie), of those a
-    client can deploy when one of them saves (``oracles``: of every variant; an oracle knows
-    the trace's future, a bound); None when the recording or every variant has unpriced
-    calls."""
-    priced = [
-        (saving, index, summary)
-        for index, summary in enumerate(comparison.variants)
-        if (saving := _saving(summary)) is not None and summary.baseline.cost_usd
-    ]
-    if not priced or not comparison.baseline.cost_usd:
-        return None
-    deployable = [item for item in priced if not item[2].variant.knows_the_future]
-    if not oracles and any(item[0] > 0 for item in deployable):
-        priced = deployable
-    saving, index, summary = max(priced, key=lambda item: (item[0], -item[1]))
-    base = summary.baseline.cost_usd or Decimal(1)
-    return BestSaving(index, summary, saving, float(saving / base * 100))
-
-
-def nothing_to_save(comparison: Comparison) -> str | None:
-    """The answer when the recording costs $0 (no LLM calls, or none billed): no variant can
-    save on it, and no call is unpriced. None when the recording costs something, or is
-    unpriced."""
-    baseline = comparison.baseline
-    if baseline.cost_usd is None or baseline.cost_usd:
-        return None
-    if not baseline.llm_calls:
-        return "Nothing to save: there are no LLM calls to simulate."
-    errored = f", {baseline.errored_calls:,} errored" if baseline.errored_calls else ""
-    calls = plural(baseline.llm_calls, "LLM call")
-    return f"Nothing to save: the recording costs $0 ({calls}{errored})."
-
-
-def _unpriced_answer(comparison: Comparison, cells: _Money) -> str:
-    """No saving is known: every variant has calls without a price. The one with fewest,
-    how many of its calls they are, and the cost of the rest (a lower bound)."""
-    summary = min(comparison.variants, key=lambda variant: variant.totals.unpriced_calls)
-    totals = summary.totals
-    if not totals.unpriced_calls:  # priced, but against a baseline that is not
-        return "No answer: no variant's saving could be priced (see the unpriced calls below)."
-    floor = money_cells([totals.priced_cost], decimals=cells.decimals)[0]
-    return (
-        f"No answer: {summary.variant.name} leaves {totals.unpriced_calls:,} of "
-        f"{totals.llm_calls:,} calls unpriced (see below), so its cost is only known to be at "
-        f"least {floor} against {cells.cost[0]} recorded."
-    )
-
-
-def answer_line(comparison: Comparison, cells: _Money | None = None) -> str:
-    """One sentence: the variant that saves most, its saving in $ and %, its band, its risks."""
-    cells = cells or _money(comparison)
-    if comparison.baseline.cost_usd is None:
-        return "No answer: the recording itself has unpriced calls (see below)."
-    free = nothing_to_save(comparison)
-    if free is not None:
-        return free
-    best = best_saving(comparison)
-    if best is None:
-        return _unpriced_answer(comparison, cells)
-    change = cells.delta[best.index].lstrip("+-")
-    summary = best.summary
-    risks = f"; {plural(summary.divergences, 'divergence')}" if summary.divergences else ""
-    name = summary.variant.name
-    if best.saving <= 0:
-        verb = (
-            "costs the same as the recording"
-            if best.saving == 0
-            else f"adds {change} (+{-best.saving_pct:.1f}%)"
-        )
-        if not summary.delta.exact:
-            verb += f", p90 Δ {delta_range(summary, cells.decimals)}"
-        if len(comparison.variants) == 1:
-            return f"{name} saves nothing: it {verb}{risks}."
-        return f"No variant saves: the one that adds least is {name}, which {verb}{risks}."
-    basis = cells.cost[0]
-    lead = f"{name} saves" if len(comparison.variants) == 1 else f"Saves most: {name},"
-    if summary.variant.knows_the_future:
-        lead += " an oracle (it knows the trace's future: a bound, not a plan),"
-    bound = best_saving(comparison, oracles=True)
-    beyond = ""
-    if bound is not None and bound.summary is not summary and bound.saving > best.saving:
-        saved = cells.delta[bound.index].lstrip("+-")
-        beyond = f"; the oracle {bound.summary.variant.name}, which knows the future, saves {saved}"
-    return (
-        f"{lead} {change} ({best.saving_pct:.1f}%) of {basis}, "
-        f"p90 band {band_cell(summary, cells.decimals, saving=True)}{risks}{beyond}."
-    )
-
-
 NAME_ROOM = 24
 """When every variant name is at most this long, columns are left out before a name is cut (a
 cut name, ``truncate-co…``, no longer says which variant a row is); longer ones are cut."""
@@ -263,7 +131,7 @@ def _token_cells(totals: Totals, wide: bool) -> list[str]:
     return [*cells, percent(totals.cache_hit_rate)]
 
 
-def _rows(comparison: Comparison, cells: _Money, wide: bool) -> list[list[str]]:
+def _rows(comparison: Comparison, cells: Money, wide: bool) -> list[list[str]]:
     base = comparison.baseline
     rows = [["baseline (recorded)", *_token_cells(base, wide), cells.cost[0], "", "", "", ""]]
     for index, summary in enumerate(comparison.variants):
@@ -342,7 +210,17 @@ def _variant_details(
     )
     if summary.attribution:
         lines += wrap(_attribution(summary, decimals), width, indent="  ", subsequent="    ")
-    lines += _unpriced_lines("unpriced", summary.totals.unpriced, width, indent="  ")
+    if summary.totals.unpriced_alike(summary.baseline):
+        count = summary.totals.unpriced_calls
+        lines += wrap(
+            f"unpriced: the recording's {plural(count, 'call')} without a price, billed alike "
+            f"({'its' if count == 1 else 'their'} cost cancels in Δ)",
+            width,
+            indent="  ",
+            subsequent="    ",
+        )
+    else:
+        lines += _unpriced_lines("unpriced", summary.totals.unpriced, width, indent="  ")
     events = sorted(said_once(summary.events), key=lambda event: _ORDER[event.kind])
     shown = events if verbose else [e for e in events if e.kind != "change"][:EVENTS_SHOWN]
     for event in shown:
@@ -360,7 +238,7 @@ def _variant_details(
 
 
 def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: bool) -> str:
-    cells = _money(comparison)
+    cells = money_of(comparison)
     # the answer right under the scenario's name; what the scenario is about after it
     lines = [f"== {comparison.title} =="] if comparison.title else []
     lines += wrap(answer_line(comparison, cells), width)
@@ -383,7 +261,7 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
 
 
 def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
-    cells = _money(comparison)
+    cells = money_of(comparison)
     title = f"## {comparison.title or 'costsim comparison'}\n\n"
     description = f"{comparison.description}\n\n" if comparison.description else ""
     rows = markdown_table(_columns(True), _rows(comparison, cells, True))

@@ -18,7 +18,7 @@ from typing import Literal
 
 from tabulate import tabulate
 
-from costsim.pricing.money import money, money_places, partial_money
+from costsim.pricing.money import half_up, money, money_places, partial_money
 from costsim.render.cuts import ELLIPSIS, extra_bytes, shorten_left, shorten_right
 from costsim.render.paths import display_path
 
@@ -366,7 +366,7 @@ def money_cells(
         if amount is None:
             cells.append(missing)
             continue
-        text = f"${abs(amount):,.{decimals}f}"
+        text = f"${half_up(abs(amount), decimals):,.{decimals}f}"
         if signed:
             text = ("-" if amount < 0 else "+") + text
         elif amount < 0:

@@ -44,12 +44,32 @@ def _check(summary: VariantSummary, budget: Budget, baseline_cost: Decimal | Non
 
 
 def _regression(summary: VariantSummary, limit: float, baseline_cost: Decimal | None) -> list[str]:
-    change = delta_pct(summary.totals.cost_usd, summary.baseline.cost_usd or baseline_cost)
-    if change is None or change <= limit:
+    name, change = summary.variant.name, summary.delta.value
+    if change is None:
+        return [
+            f"variant {name!r}: Δ cost is unknown (it bills calls without a price otherwise "
+            f"than the recording does), so the limit of +{limit:g}% cannot be checked"
+        ]
+    base = summary.baseline.cost_usd or baseline_cost
+    if base is not None:
+        percent = delta_pct(summary.totals.cost_usd, base)
+        if percent is None or percent <= limit:
+            return []
+        return [
+            f"variant {name!r}: Δ cost is {percent:+.1f}% (the table's Δ %, against "
+            f"the recording), over the limit of +{limit:g}%"
+        ]
+    # calls without a price, billed alike: the saving is known, its share only bounded (the
+    # recording costs at least its priced part)
+    priced = summary.baseline.priced_cost
+    if change <= 0 or (priced and change / priced * 100 <= Decimal(str(limit))):
         return []
+    most = f"up to {float(change / priced * 100):+.1f}% of" if priced else "a share of"
+    unpriced = summary.baseline.unpriced_calls
     return [
-        f"variant {summary.variant.name!r}: Δ cost is {change:+.1f}% (the table's Δ %, against "
-        f"the recording), over the limit of +{limit:g}%"
+        f"variant {name!r}: Δ cost is +{money(change)}, {most} the recording (at least "
+        f"{money(priced)}: {unpriced:,} of its calls {'has' if unpriced == 1 else 'have'} no "
+        f"price), over the limit of +{limit:g}%"
     ]
 
 

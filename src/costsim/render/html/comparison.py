@@ -82,7 +82,7 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     """The one line a reader wants: the variant that saves most against the recording (like
     for like; the one the text's answer names), what it saves, and its p90 range."""
     if comparison.baseline.cost_usd is None:
-        return Outcome("The recorded cost is unknown (some calls are unpriced); see the tables.")
+        return _partly_priced(comparison, columns)
     free = nothing_to_save(comparison)
     if free is not None:
         return Outcome(free)
@@ -122,6 +122,33 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     line = f"{lead} at {at} against {base_text} recorded: {verb} {saved}{share}{sure}."
     said = f"{saved} ({sure.removeprefix(', ') or 'exact'})"
     return Outcome(line, best.label, saving, said)
+
+
+def _partly_priced(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
+    """The answer when some recorded calls have no price: a variant that bills them as the
+    recording does has a known saving (their unknown cost is the same on both sides)."""
+    chosen = best_saving(comparison)
+    if chosen is None:
+        return Outcome("The recorded cost is unknown (some calls are unpriced); see the tables.")
+    label = columns[chosen.index + 1].label
+    delta, base = chosen.summary.delta, comparison.baseline.priced_cost
+    saving = chosen.saving
+    places = decimals_for([base, saving, delta.low, delta.high])
+    base_text, saved = money_cells([base, abs(saving)], decimals=places)
+    verb = "saves" if saving >= 0 else "adds"
+    sure = ""
+    if not delta.exact and delta.low is not None and delta.high is not None:
+        low, high = (-delta.high, -delta.low) if saving >= 0 else (delta.low, delta.high)
+        low_text, high_text = money_cells([low, high], decimals=places)
+        sure = f", p90 {low_text} to {high_text}"
+    lead = f"Saves most: {label}" if saving >= 0 else f"Adds least: {label}"
+    unpriced = comparison.baseline.unpriced_calls
+    line = (
+        f"{lead}: {verb} {saved}{sure}, against a recording that costs at least {base_text} "
+        f"({unpriced:,} calls have no price; the variant bills them as recorded)."
+    )
+    said = f"{saved} ({sure.removeprefix(', ') or 'exact'})"
+    return Outcome(line, label, saving, said)
 
 
 def _cost(columns: Sequence[Column], prefix: str) -> Node:
