@@ -88,7 +88,7 @@ def test_compare_answers_with_the_known_change(partly_priced: Path) -> None:
     )["scenarios"][0]
     assert document["cheapest"] == {
         "variant": "cache-5m",
-        "saving_usd": "0.000716",
+        "saving_usd": "0.00071580",
         "saving_pct": None,
     }
     cache_5m = document["variants"][1]
