@@ -98,14 +98,18 @@ class PrefixBuilder:
         same = fields_key(content)  # a copy with another marker: the same digest
         digest = self._by_fields.get(same) if same is not None else None
         if digest is None:
-            digest = hashlib.blake2b(canonical(content).encode(), digest_size=16).hexdigest()
+            digest = hashlib.blake2b(
+                canonical(content).encode("utf-8", "surrogatepass"), digest_size=16
+            ).hexdigest()
             if same is not None:
                 self._by_fields[same] = digest
         self._digests[id(item)] = (item, digest)
         return digest
 
     def _chain(self, previous: str, part: str) -> str:
-        return hashlib.blake2b(f"{previous}|{part}".encode(), digest_size=16).hexdigest()
+        return hashlib.blake2b(
+            f"{previous}|{part}".encode("utf-8", "surrogatepass"), digest_size=16
+        ).hexdigest()
 
     def build(
         self,

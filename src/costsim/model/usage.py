@@ -89,6 +89,9 @@ class NoteKind(StrEnum):
     UNSEEN_HISTORY = "unseen-history"
     """A request continues a stored response the cassette does not hold: its history is
     billed (in the recorded usage) but not visible to what-ifs."""
+    ERROR_AFTER_USAGE = "error-after-usage"
+    """The response ends in an error after it reported its usage (a stream an error cut
+    short): billed as recorded, not counted as an errored (unbilled) call."""
     BASE_TIER = "base-tier"
     """A prompt over 200K tokens summed over server-tool iterations of a request without the
     1M-token window: priced at the base tier, not the long-context one."""

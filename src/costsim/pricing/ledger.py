@@ -154,6 +154,8 @@ class Totals:
     calls_with_usage: int = 0
     estimated_calls: int = 0
     errored_calls: int = 0
+    """Calls the API answered with an error and billed nothing for (an error after usage was
+    reported, at the end of a stream, is billed as recorded)."""
     unmetered_calls: int = 0
     prompt_tokens: int = 0
     uncached_input_tokens: int = 0
@@ -206,10 +208,10 @@ class Totals:
         added, in order, by the caller)."""
         self.llm_calls += 1
         call, usage = metered.call, metered.usage
-        if call.errored:
-            self.errored_calls += 1
         if usage is None:
-            if not call.errored:
+            if call.errored:  # answered with an error: unbilled
+                self.errored_calls += 1
+            else:
                 self.unmetered_calls += 1
             return None
         if usage.source is UsageSource.ESTIMATED:

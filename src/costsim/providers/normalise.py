@@ -173,6 +173,15 @@ def _build(
         extra_notes.append(
             Note(NoteKind.NO_USAGE, "the response body was not recorded (empty): estimated")
         )
+    if response.error is not None and usage is not None:
+        error = response.error if len(response.error) <= 80 else response.error[:79] + "…"
+        extra_notes.append(
+            Note(
+                NoteKind.ERROR_AFTER_USAGE,
+                f"the response ends in an error ({error!r}) after it reported its usage: "
+                "billed as recorded",
+            )
+        )
     if response.unpriced_fees and usage is not None:
         extra_notes.append(
             Note(
@@ -318,8 +327,11 @@ def _response(interaction: Interaction, adapter: Adapter) -> ParsedResponse:
         return ParsedResponse(error=f"HTTP {interaction.status}" if failed else None)
     else:
         parsed = _parse_raw(interaction, adapter, body.raw or b"", failed)
-    if failed:
-        return dataclasses.replace(parsed, error=parsed.error or f"HTTP {interaction.status}")
+    if failed:  # a request the API refused is not billed, whatever its body says of usage
+        error = parsed.error or f"HTTP {interaction.status}"
+        return dataclasses.replace(
+            parsed, error=error, usage=None, usage_problems=(), incomplete=False
+        )
     if (
         parsed.usage is None
         and not parsed.blocks
