@@ -24,7 +24,13 @@ import yaml
 
 from costsim.errors import CassetteError, UnsafeCassetteError
 from costsim.io.bodies import json_problem
-from costsim.io.limits import MAX_DEPTH, TooDeepError, check_json_depth, scan_yaml
+from costsim.io.limits import (
+    MAX_DEPTH,
+    DuplicateKeyError,
+    TooDeepError,
+    check_json_depth,
+    scan_yaml,
+)
 from costsim.io.safe_yaml import load_yaml
 from costsim.io.yaml_events import NotPlain, load_plain
 
@@ -64,6 +70,8 @@ def _parse_yaml(path: Path, text: str, *, limit: int) -> Any:
         return load_plain(text)
     except TooDeepError as exc:
         raise _too_deep(path, text, exc) from None
+    except DuplicateKeyError as exc:
+        raise CassetteError(path, f"line {exc.line}: {exc}") from None
     except yaml.YAMLError as exc:
         raise _yaml_error(path, text, exc) from None
     except (NotPlain, ValueError, TypeError, OverflowError, LookupError, AttributeError):

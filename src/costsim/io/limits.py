@@ -23,6 +23,7 @@ __all__ = [
     "MAX_DEPTH",
     "MAX_FEE_UNITS",
     "MAX_TOKENS",
+    "DuplicateKeyError",
     "EventLoader",
     "TooDeepError",
     "YamlShape",
@@ -38,6 +39,18 @@ MAX_TOKENS = 20_000_000
 
 MAX_FEE_UNITS = 100_000
 """Most per-use fee units (web searches, ...) one call can plausibly record."""
+
+
+class DuplicateKeyError(ValueError):
+    """A mapping that writes one key twice (YAML keeps the last, losing the first)."""
+
+    def __init__(self, key: object, line: int) -> None:
+        self.key, self.line = key, line
+        shown = str(key) if len(str(key)) <= 40 else str(key)[:39] + "…"
+        super().__init__(
+            f"the key {shown!r} is written twice in one mapping (YAML keeps the last, losing "
+            "the first); refused"
+        )
 
 
 class TooDeepError(ValueError):

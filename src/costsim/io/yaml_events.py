@@ -24,7 +24,7 @@ from typing import Any
 import yaml
 from yaml.constructor import SafeConstructor
 
-from costsim.io.limits import MAX_DEPTH, EventLoader, TooDeepError
+from costsim.io.limits import MAX_DEPTH, DuplicateKeyError, EventLoader, TooDeepError
 from costsim.io.safe_yaml import CassetteLoader
 
 __all__ = ["NotPlain", "load_plain"]
@@ -108,6 +108,7 @@ class _Builder:
         self.scalars = _scalars()
         self.stack: list[Any] = []
         self.keys: list[Any] = []  # per open collection: the key waiting for its value
+        self.lines: list[int] = []  # per open collection: the line it starts on
         self.root: Any = None
         self.documents = 0
 
@@ -126,12 +127,13 @@ class _Builder:
             raise NotPlain("an anchor")
         self.stack.append(collection)
         self.keys.append(_NO_KEY)
+        self.lines.append(event.start_mark.line + 1)
         if len(self.stack) > MAX_DEPTH:
             raise TooDeepError(len(self.stack), event.start_mark.line + 1)
 
     def close(self, event: Any) -> None:
         self.keys.pop()
-        self.place(self.stack.pop())
+        self.place(self.stack.pop(), self.lines.pop())
 
     def alias(self, event: Any) -> None:
         raise NotPlain("an alias")
@@ -141,7 +143,7 @@ class _Builder:
         if self.documents > 1:
             raise NotPlain("a second document")
 
-    def place(self, value: Any) -> None:
+    def place(self, value: Any, line: int) -> None:
         if not self.stack:
             self.root = value
             return
@@ -153,6 +155,8 @@ class _Builder:
                 raise NotPlain("a collection as a mapping key")
             keys[-1] = value
         else:
+            if keys[-1] in top:
+                raise DuplicateKeyError(keys[-1], line)
             top[keys[-1]] = value
             keys[-1] = _NO_KEY
 
@@ -200,6 +204,8 @@ def load_plain(text: str) -> Any:
                 elif keys[-1] is _NO_KEY:
                     keys[-1] = value
                 else:
+                    if keys[-1] in top:
+                        raise DuplicateKeyError(keys[-1], event.start_mark.line + 1)
                     top[keys[-1]] = value
                     keys[-1] = _NO_KEY
             elif kind is end:
