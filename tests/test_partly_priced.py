@@ -108,3 +108,14 @@ def test_a_gate_that_cannot_be_checked_fails(tmp_path: Path, partly_priced: Path
     result = CliRunner().invoke(cli, ["compare", str(scenario), "--no-cache"])
     assert result.exit_code == 1
     assert "variant 'route': Δ cost is unknown" in " ".join(result.stderr.split())
+
+
+def test_an_unpriced_call_at_an_unknown_host_names_the_host(partly_priced: Path) -> None:
+    folder = partly_priced.parent / "cassettes"
+    gateway = folder / "gateway.yaml"
+    gateway.write_text(gateway.read_text().replace("api.openai.com", "llm-gateway.acme.dev"))
+    result = CliRunner().invoke(cli, ["report", str(gateway), "--no-cache"])
+    assert (
+        f"genai-prices has no price for openai model '{UNKNOWN}-2024-07-18' at llm-gateway.acme.dev, a host "
+        "genai-prices does not know" in " ".join(result.stdout.split())
+    )

@@ -22,6 +22,7 @@ from costsim.model import (
     UsageSource,
 )
 from costsim.model.reasoning import output_hidden, reasons
+from costsim.pricing.hosts import host_provider
 from costsim.pricing.names import model_label
 from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
@@ -248,6 +249,8 @@ class Totals:
             return metered.split
         self.priced_cost += cost.lower_bound
         reason = cost.unpriced_reason or "no price"
+        if call.host and call.platform is None and host_provider(call.host) is None:
+            reason += f" at {call.host}, a host genai-prices does not know"
         self.unpriced.append(
             UnpricedCall(
                 call.provenance, call.priced_model, reason, _billed(usage), cost.lower_bound
