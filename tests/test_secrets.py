@@ -314,3 +314,18 @@ def test_the_prefix_scan_misses_no_key(data: st.DataObject) -> None:
     text = data.draw(st.from_regex(rule.pattern, fullmatch=False))
     for match in rule.pattern.finditer(text):
         assert secrets._ANY_KEY.match(text, match.start()), (rule.id, match.group(0))
+
+
+def test_every_rule_is_in_the_readme_table() -> None:
+    """A finding's rule a user meets in ``cassettes check`` is listed in the README's table,
+    under its severity (a trial met ``unpriced`` exiting 1 with no word of it there)."""
+    from costsim.analysis.checks import ALL_RULES
+    from tests.conftest import ROOT
+
+    readme = (ROOT / "README.md").read_text()
+    table = readme[readme.index("| severity | rules |") :]
+    rows = {line.split("|")[1].strip(): line for line in table.splitlines()[2:5]}
+    for rule in ALL_RULES.values():
+        severity = rule.severity.value
+        row = next(text for name, text in rows.items() if name.startswith(severity))
+        assert f"`{rule.id}`" in row, f"{rule.id} ({severity}) missing from the README table"
