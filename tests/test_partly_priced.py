@@ -119,3 +119,14 @@ def test_an_unpriced_call_at_an_unknown_host_names_the_host(partly_priced: Path)
         f"genai-prices has no price for openai model '{UNKNOWN}-2024-07-18' at llm-gateway.acme.dev, a host "
         "genai-prices does not know" in " ".join(result.stdout.split())
     )
+
+
+def test_advise_caching_gives_placements_their_known_change(partly_priced: Path) -> None:
+    folder = partly_priced.parent / "cassettes"
+    result = CliRunner().invoke(cli, ["advise", "caching", str(folder), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "Caching advice on 7 recorded calls (≥$0." in text and "*)." in text
+    assert "Recommended: -s caching: Δ cost -$0.000716" in text
+    assert "static 5m ≥$0." in text and "unknown" not in text
+    assert "* the priced part, a lower bound: 1 call without a price" in text

@@ -7,6 +7,7 @@ from typing import Any
 
 from costsim.analysis.advice import CachingAdvice
 from costsim.analysis.comparison import VariantSummary
+from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.render.band_text import band_text
 from costsim.render.comparison import band_json
@@ -79,7 +80,7 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
     best, oracle = advice.best, advice.oracle
     lines = [
         f"Caching advice on {advice.baseline.llm_calls:,} recorded calls "
-        f"({money(advice.baseline.cost_usd)})."
+        f"({_cost_cell(advice.baseline, 6 if advice.baseline.priced_cost < 1 else 4)})."
     ]
     if best is not None:
         lines.append(
@@ -119,6 +120,12 @@ def _notes(advice: CachingAdvice) -> list[str]:
     recording, in the cache tokens it writes and reads against the recording's."""
     base = advice.baseline
     notes = ["re-simulated: the calls a placement sends differently; the rest bill as recorded."]
+    if base.unpriced_calls:
+        them = "it" if base.unpriced_calls == 1 else "them"
+        notes.append(
+            f"* the priced part, a lower bound: {plural(base.unpriced_calls, 'call')} "
+            f"without a price (a placement that bills {them} as recorded has a known Δ)."
+        )
     for option in advice.options:
         if option.delta.value is None or option.delta.value <= 0:
             continue
@@ -158,13 +165,13 @@ def _rows(advice: CachingAdvice) -> list[list[str]]:
         amount
         for option in advice.options
         for amount in (
-            option.totals.cost_usd,
+            option.totals.priced_cost,
             option.delta.value,
             option.delta.low,
             option.delta.high,
         )
     )
-    costs = money_cells([option.totals.cost_usd for option in advice.options], decimals=places)
+    costs = [_cost_cell(option.totals, places) for option in advice.options]
     return [
         [
             option.variant.name,
@@ -174,6 +181,13 @@ def _rows(advice: CachingAdvice) -> list[list[str]]:
         ]
         for option, cost in zip(advice.options, costs, strict=True)
     ]
+
+
+def _cost_cell(totals: Totals, places: int) -> str:
+    """The placement's cost; with calls without a price, its priced part as a lower bound
+    (``≥$0.0612*``, the star explained under the table)."""
+    cell = money_cells([totals.priced_cost], decimals=places)[0]
+    return f"≥{cell}*" if totals.unpriced_calls else cell
 
 
 def _delta_cells(option: VariantSummary, places: int) -> list[str]:
