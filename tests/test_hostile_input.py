@@ -456,7 +456,7 @@ def _bad_interactions() -> dict[str, tuple[dict[str, Any], str]]:
             interaction(OPENAI_URI, request=OPENAI_REQUEST, response={"result": "ok"}),
             "unknown shape",
         ),
-        "response-json-list": (interaction(response="[1, 2, 3]"), "list"),
+        "response-json-list": (interaction(response="[1, 2, 3]"), "JSON array"),
         "sse-invalid-json": (interaction(response=sse), "not valid JSON"),
         "status-not-a-number": (
             {**interaction(), "response": {**interaction()["response"], "status": "OK"}},

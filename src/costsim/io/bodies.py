@@ -19,6 +19,7 @@ __all__ = [
     "MAX_DECODED_BYTES",
     "SseEvent",
     "decode_body",
+    "json_kind",
     "json_problem",
     "looks_like_sse",
     "parse_json",
@@ -202,7 +203,7 @@ def parse_sse(body: bytes) -> list[SseEvent]:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
-    text = text.replace("\r\n", "\n")
+    text = text.replace("\r\n", "\n").replace("\r", "\n")  # the standard's three line ends
     chunks = text.split("\n\n")
     cut = len(chunks) - 1 if not text.endswith("\n\n") else -1
     for at, chunk in enumerate(chunks):
@@ -225,3 +226,19 @@ def parse_sse(body: bytes) -> list[SseEvent]:
             data = data_text
         events.append(SseEvent(event=name, data=data))
     return events
+
+
+_JSON_KINDS: dict[type, str] = {
+    type(None): "null",
+    bool: "boolean",
+    int: "number",
+    float: "number",
+    str: "string",
+    list: "array",
+    dict: "object",
+}
+
+
+def json_kind(value: object) -> str:
+    """What a decoded JSON value is, in JSON's words (``null``, ``array``, ...)."""
+    return _JSON_KINDS.get(type(value), type(value).__name__)

@@ -246,7 +246,9 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
     if method.strip().upper() not in _METHODS:
         raise InteractionError(path, index, f"request method {_short(method)} is not HTTP's")
     if not uri:
-        raise InteractionError(path, index, "request has no URI")
+        given = request.get("uri", request.get("url"))
+        what = "no URI" if given in (None, "") else f"a URI that is not text ({_short(given)})"
+        raise InteractionError(path, index, f"request has {what}")
 
     def body(message: Mapping[str, Any], headers: Headers, side: str) -> Body:
         try:

@@ -214,5 +214,9 @@ def load_plain(text: str) -> Any:
                 handler = handlers.get(kind)
                 if handler is not None:
                     handler(builder, event)
+    except yaml.MarkedYAMLError as exc:
+        if exc.problem_mark is None:  # a scalar's constructor (a !!binary that is not base64)
+            exc.problem_mark = event.start_mark
+        raise
     finally:
         parser.dispose()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from costsim.io.bodies import SseEvent, try_json
+from costsim.io.bodies import SseEvent, json_kind, try_json
 from costsim.model import (
     Block,
     DocumentBlock,
@@ -178,7 +178,7 @@ def _thinking_config(raw: Any) -> ThinkingConfig | None:
 def read_usage(raw: Any) -> UsageRead:
     """The usage object of a response, strictly (see :mod:`costsim.providers._usage`)."""
     if not isinstance(raw, Mapping):
-        return UsageRead(None, (f"usage is {type(raw).__name__}, not an object",))
+        return UsageRead(None, (f"usage is a JSON {json_kind(raw)}, not an object",))
     return anthropic_usage(raw)
 
 

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from costsim.io.bodies import SseEvent
+from costsim.io.bodies import SseEvent, json_kind
 from costsim.model import (
     Block,
     CacheControl,
@@ -41,7 +41,7 @@ def is_anthropic_model(model: str) -> bool:
 
 def converse_usage(raw: Any) -> UsageRead:
     if not isinstance(raw, Mapping):
-        return UsageRead(None, (f"usage is {type(raw).__name__}, not an object",))
+        return UsageRead(None, (f"usage is a JSON {json_kind(raw)}, not an object",))
     read = UsageReader(raw)
     uncached = read.count("inputTokens", required=True)
     output = read.count("outputTokens", required=True)

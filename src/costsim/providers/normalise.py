@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from costsim.io.bodies import SseEvent, looks_like_sse, parse_json, parse_sse
+from costsim.io.bodies import SseEvent, json_kind, looks_like_sse, parse_json, parse_sse
 from costsim.io.cassette import Cassette, Interaction, cassette_from_bytes, load_cassette
 from costsim.io.eventstream import looks_like_eventstream, parse_eventstream
 from costsim.model import (
@@ -364,7 +364,7 @@ def _parse_raw(
     if not isinstance(decoded, Mapping):
         if failed:
             return ParsedResponse(error=f"HTTP {interaction.status}")
-        raise interaction.fail(f"response body is JSON {type(decoded).__name__}, not an object")
+        raise interaction.fail(f"response body is a JSON {json_kind(decoded)}, not an object")
     return dataclasses.replace(adapter.parse_response(decoded), service_tier=_tier_of([decoded]))
 
 

@@ -9,7 +9,7 @@ from datetime import datetime
 from decimal import Decimal
 from typing import Any
 
-from costsim.io.bodies import SseEvent
+from costsim.io.bodies import SseEvent, json_kind
 from costsim.model import (
     Block,
     Call,
@@ -52,7 +52,7 @@ def read_openai_usage(raw: Any, *, responses: bool = False, web_searches: int = 
     """A Chat (or, with ``responses``, a Responses) usage object, strictly, with any cost a
     gateway recorded in it."""
     if not isinstance(raw, Mapping):
-        return UsageRead(None, (f"usage is {type(raw).__name__}, not an object",))
+        return UsageRead(None, (f"usage is a JSON {json_kind(raw)}, not an object",))
     names = _RESPONSES_NAMES if responses else _CHAT_NAMES
     return openai_usage(raw, **names, web_searches=web_searches)
 

@@ -80,7 +80,7 @@ def _listing_answer(items: list[CassetteListing]) -> str:
         return "No cassettes."
     calls = sum(item.calls for item in items)
     unreadable = sum(item.error is not None for item in items)
-    extra = f", {plural(unreadable, 'unreadable')}" if unreadable else ""
+    extra = f", {unreadable:,} unreadable" if unreadable else ""
     return f"{plural(len(items), 'cassette')}, {plural(calls, 'LLM call')}{extra}."
 
 
@@ -90,6 +90,11 @@ def listing_table(items: list[CassetteListing], *, width: int, wide: bool = Fals
     lines = [_listing_answer(items)]
     if items:
         lines += ["", *table(_listing_columns(wide), _listing_rows(items, wide), width=width)]
+    broken = [item for item in items if item.error is not None]
+    if broken:
+        lines.append("")
+        for item in broken:  # why, as report and check say it
+            lines += wrap(f"unreadable: {item.error}", width, subsequent="  ")
     return "\n".join(lines) + "\n"
 
 

@@ -189,7 +189,8 @@ def report_notes(report: Report) -> list[str]:
         notes.append(f"Served by other providers' hosts, priced from their price lists: {listed}.")
     if totals.undated_calls and not report.as_of:
         notes.append(
-            f"{plural(totals.undated_calls, 'call')} have no recorded date: priced at today's "
+            f"{plural(totals.undated_calls, 'call')} "
+            f"{'has' if totals.undated_calls == 1 else 'have'} no recorded date: priced at today's "
             "prices (pin a date with --as-of)."
         )
     if report.as_of:

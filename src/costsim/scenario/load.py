@@ -172,6 +172,10 @@ def _parse(path: Path) -> tuple[Any, yaml.Node | None]:
         mark = exc.problem_mark
         place = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark is not None else str(path)
         what = "; ".join(filter(None, (exc.problem, exc.context)))
+        if "could not determine a constructor for the tag" in what:
+            tag = what.split("'")[1] if what.count("'") >= 2 else "?"
+            tag = tag.replace("tag:yaml.org,2002:", "!!")
+            what = f"the tag {tag} is not allowed (scenarios are read safely: no code runs)"
         if "expected <block end>" in what or "mapping values are not allowed" in what:
             what += " (check the indentation of this line and the lines above it)"
         raise ConfigError(f"{place}: not valid YAML: {what}") from None
