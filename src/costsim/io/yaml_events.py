@@ -83,7 +83,9 @@ class _Scalars:
         self._plain[value] = resolved
         return resolved
 
-    def tagged(self, tag: str, value: str) -> Any:
+    def tagged(self, tag: str, value: str, mark: Any = None) -> Any:
+        """An explicitly tagged scalar; ``mark``: where it starts, which a constructor's
+        error names (a ``!!binary`` that is not base64)."""
         if tag in _TEXT:
             return value
         if tag == _YAML + "null":
@@ -93,7 +95,7 @@ class _Scalars:
         construct = _SCALARS.get(tag)
         if construct is None:
             raise NotPlain(f"scalar tag {tag}")
-        return construct(self._constructor, yaml.ScalarNode(tag, value))
+        return construct(self._constructor, yaml.ScalarNode(tag, value, mark, mark))
 
 
 @cache
@@ -194,7 +196,7 @@ def load_plain(text: str) -> Any:
                 value = (
                     (plain(event.value) if event.implicit[0] else event.value)
                     if plainly
-                    else tagged(tag, event.value)
+                    else tagged(tag, event.value, event.start_mark)
                 )
                 top = stack[-1] if stack else None  # as _Builder.place (never a collection)
                 if top is None:
@@ -214,9 +216,5 @@ def load_plain(text: str) -> Any:
                 handler = handlers.get(kind)
                 if handler is not None:
                     handler(builder, event)
-    except yaml.MarkedYAMLError as exc:
-        if exc.problem_mark is None:  # a scalar's constructor (a !!binary that is not base64)
-            exc.problem_mark = event.start_mark
-        raise
     finally:
         parser.dispose()
