@@ -51,7 +51,10 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        ("{not json", "not valid JSON (line 1"),
+        (
+            "{not json",
+            "not valid JSON (Expecting property name enclosed in double quotes at line 1",
+        ),
         ('{"kind": "something else"}', "not a costsim baseline file"),
         (
             '{"kind": "costsim.baseline", "format_version": 99, "tests": {}}',
@@ -206,3 +209,104 @@ def test_a_rise_just_over_its_tolerance_does_not_read_as_the_tolerance() -> None
     assert result.regressions == [
         "t::a: prompt_tokens rose +2.03% (10,000 -> 10,203), over the tolerance of 2%"
     ]
+
+
+def _priced(count: int, each: str = "0.004454") -> dict[str, TestCost]:
+    return {f"t::{i}": _cost(100, each) for i in range(count)}
+
+
+def _unpriced_baselines(folder: Path) -> None:
+    """11 priced tests and one with an unpriced call, as a new user's trial had them."""
+    save_baseline(folder / "main.json", {**_priced(11), "t::u": _cost(100, None)})
+    save_baseline(folder / "pr.json", {**_priced(11, "0.004636"), "t::u": _cost(100, None)})
+
+
+def test_baseline_list_shows_a_partial_cost_as_its_priced_part(tmp_path: Path) -> None:
+    """It showed ``unpriced`` for a baseline 11 of whose 12 tests are priced (the plugin had
+    shown ``≥$0.049000*``)."""
+    _unpriced_baselines(tmp_path)
+    save_baseline(tmp_path / "none.json", {"t::u": _cost(100, None)})
+    (tmp_path / "none.json").write_text(
+        (tmp_path / "none.json").read_text().replace('"0.04"', '"0"')
+    )
+    result = CliRunner().invoke(cli, ["baseline", "list", "--dir", str(tmp_path)])
+    rows = {
+        cells[0]: cells[3]
+        for line in result.stdout.splitlines()
+        if (cells := line.split()) and cells[0] in ("main", "none", "pr")
+    }
+    assert rows == {"main": "≥$0.088994*", "none": "unpriced", "pr": "≥$0.090996*"}
+    text = " ".join(result.stdout.split())
+    assert "* partial cost: the priced part, a lower bound" in text
+    assert "main has 1 unpriced call in 1 test of 12; pr has 1 unpriced call in 1 test" in text
+    listed = CliRunner().invoke(
+        cli, ["baseline", "list", "--dir", str(tmp_path), "--format", "json"]
+    )
+    document = json.loads(listed.stdout)
+    main = document["baselines"][0]
+    assert (main["cost_usd"], main["priced_cost_usd"], main["unpriced_calls"]) == (
+        None,
+        "0.088994",
+        1,
+    )
+
+
+def test_compare_with_an_unpriced_test_totals_the_tests_priced_in_both(tmp_path: Path) -> None:
+    """``baseline compare`` said "total cost unknown -> unknown." when one test of twelve had
+    an unpriced call; now it totals the tests priced in both and says how many it left out,
+    and its JSON carries that total."""
+    _unpriced_baselines(tmp_path)
+    args = ["baseline", "compare", "main", "pr", "--dir", str(tmp_path)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert (
+        "no regression beyond tolerance (cost:5%), 0 improvements; the 11 tests priced in both "
+        "cost $0.048994 -> $0.050996 (+4.1%); 1 test with unpriced calls left out." in text
+    )
+    total = json.loads(CliRunner().invoke(cli, [*args, "--format", "json"]).stdout)["total"]
+    assert total == {
+        "old_cost_usd": None,
+        "new_cost_usd": None,
+        "compared_tests": 11,
+        "unpriced_tests": 1,
+        "before_usd": "0.048994",
+        "after_usd": "0.050996",
+        "change_usd": "0.002002",
+        "change_pct": pytest.approx(4.086, abs=1e-3),
+    }
+
+
+def test_a_regression_carries_its_figures_beside_its_sentence(tmp_path: Path) -> None:
+    """JSON consumers parsed the prose of ``regressions``; each now has its test, metric,
+    figures and limit beside it."""
+    save_baseline(tmp_path / "old.json", {"t::a": _cost(1000, "0.10"), "t::z": _cost(0, "0")})
+    save_baseline(tmp_path / "new.json", {"t::a": _cost(1100, "0.12"), "t::z": _cost(5, "0")})
+    args = ["baseline", "compare", "old", "new", "--dir", str(tmp_path)]
+    result = CliRunner().invoke(
+        cli, [*args, "--fail", "cost:5%,prompt_tokens:20", "--format", "json"]
+    )
+    assert result.exit_code == 1
+    document = json.loads(result.stdout)
+    assert document["regression_details"] == [
+        {
+            "test": "t::a",
+            "metric": "cost",
+            "before": "0.10",
+            "after": "0.12",
+            "limit_pct": 5.0,
+            "change_pct": pytest.approx(20.0),
+            "message": document["regressions"][0],
+        },
+        {
+            "test": "t::z",
+            "metric": "prompt_tokens",
+            "before": 0,
+            "after": 5,
+            "limit_pct": 20.0,
+            "change_pct": None,
+            "message": "t::z: prompt_tokens rose from 0 to 5",
+        },
+    ]
+    assert document["regressions"][0].startswith("t::a: cost rose +20.0%")
+    assert document["total"]["change_usd"] == "0.02"

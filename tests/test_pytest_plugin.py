@@ -160,7 +160,10 @@ def test_regression_against_a_baseline(project: pytest.Pytester, grown: int, fai
     )
     result.assert_outcomes(passed=2)
     assert (result.ret == pytest.ExitCode.TESTS_FAILED) is fails
-    result.stdout.fnmatch_lines(["*new test (not in baseline base): test_agent.py::test_new*"])
+    assert said(
+        result.stdout.str(),
+        "*not in baseline base (new, or not saved: it failed then): test_agent.py::test_new*",
+    )
     over = "1 regression(s)" if fails else "no regression"
     text = " ".join(result.stdout.str().split())
     assert f"compared with baseline base: 1 test(s) against prompt_tokens:5%; {over}" in text
@@ -168,6 +171,35 @@ def test_regression_against_a_baseline(project: pytest.Pytester, grown: int, fai
         result.stdout.fnmatch_lines(
             ["*test_two: prompt_tokens rose +6.0% (3,956 -> 4,193), over", "  the tolerance of 5%"]
         )
+
+
+def test_compare_totals_the_tests_priced_in_both(project: pytest.Pytester) -> None:
+    """``--costsim-compare`` left out its "the tests in both cost" line, with no word, as soon
+    as one test was unpriced (here in the baseline): it totals those priced in both and says
+    how many it left out."""
+    folder = project.path / ".costsim"
+    folder.mkdir()
+    priced = {
+        "calls": 2,
+        "prompt_tokens": 4000,
+        "cost_usd": "0.010000",
+        "priced_cost_usd": "0.010000",
+    }
+    unpriced = {"calls": 1, "unpriced_calls": 1, "cost_usd": None, "priced_cost_usd": "0"}
+    tests = {"test_agent.py::test_two": priced, "test_agent.py::test_one": unpriced}
+    document = {"format_version": 2, "kind": "costsim.baseline", "tests": tests}
+    (folder / "base.json").write_text(json.dumps(document))
+    project.makepyfile(
+        test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n\ndef test_one():\n    _replay(1)\n"
+    )
+    result = project.runpytest(
+        "--costsim", "--costsim-compare", "base", "--costsim-fail", "calls:900"
+    )
+    assert said(
+        result.stdout.str(),
+        "*compared with baseline base: 2 test(s) against calls:900; no regression; the 1 priced "
+        "in both cost $0.010000 -> $0.* (+*%), 1 left out (unpriced calls)*",
+    )
 
 
 def test_save_then_compare_with_the_cli(project: pytest.Pytester) -> None:

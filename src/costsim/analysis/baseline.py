@@ -7,25 +7,30 @@ figures. Regression checks are tiny objects whose ``fails()`` returns a sentence
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
-from decimal import Decimal, InvalidOperation
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any
 
+from costsim.analysis.test_cost import CostChange, TestCost, cost_change
 from costsim.analysis.tolerances import METRICS, TOKEN_METRICS, parse_tolerances
 from costsim.errors import InputError
+from costsim.io.documents import DocumentError, parse_document
 from costsim.model.ordering import naturally
-from costsim.pricing.ledger import MeteredCall, Totals
-from costsim.pricing.money import amount_text, money
+from costsim.pricing.money import money
 
 __all__ = [
     "BASELINE_FORMAT_VERSION",
     "METRICS",
     "Comparison",
+    "CostChange",
+    "Regression",
     "RegressionCheck",
     "TestCost",
     "compare_baselines",
+    "cost_change",
     "load_baseline",
     "parse_tolerances",
     "save_baseline",
@@ -34,136 +39,6 @@ __all__ = [
 BASELINE_FORMAT_VERSION = 2
 """2 adds ``priced_cost_usd`` and ``unpriced_calls``; version 1 files are still read."""
 READABLE_VERSIONS = (1, 2)
-
-
-_COUNTS = (
-    "calls", "estimated_calls", "unrecorded_calls", "drifted_calls", "errored_calls",
-    "prompt_tokens",
-    "uncached_input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
-    "unpriced_calls",
-)  # fmt: skip
-
-
-@dataclass(slots=True)
-class TestCost:
-    """What one test's LLM calls used and cost.
-
-    ``priced_cost_usd`` sums the calls that have a price; ``unpriced_calls`` counts the others,
-    so the cost is complete (``cost_usd``) only when that count is 0.
-    """
-
-    __test__: ClassVar[bool] = False  # not a pytest test class
-
-    calls: int = 0
-    estimated_calls: int = 0
-    """Calls whose tokens are costsim's calibrated estimate (unrecorded or drifted)."""
-    unrecorded_calls: int = 0
-    """Calls recorded without usage (estimated)."""
-    drifted_calls: int = 0
-    """Replayed calls whose request, as the code sent it, differs from the recorded one."""
-    errored_calls: int = 0
-    """Calls the API answered with an error (4xx/5xx): unbilled, no tokens counted."""
-    prompt_tokens: int = 0
-    uncached_input_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_write_tokens: int = 0
-    output_tokens: int = 0
-    priced_cost_usd: Decimal = Decimal(0)
-    unpriced_calls: int = 0
-    """Calls whose cost is unknown: a model without a price, or a call without usage."""
-    unpriced: list[str] = field(default_factory=list)
-    unrecorded: list[str] = field(default_factory=list)
-    """Which calls were recorded without usable usage, and why (``file interaction N: ...``)."""
-
-    @classmethod
-    def of(cls, calls: Iterable[MeteredCall]) -> TestCost:
-        totals = Totals.of(calls)
-        return cls(
-            calls=totals.llm_calls,
-            estimated_calls=totals.estimated_calls,
-            errored_calls=totals.errored_calls,
-            prompt_tokens=totals.prompt_tokens,
-            uncached_input_tokens=totals.uncached_input_tokens,
-            cache_read_tokens=totals.cache_read_tokens,
-            cache_write_tokens=totals.cache_write_tokens,
-            output_tokens=totals.output_tokens,
-            priced_cost_usd=totals.priced_cost,
-            unpriced_calls=totals.unpriced_calls + totals.unmetered_calls,
-            unpriced=[f"{u.provenance}: {u.reason}" for u in totals.unpriced],
-        )
-
-    @property
-    def cost_usd(self) -> Decimal | None:
-        """The whole cost, or None when any call is unpriced (see ``priced_cost_usd``)."""
-        return None if self.unpriced_calls else self.priced_cost_usd
-
-    @property
-    def cache_hit_rate(self) -> float | None:
-        return self.cache_read_tokens / self.prompt_tokens if self.prompt_tokens else None
-
-    def merge(self, other: TestCost) -> None:
-        for name in _COUNTS:
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        self.priced_cost_usd += other.priced_cost_usd
-        self.unpriced.extend(other.unpriced)
-        self.unrecorded.extend(other.unrecorded)
-
-    def metric(self, name: str) -> Decimal | None:
-        value = self.cost_usd if name == "cost" else getattr(self, name)
-        return None if value is None else Decimal(value)
-
-    def to_json(self) -> dict[str, Any]:
-        data = asdict(self)
-        data["cost_usd"] = amount_text(self.cost_usd)
-        data["priced_cost_usd"] = amount_text(self.priced_cost_usd)
-        return data
-
-    @classmethod
-    def from_json(
-        cls, data: Mapping[str, Any], *, version: int = BASELINE_FORMAT_VERSION
-    ) -> TestCost:
-        """Read one test's figures; a wrong type or value raises ValueError naming the field.
-
-        Version 1 stored only ``cost_usd`` (null when anything was unpriced): its priced part
-        is unknown, so such a test reads as unpriced with no priced cost.
-        """
-        if not isinstance(data, Mapping):
-            raise ValueError(f"expected a mapping, got {type(data).__name__}")
-        counts = {}
-        for name in _COUNTS:
-            value = data.get(name, 0)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                raise ValueError(f"{name} must be a whole number of 0 or more, not {value!r}")
-            counts[name] = value
-        unpriced = data.get("unpriced", [])
-        if not isinstance(unpriced, list) or not all(isinstance(u, str) for u in unpriced):
-            raise ValueError(f"unpriced must be a list of strings, not {unpriced!r}")
-        unrecorded = data.get("unrecorded", [])
-        if not isinstance(unrecorded, list) or not all(isinstance(u, str) for u in unrecorded):
-            raise ValueError(f"unrecorded must be a list of strings, not {unrecorded!r}")
-        cost = _money("cost_usd", data.get("cost_usd"))
-        if version == 1:
-            counts["unpriced_calls"] = 0 if cost is not None else max(1, len(unpriced))
-            priced = cost or Decimal(0)
-        else:
-            priced = _money("priced_cost_usd", data.get("priced_cost_usd", "0")) or Decimal(0)
-            if (cost is None) != bool(counts["unpriced_calls"]):
-                raise ValueError("cost_usd must be null exactly when unpriced_calls is above 0")
-        return cls(
-            **counts, priced_cost_usd=priced, unpriced=list(unpriced), unrecorded=list(unrecorded)
-        )
-
-
-def _money(name: str, value: Any) -> Decimal | None:
-    if value is None:
-        return None
-    try:
-        amount = Decimal(str(value)) if isinstance(value, str | int) else None
-    except InvalidOperation:
-        amount = None
-    if amount is None or not amount.is_finite() or amount < 0:
-        raise ValueError(f"{name} must be a decimal string of 0 or more, or null, not {value!r}")
-    return amount
 
 
 def save_baseline(path: Path, tests: Mapping[str, TestCost]) -> None:
@@ -178,24 +53,15 @@ def save_baseline(path: Path, tests: Mapping[str, TestCost]) -> None:
 
 
 def load_baseline(path: Path) -> dict[str, TestCost]:
-    """Read a baseline; any problem is an InputError naming the file."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise InputError(f"baseline {path}: no such file (save one with --costsim-save)") from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise InputError(f"baseline {path}: cannot be read ({exc})") from None
-    except json.JSONDecodeError as exc:
-        raise InputError(
-            f"baseline {path}: not valid JSON (line {exc.lineno}: {exc.msg})"
-        ) from None
+    """Read a baseline; any problem is an InputError naming the file (one sentence)."""
+    document = _document(path)
     if not isinstance(document, dict) or document.get("kind") != "costsim.baseline":
         raise InputError(f"baseline {path}: not a costsim baseline file")
     version = document.get("format_version")
-    if version not in READABLE_VERSIONS:
+    if type(version) is not int or version not in READABLE_VERSIONS:  # not true, not 1.0
         raise InputError(
-            f"baseline {path}: format_version {version!r} is not one costsim reads "
-            f"({', '.join(map(str, READABLE_VERSIONS))}); save the baseline again"
+            f"baseline {path}: format_version {json.dumps(version)[:40]} is not one costsim "
+            f"reads ({', '.join(map(str, READABLE_VERSIONS))}); save the baseline again"
         )
     tests = document.get("tests")
     if not isinstance(tests, dict):
@@ -203,14 +69,62 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
     figures = {}
     for name, data in tests.items():
         try:
+            _check_name(name)
             figures[name] = TestCost.from_json(data, version=version)
         except ValueError as exc:
-            raise InputError(f"baseline {path}: malformed test entry {name!r}: {exc}") from None
+            shown = repr(name) if len(repr(name)) <= 80 else f"{repr(name)[:76]}...'"
+            raise InputError(f"baseline {path}: malformed test entry {shown}: {exc}") from None
     return figures
+
+
+def _document(path: Path) -> Any:
+    """The JSON ``path`` holds (UTF-8, or UTF-16 / UTF-32 with a byte order mark)."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"baseline {path}: no such file (save one with --costsim-save)") from None
+    except OSError as exc:
+        raise InputError(f"baseline {path}: cannot be read ({exc.strerror or exc})") from None
+    try:
+        return parse_document(data)
+    except DocumentError as exc:
+        raise InputError(f"baseline {path}: {exc}") from None
+
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def _check_name(name: str) -> None:
+    """A test id holds no control character: pytest escapes them in ids, and one written
+    to a terminal could move the cursor, retitle the window or clear the screen."""
+    found = _CONTROL.search(name)
+    if found is not None:
+        raise ValueError(
+            f"the test id holds a control character (U+{ord(found.group()):04X}), "
+            "which pytest never writes"
+        )
 
 
 def _describe(limits: Mapping[str, float]) -> str:
     return ", ".join(f"{metric}:{percent:g}%" for metric, percent in limits.items())
+
+
+@dataclass(frozen=True, slots=True)
+class Regression:
+    """A metric of a test that grew beyond its tolerance: the figures and the sentence."""
+
+    test: str
+    metric: str
+    before: Decimal
+    after: Decimal
+    limit: float
+    """The tolerance, in percent of ``before``."""
+    change_pct: float | None
+    """How much it grew, in percent of ``before`` (None: it rose from 0)."""
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
 
 
 @dataclass(frozen=True, slots=True)
@@ -221,19 +135,28 @@ class RegressionCheck:
     percent: float
 
     def fails(self, test: str, old: TestCost, new: TestCost) -> str | None:
+        found = self.check(test, old, new)
+        return None if found is None else found.message
+
+    def check(self, test: str, old: TestCost, new: TestCost) -> Regression | None:
+        """The regression of ``test``'s metric beyond the tolerance, or None."""
         before, after = old.metric(self.metric), new.metric(self.metric)
         if before is None or after is None:
             return None  # an unpriced cost: compare_baselines gates the tokens instead
         shown = money if self.metric == "cost" else (lambda value: f"{int(value):,}")
         if before == 0:
-            return None if after == 0 else f"{test}: {self.metric} rose from 0 to {shown(after)}"
+            if after == 0:
+                return None
+            said = f"{test}: {self.metric} rose from 0 to {shown(after)}"
+            return Regression(test, self.metric, before, after, self.percent, None, said)
         change = float((after - before) / before * 100)
-        if change > self.percent:
-            return (
-                f"{test}: {self.metric} rose {_over(change, self.percent)} "
-                f"({shown(before)} -> {shown(after)}), over the tolerance of {self.percent:g}%"
-            )
-        return None
+        if change <= self.percent:
+            return None
+        said = (
+            f"{test}: {self.metric} rose {_over(change, self.percent)} "
+            f"({shown(before)} -> {shown(after)}), over the tolerance of {self.percent:g}%"
+        )
+        return Regression(test, self.metric, before, after, self.percent, change, said)
 
 
 def _over(change: float, limit: float) -> str:
@@ -249,6 +172,8 @@ def _over(change: float, limit: float) -> str:
 @dataclass(slots=True)
 class Comparison:
     regressions: list[str] = field(default_factory=list)
+    """Each regression beyond tolerance, as a sentence (``failed`` holds its figures)."""
+    failed: list[Regression] = field(default_factory=list)
     improvements: list[str] = field(default_factory=list)
     new_tests: list[str] = field(default_factory=list)
     missing_tests: list[str] = field(default_factory=list)
@@ -315,9 +240,10 @@ def compare_baselines(
         if note is not None:
             result.notes.append(note)
         for metric, percent in sorted(limits.items()):
-            failure = RegressionCheck(metric, percent).fails(test, old[test], new[test])
+            failure = RegressionCheck(metric, percent).check(test, old[test], new[test])
             if failure is not None:
-                result.regressions.append(failure)
+                result.failed.append(failure)
+                result.regressions.append(failure.message)
         improvement = _improvement(test, old[test], new[test])
         if improvement is not None:
             result.improvements.append(improvement)

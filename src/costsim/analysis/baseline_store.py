@@ -10,7 +10,14 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
-from costsim.analysis.baseline import Comparison, TestCost, compare_baselines, load_baseline
+from costsim.analysis.baseline import (
+    Comparison,
+    CostChange,
+    TestCost,
+    compare_baselines,
+    cost_change,
+    load_baseline,
+)
 from costsim.errors import InputError
 
 __all__ = [
@@ -44,12 +51,14 @@ def baseline_folder(start: Path | None = None) -> Path:
 
 @dataclass(frozen=True, slots=True)
 class SavedBaseline:
-    """A baseline file and its figures."""
+    """A baseline file and its figures; or, listed with others, one that cannot be read
+    (``error`` says why, and it has no figures)."""
 
     name: str
     path: Path
     tests: dict[str, TestCost]
     saved: datetime | None = None
+    error: str | None = None
 
     @property
     def total(self) -> TestCost:
@@ -76,18 +85,31 @@ def resolve_baseline(name: str | Path, folder: Path | None = None) -> Path:
     )
 
 
-def _read(path: Path) -> SavedBaseline:
+def _saved(path: Path) -> datetime | None:
     try:
-        saved = datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
     except OSError:
-        saved = None
-    return SavedBaseline(path.stem, path, load_baseline(path), saved)
+        return None
+
+
+def _read(path: Path) -> SavedBaseline:
+    return SavedBaseline(path.stem, path, load_baseline(path), _saved(path))
+
+
+def _listed(path: Path) -> SavedBaseline:
+    """One baseline of a listing: a file that cannot be read is listed with why, as
+    ``cassettes list`` lists an unreadable cassette, so one bad file hides no other."""
+    try:
+        return _read(path)
+    except InputError as exc:
+        return SavedBaseline(path.stem, path, {}, _saved(path), error=str(exc))
 
 
 def list_baselines(folder: Path | None = None) -> tuple[Path, list[SavedBaseline]]:
-    """The baseline folder and every baseline saved in it, by name."""
+    """The baseline folder and every baseline saved in it, by name (those that cannot be
+    read with their ``error``)."""
     home = folder or baseline_folder()
-    return home, [_read(path) for path in _files(home)]
+    return home, [_listed(path) for path in _files(home)]
 
 
 def _files(home: Path) -> list[Path]:
@@ -124,7 +146,14 @@ class BaselineDiff:
 
     @property
     def cost_change(self) -> tuple[Decimal | None, Decimal | None]:
+        """Each baseline's whole cost (None when a call of it is unpriced)."""
         return self.old.total.cost_usd, self.new.total.cost_usd
+
+    @property
+    def priced_change(self) -> CostChange:
+        """What the tests both hold, priced in both, cost in each (and how many of those
+        both hold were left out, unpriced)."""
+        return cost_change(self.old.tests, self.new.tests)
 
 
 def diff_baselines(

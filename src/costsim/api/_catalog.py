@@ -23,9 +23,12 @@ def list_strategies(name: str | None = None) -> Strategies:
 
 def list_baselines(folder: PathLike | None = None) -> BaselineList:
     """The baselines ``pytest --costsim-save NAME`` saved in the project's ``.costsim`` folder
-    (found from the working folder as pytest finds its root; or ``folder``)."""
+    (found from the working folder as pytest finds its root; or ``folder``). A file that
+    cannot be read is listed with why, and is a warning: the others are still listed."""
     home = Path(folder) if folder is not None else None
-    return BaselineList(baseline_store.list_baselines(home))
+    listing = baseline_store.list_baselines(home)
+    unreadable = tuple(f"skipped {item.error}" for item in listing[1] if item.error is not None)
+    return BaselineList(listing, warnings=unreadable)
 
 
 def compare_baselines(

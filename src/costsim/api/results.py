@@ -296,7 +296,8 @@ class BaselineList(Result):
 
     @property
     def names(self) -> list[str]:
-        return [saved.name for saved in self.data[1]]
+        """The baselines that could be read."""
+        return [saved.name for saved in self.data[1] if saved.error is None]
 
 
 @dataclass(frozen=True, slots=True)

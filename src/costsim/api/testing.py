@@ -12,7 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from costsim.analysis.bands import run_terms, variant_bands
-from costsim.analysis.baseline import TestCost, compare_baselines, load_baseline, save_baseline
+from costsim.analysis.baseline import (
+    TestCost,
+    compare_baselines,
+    cost_change,
+    load_baseline,
+    save_baseline,
+)
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
 from costsim.analysis.spread import NONE, ZERO, Spread, difference, difference_terms
@@ -45,6 +51,7 @@ __all__ = [
     "amount_text",
     "budget_failures",
     "compare_baselines",
+    "cost_change",
     "differences",
     "drift_summary",
     "load_baseline",

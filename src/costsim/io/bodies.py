@@ -25,6 +25,7 @@ __all__ = [
     "parse_json",
     "parse_sse",
     "try_json",
+    "unusable_json",
 ]
 
 MAX_DECODED_BYTES = 256 * 1024 * 1024
@@ -154,10 +155,10 @@ def parse_json(body: bytes | str) -> Any:
     except UnicodeDecodeError as exc:
         raise ValueError(f"is not UTF-8 text (byte {exc.start})") from None
     except (ValueError, RecursionError) as exc:
-        raise ValueError(f"is not usable JSON ({_unusable(exc)})") from None
+        raise ValueError(f"is not usable JSON ({unusable_json(exc)})") from None
 
 
-def _unusable(exc: ValueError | RecursionError) -> str:
+def unusable_json(exc: ValueError | RecursionError) -> str:
     """Why the decoder gave up, in a few words (not Python's advice to the programmer)."""
     digits = re.search(r"value has (\d+) digits", str(exc))
     if digits:

@@ -14,6 +14,18 @@ whose tokenizer *is* the count, ``a`` stays 1 and only tool round trips, the pre
 tools and the reasoning items passed back (whose text is encrypted: ``j`` per item and ``k``
 per encrypted character) are fitted, what the rules leave open.
 
+A saved calibration is read only when its coefficients are ones a fit can make
+(:func:`coefficient_problem`): finite, one per feature, and each within what its feature
+means (:data:`BOUNDS`). ``raw`` scales one tokenizer's count of a text to another's: every
+token holds at least one character and cl100k's about four, so no tokenizer counts more than
+:data:`RAW_SCALE` times cl100k's tokens, nor fewer than its inverse. ``reasoning_chars`` is
+tokens per encrypted character: the reasoning those characters encrypt holds at least one
+per token, and encrypting never shrinks it, so at most 1 either way. Every other term is
+tokens a provider adds per message, tool, round trip, block, item or request beyond what is
+sent, which no provider documents above its largest overhead for a whole request
+(:data:`~costsim.metering.models.LARGEST_REQUEST_OVERHEAD`, 804 tokens): the shipped
+coefficients stay below 150, fits on corpus samples of a few dozen cassettes below 450.
+
 The fit is least squares on *relative* error (weights 1/y²): the corpus is full of tiny
 prompts where an absolute fit would overshoot. The normal equations are sums over calls, so a
 leave-one-group-out fit (one cassette, or one source project) is the full sums minus the
@@ -23,6 +35,7 @@ group's: every call is predicted by a model that never saw its group.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import cache, lru_cache
@@ -30,14 +43,18 @@ from importlib import resources
 from typing import Any, Literal
 
 from costsim.errors import DataError
+from costsim.metering.models import LARGEST_REQUEST_OVERHEAD
 from costsim.metering.serialise import Features
 
 __all__ = [
+    "BOUNDS",
     "FEATURE_NAMES",
     "FREE_TERMS",
     "IDENTITY",
+    "RAW_SCALE",
     "Coefficients",
     "NormalEquations",
+    "coefficient_problem",
     "default_coefficients",
     "default_document",
     "fit",
@@ -75,6 +92,34 @@ FREE_TERMS: dict[str, tuple[int, ...]] = {
     ),
 }
 """Fitted terms per provider; the others stay at :data:`IDENTITY`."""
+
+
+RAW_SCALE = 4.0
+"""Most tokens a tokenizer counts per cl100k token (cl100k's hold about four characters)."""
+
+_PER_UNIT = float(LARGEST_REQUEST_OVERHEAD)
+BOUNDS: dict[str, tuple[float, float]] = {
+    name: (-_PER_UNIT, _PER_UNIT) for name in FEATURE_NAMES
+} | {"raw": (1 / RAW_SCALE, RAW_SCALE), "reasoning_chars": (-1.0, 1.0)}
+"""The range of each coefficient a fit can make, by what its feature means (see above)."""
+
+
+def coefficient_problem(values: Sequence[float], *, ranged: bool = True) -> str | None:
+    """Why ``values`` are not coefficients a fit makes, in words; None when they are.
+    ``ranged``: check each against its :data:`BOUNDS` too (not only finite, one per feature)."""
+    if len(values) != len(FEATURE_NAMES):
+        count = f"{len(values)} coefficient{'s' * (len(values) != 1)}"
+        return f"{count}, not one per feature ({len(FEATURE_NAMES)}: {', '.join(FEATURE_NAMES)})"
+    for name, value in zip(FEATURE_NAMES, values, strict=True):
+        low, high = BOUNDS[name]
+        if not math.isfinite(value):
+            return f"its {name} coefficient is {value}, not a number"
+        if ranged and not low <= value <= high:
+            return (
+                f"its {name} coefficient {value:.6g} is outside {low:g} to {high:g}, "
+                "the range its feature allows"
+            )
+    return None
 
 
 def free_terms(family: str) -> tuple[int, ...]:

@@ -170,6 +170,11 @@ _TOOL_PROMPT: dict[str, tuple[int, int]] = {
 }
 
 
+LARGEST_REQUEST_OVERHEAD = max(tokens for pair in _TOOL_PROMPT.values() for tokens in pair)
+"""The most tokens a provider documents adding to one request beyond what it sends: the
+largest tool-use system prompt above (Claude Opus 4.7, tool_choice any)."""
+
+
 def tool_prompt_tokens(model: str, *, forced: bool) -> int:
     """Anthropic's tool-use system prompt for ``model`` (``forced``: tool_choice any / tool)."""
     auto, forced_count = lookup(_TOOL_PROMPT, model, _TOOL_PROMPT["claude"])

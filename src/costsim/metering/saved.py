@@ -8,12 +8,21 @@ pytest plugin estimate alike.
 
 The file is JSON with a format version and a kind, written atomically; a file that is not
 one (another kind, another version, broken JSON, a ``--shipped`` evaluation) is refused in
-one sentence naming it.
+one sentence naming it. So is one whose figures no fit makes (a hand-edited or damaged file):
+coefficients that are not finite, not one per feature, or out of the range their feature
+allows (:func:`~costsim.metering.calibration.coefficient_problem`), for every family the
+estimator uses (those with :data:`~costsim.metering.evaluate.MIN_CALLS` calls in
+:data:`~costsim.metering.evaluate.MIN_CASSETTES` cassettes; every other family keeps the
+shipped coefficients, so only its shape is checked); and error figures that are not finite
+percentages of 0 or more. An estimate never rests on them: they would give a call no tokens,
+or crash, while the output still claimed the calibration's error band.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
+import math
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
@@ -21,11 +30,16 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from costsim.errors import ConfigError
+from costsim.io.encoding import TextEncodingError, decode_text
 from costsim.io.files import write_atomic
-from costsim.metering.validation import CalibrationReport
+from costsim.io.limits import MAX_TOKENS
+from costsim.metering.calibration import coefficient_problem
+from costsim.metering.evaluate import MIN_CALLS, MIN_CASSETTES
+from costsim.metering.validation import CalibrationReport, Cell, FamilyReport
 
 __all__ = [
     "KIND",
+    "MAX_ERROR_PCT",
     "SavedCalibration",
     "read_calibration",
     "read_calibration_keyed",
@@ -88,19 +102,58 @@ def _problem(kind: str, where: str, error: Any) -> str:
 
 @cache
 def _parse(name: str, data: bytes) -> CalibrationReport:
+    refused = f"{name}: not a calibration saved by 'costsim calibrate --save'"
     try:
-        saved = SavedCalibration.model_validate_json(data)
+        saved = SavedCalibration.model_validate_json(decode_text(data))
     except ValidationError as exc:
         error = exc.errors()[0]
         where = ".".join(str(part) for part in error["loc"])
         problem = _problem(error["type"], where, error)
-        raise ConfigError(
-            f"{name}: not a calibration saved by 'costsim calibrate --save' ({problem})"
-        ) from None
+        raise ConfigError(f"{refused} ({problem})") from None
+    except TextEncodingError as exc:
+        raise ConfigError(f"{refused} (it {exc})") from None
     except (ValueError, RecursionError):
-        raise ConfigError(
-            f"{name}: not a calibration saved by 'costsim calibrate --save' (not JSON)"
-        ) from None
+        raise ConfigError(f"{refused} (not JSON)") from None
     if saved.report.mode != "refit":
         raise ConfigError(f"{name}: holds an evaluation of the shipped coefficients, not a fit")
+    wrong = _figures_problem(saved.report)
+    if wrong is not None:
+        raise ConfigError(f"{name}: not a calibration a fit makes ({wrong}); fit it again")
     return saved.report
+
+
+def _figures_problem(report: CalibrationReport) -> str | None:
+    """What no fit writes in ``report``, in words naming the family or cell; None if nothing."""
+    for family in report.families:
+        used = family.calls >= MIN_CALLS and family.cassettes >= MIN_CASSETTES
+        problem = coefficient_problem(family.coefficients.values, ranged=used) or (
+            _errors_problem(family)
+        )
+        if problem is not None:
+            return f"family {family.family!r}: {problem}"
+    for cell in report.cells:
+        problem = _errors_problem(cell)
+        if problem is not None:
+            return f"{cell.flavour} {cell.klass}: {problem}"
+    return None
+
+
+MAX_ERROR_PCT = 100.0 * MAX_TOKENS
+"""The largest error a held-out figure can be, in percent: an estimate of at most
+:data:`~costsim.io.limits.MAX_TOKENS` tokens (above any context window) of a prompt, or a
+change, of at least one token."""
+
+
+def _errors_problem(figures: FamilyReport | Cell) -> str | None:
+    """A count or measured error (a percentage) that is not finite, below 0, or (an error)
+    beyond :data:`MAX_ERROR_PCT`."""
+    for field in dataclasses.fields(figures):
+        value = getattr(figures, field.name)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        if not math.isfinite(value) or value < 0:
+            return f"its {field.name} is {value}, not a figure of 0 or more"
+        if isinstance(value, float) and value > MAX_ERROR_PCT:
+            limit = f"{MAX_ERROR_PCT:g}%"
+            return f"its {field.name} is {value:.6g}, more than any estimate's error ({limit})"
+    return None

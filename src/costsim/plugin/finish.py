@@ -16,6 +16,7 @@ import pytest
 from costsim.api.testing import (
     TestCost,
     compare_baselines,
+    cost_change,
     load_baseline,
     parse_tolerances,
     save_baseline,
@@ -85,7 +86,10 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
     )
     state.notes.extend(result.notes)
     state.notes.extend(f"improved: {line}" for line in result.improvements)
-    state.notes.extend(f"new test (not in baseline {name}): {test}" for test in result.new_tests)
+    state.notes.extend(  # a test that failed when the baseline was saved is not in it either
+        f"not in baseline {name} (new, or not saved: it failed then): {test}"
+        for test in result.new_tests
+    )
     silent = [t for t in result.missing_tests if _is_selected(t, state.selected)]
     skipped = len(result.missing_tests) - len(silent)
     if silent:
@@ -105,19 +109,16 @@ def _compare(run: Run, state: CostsimSession, name: str) -> list[str]:
 
 
 def _change(old: dict[str, TestCost], new: dict[str, TestCost]) -> str:
-    """``; the tests in both cost $0.7317 -> $0.8398 (+14.8%)``: what a reviewer asks first
-    (nothing when a cost on either side is unknown)."""
-    both = [test for test in new if test in old]
-    before, after = TestCost(), TestCost()
-    for test in both:
-        before.merge(old[test])
-        after.merge(new[test])
-    if not both or before.cost_usd is None or after.cost_usd is None:
-        return ""
-    shift = (
-        f" ({(after.cost_usd - before.cost_usd) / before.cost_usd:+.1%})" if before.cost_usd else ""
-    )
-    return f"; the tests in both cost {money(before.cost_usd)} -> {money(after.cost_usd)}{shift}"
+    """``; the tests in both cost $0.7317 -> $0.8398 (+14.8%)``: what a reviewer asks first.
+    Where a call is unpriced, the tests priced in both, and how many were left out."""
+    change = cost_change(old, new)
+    left = f", {change.unpriced} left out (unpriced calls)" if change.unpriced else ""
+    if not change.tests:
+        return f"; no test in both is priced in both{left}" if change.unpriced else ""
+    shift = f" ({change.change / change.before:+.1%})" if change.before else ""
+    which = "the tests in both" if not change.unpriced else f"the {change.tests} priced in both"
+    said = f"{which} cost {money(change.before)} -> {money(change.after)}{shift}"
+    return f"; {said}{left}"
 
 
 def _save(run: Run, state: CostsimSession, name: str) -> None:
