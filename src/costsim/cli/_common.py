@@ -194,8 +194,9 @@ def output_options(command: Callable[..., R]) -> Callable[..., R]:
             "-o",
             "--output",
             type=click.Path(path_type=Path, dir_okay=False),
-            help="Write to FILE (atomically) instead of standard output; .json, .md, .html and "
-            ".txt choose the format (another extension needs --format).",
+            help="Write to FILE (a regular file atomically; a device or FIFO as it is) instead "
+            "of standard output; .json, .md, .html and .txt choose the format (another "
+            "extension needs --format).",
         ),
         click.option(
             "--wide", is_flag=True, help="Every column (the full token split); not cut to fit."
