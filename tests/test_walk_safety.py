@@ -1,5 +1,6 @@
 """Hostile paths: what ``-o FILE`` writes to (a FIFO, a device, a link, a file in a folder we
-cannot write into)."""
+cannot write into), folders walked that cannot be read, FIFOs and devices among cassettes,
+the same cassette reached twice, and linked folders."""
 
 from __future__ import annotations
 
@@ -18,7 +19,9 @@ import pytest
 from click.testing import CliRunner
 
 import costsim
+from costsim import api
 from costsim.cli import cli
+from costsim.errors import WalkError
 from tests.conftest import EXAMPLES
 
 SOURCE = Path(costsim.__file__).resolve().parents[1]
@@ -200,3 +203,174 @@ def test_output_into_a_folder_closed_to_us_writes_a_file_open_to_us(
     )
     assert refused.returncode == 2
     assert refused.stderr == "Error: closed/new.json: cannot be written (Permission denied)\n"
+
+
+# --- folders that cannot be read --------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("mode", "name"), [(0o000, "closed"), (0o311, "execute-only")])
+def test_a_folder_that_cannot_be_read_is_an_error_or_with_lenient_a_warning(
+    tmp_path: Path, unprivileged: list[str], restore_modes: None, mode: int, name: str
+) -> None:
+    """A closed folder was a PermissionError traceback (exit 1); an execute-only one had its
+    cassettes silently left out of the total."""
+    walked = tmp_path / "d"
+    (walked / "a").mkdir(parents=True)
+    shutil.copy(ONE, walked / "one.yaml")
+    shutil.copy(OTHER, walked / "a" / "other.yaml")
+    (walked / "a").chmod(mode)
+    strict = _process(_costsim(unprivileged, "report", "d"), tmp_path)
+    assert strict.returncode == 2, strict.stderr
+    assert strict.stderr == (
+        "Error: d/a: the folder cannot be read (Permission denied); --lenient leaves it out "
+        "with a warning\n"
+    )
+    lenient = _process(_costsim(unprivileged, "report", "d", "--lenient"), tmp_path)
+    assert lenient.returncode == 0, lenient.stderr
+    assert lenient.stderr == (
+        "warning: d/a: the folder cannot be read (Permission denied): any cassettes in it are "
+        "left out\n"
+    )
+    assert lenient.stdout.startswith("3 LLM calls in 1 cassette")
+    listed = _process(_costsim(unprivileged, "cassettes", "list", "d"), tmp_path)
+    assert listed.returncode == 2 and "d/a: the folder cannot be read" in listed.stderr
+
+
+def test_a_folder_that_cannot_be_read_is_a_walk_error_of_the_api(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The library says it as the CLI does (whoever runs the tests: the listing is refused
+    here as the file system refuses it to a user)."""
+    (tmp_path / "a").mkdir()
+    shutil.copy(ONE, tmp_path / "one.yaml")
+    listing = os.scandir
+
+    def refused(path: Any) -> Any:
+        if Path(path) == tmp_path / "a":
+            raise PermissionError(13, "Permission denied", str(path))
+        return listing(path)
+
+    monkeypatch.setattr(os, "scandir", refused)
+    with pytest.raises(WalkError, match="the folder cannot be read"):
+        api.load(tmp_path, jobs=1, cache=False)
+    loaded = api.load(tmp_path, lenient=True, jobs=1, cache=False)
+    assert len(loaded) == 1
+    assert loaded.warnings == (
+        f"{tmp_path / 'a'}: the folder cannot be read (Permission denied): any cassettes in it "
+        "are left out",
+    )
+
+
+# --- files that are not regular files ---------------------------------------------------------
+
+
+def test_a_fifo_or_a_device_in_a_walked_folder_is_left_out_not_read(tmp_path: Path) -> None:
+    """``p/fifo.yaml`` made ``costsim report p`` wait forever; ``p/zero.yaml -> /dev/zero``
+    read until memory ran out (23 GB). Both are left out, named in one warning."""
+    walked = tmp_path / "p"
+    walked.mkdir()
+    shutil.copy(ONE, walked / "one.yaml")
+    os.mkfifo(walked / "fifo.yaml")
+    (walked / "zero.yaml").symlink_to("/dev/zero")
+    command = [sys.executable, "-m", "costsim", "report", "p", "--no-cache", "-j1"]
+    result = _process(command, tmp_path, timeout=60, memory=3 << 30)
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert result.stderr == (
+        "warning: left out 2 file(s) that are not regular files: p/fifo.yaml (a FIFO), "
+        "p/zero.yaml (a link to a character device) (costsim reads only regular files)\n"
+    )
+    assert result.stdout.startswith("3 LLM calls in 1 cassette")
+
+
+def test_a_fifo_named_is_said_to_be_one_not_missing(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    strict = _run("report", str(fifo))
+    assert strict.exit_code == 2
+    assert strict.stderr == (
+        f"Error: {fifo}: is a FIFO, not a regular file (costsim reads cassettes only from "
+        "those); --lenient leaves it out with a warning\n"
+    )
+    lenient = _run("report", str(fifo), str(ONE), "--lenient")
+    assert lenient.exit_code == 0
+    assert lenient.stderr == (
+        f"warning: left out 1 file(s) that are not regular files: {fifo} (a FIFO) (costsim "
+        "reads only regular files)\n"
+    )
+    assert lenient.stdout.startswith("3 LLM calls in 1 cassette")
+
+
+def test_a_fifo_among_a_scenario_s_cassettes_is_said_not_read(tmp_path: Path) -> None:
+    """A scenario naming a FIFO compared nothing in silence; one whose glob matched it waited
+    forever (the FIFO was opened to see whether it is a scenario). Named, it is an error;
+    matched with --lenient, a warning on stderr (compare's warnings were in its JSON only)."""
+    shutil.copy(ONE, tmp_path / "a.yaml")
+    os.mkfifo(tmp_path / "f.yaml")
+    named = tmp_path / "named.yml"
+    named.write_text("name: named\ncassettes: [f.yaml]\nvariants: {a: [caching]}\n")
+    strict = _run("compare", str(named))
+    assert strict.exit_code == 2
+    assert f"{tmp_path / 'f.yaml'}: is a FIFO, not a regular file" in strict.stderr
+    globbed = tmp_path / "globbed.yml"
+    globbed.write_text('name: globbed\ncassettes: ["*.yaml"]\nvariants: {a: [caching]}\n')
+    command = [sys.executable, "-m", "costsim", "compare", "globbed.yml", "--lenient"]
+    lenient = _process([*command, "--no-cache", "-j1"], tmp_path)
+    assert lenient.returncode == 0, lenient.stderr
+    assert lenient.stderr == (
+        "warning: left out 1 file(s) that are not regular files: f.yaml (a FIFO) (costsim "
+        "reads only regular files)\n"
+    )
+    assert "a saves $" in lenient.stdout
+
+
+# --- the same cassette reached twice ----------------------------------------------------------
+
+
+def test_a_cassette_named_twice_is_counted_once(tmp_path: Path) -> None:
+    """``report base base`` doubled every total, as did ``report base base/x.yaml``."""
+    base = tmp_path / "base"
+    shutil.copytree(EXAMPLES, base)
+    once = _total(str(base))
+    assert _total(str(base), str(base)) == once
+    assert _total(str(base), str(base / ONE.name)) == once
+    assert _total(str(base / ONE.name), str(base))[:2] == once[:2]
+    twice = _run("report", str(base), str(base / ONE.name))
+    assert twice.stderr == f"warning: {base / ONE.name} named more than once: read once\n"
+    folder = _run("report", str(base), f"{base}/")
+    assert folder.stderr == f"warning: {base} named more than once: read once\n"
+
+
+def test_a_link_to_a_cassette_beside_it_is_counted_once(tmp_path: Path) -> None:
+    """``alias.yaml -> x.yaml`` in the folder counted x twice; the file itself is kept, under
+    its own name (the link sorts first)."""
+    base = tmp_path / "base"
+    shutil.copytree(EXAMPLES, base)
+    once = _total(str(base))
+    (base / "alias.yaml").symlink_to(ONE.name)
+    assert _total(str(base)) == once
+    result = _run("report", str(base))
+    assert result.stderr == (
+        f"warning: {base / 'alias.yaml'} is the same file as {base / ONE.name}: read once\n"
+    )
+
+
+# --- linked folders ---------------------------------------------------------------------------
+
+
+def test_a_linked_folder_is_walked_once_and_a_loop_ends(tmp_path: Path) -> None:
+    """A linked subfolder was left out without a word. It is walked; a link back to a folder
+    already walked (a loop, or a second name for one) adds nothing."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    shutil.copy(OTHER, elsewhere / "other.yaml")
+    walked = tmp_path / "walked"
+    (walked / "own").mkdir(parents=True)
+    shutil.copy(ONE, walked / "own" / "one.yaml")
+    (walked / "linked").symlink_to(elsewhere)
+    (walked / "loop").symlink_to(".")
+    (walked / "own" / "up").symlink_to("..")
+    (walked / "again").symlink_to("own")
+    calls, _, paths = _total(str(walked))
+    assert sorted(Path(path).name for path in paths) == ["one.yaml", "other.yaml"]
+    assert calls == 4
+    assert _run("report", str(walked)).stderr == ""

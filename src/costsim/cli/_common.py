@@ -235,7 +235,10 @@ def walk_options(command: Callable[..., R]) -> Callable[..., R]:
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 lenient_option = click.option(
-    "--lenient", is_flag=True, help="Skip unreadable cassettes with a warning instead of stopping."
+    "--lenient",
+    is_flag=True,
+    help="Skip unreadable cassettes and folders (and a FIFO or device named) with a warning "
+    "instead of stopping.",
 )
 as_of_option = click.option(
     "--as-of",
