@@ -1,6 +1,6 @@
 """Hostile paths: what ``-o FILE`` writes to (a FIFO, a device, a link, a file in a folder we
 cannot write into), folders walked that cannot be read, FIFOs and devices among cassettes,
-the same cassette reached twice, and linked folders."""
+the same cassette reached twice, linked folders, and a cache folder whose tag was damaged."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ import costsim
 from costsim import api
 from costsim.cli import cli
 from costsim.errors import WalkError
+from costsim.io.entries import Entries
+from costsim.io.store import CacheStore
 from tests.conftest import EXAMPLES
 
 SOURCE = Path(costsim.__file__).resolve().parents[1]
@@ -374,3 +376,55 @@ def test_a_linked_folder_is_walked_once_and_a_loop_ends(tmp_path: Path) -> None:
     assert sorted(Path(path).name for path in paths) == ["one.yaml", "other.yaml"]
     assert calls == 4
     assert _run("report", str(walked)).stderr == ""
+
+
+# --- the cache folder -------------------------------------------------------------------------
+
+
+def test_a_cache_whose_tag_was_truncated_can_still_be_cleared(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After ``find .costsim_cache -type f -exec truncate -s 0 {} ;`` clear refused ("is not
+    a costsim cache") and only rm -rf helped. Laid out as costsim's cache and holding nothing
+    else, it is cleared, and the damaged tag is said; any other folder is still refused."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(cache))
+    api.load(EXAMPLES, jobs=1)
+    Entries(cache / "v1" / "entries.sqlite").forget()  # as a new run: no open connection
+    for path in cache.rglob("*"):
+        if path.is_file():
+            path.write_bytes(b"")
+    info = CliRunner().invoke(cli, ["cache", "info"])
+    assert info.exit_code == 0
+    assert info.stderr == (
+        f"warning: {cache}: its CACHEDIR.TAG is damaged; costsim cache clear clears the folder "
+        "all the same\n"
+    )
+    cleared = CliRunner().invoke(cli, ["cache", "clear"])
+    assert cleared.exit_code == 0, cleared.output
+    assert cleared.stderr == (
+        f"warning: {cache}: its CACHEDIR.TAG is damaged, but the folder is laid out as "
+        "costsim's cache: cleared\n"
+    )
+    assert not cache.exists()
+
+
+def test_a_folder_with_a_damaged_tag_that_is_not_costsim_s_is_still_refused(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "project"
+    (folder / "v1").mkdir(parents=True)
+    (folder / "v1" / "entries.sqlite").write_bytes(b"")
+    (folder / "CACHEDIR.TAG").write_text("")
+    (folder / "README.md").write_text("mine\n")  # something costsim never writes
+    assert CacheStore(folder).damaged_tag() is None
+    refused = CliRunner().invoke(cli, ["cache", "clear", "--cache-dir", str(folder)])
+    assert refused.exit_code == 2
+    assert "is not a costsim cache (it has no costsim CACHEDIR.TAG): nothing deleted" in (
+        refused.stderr
+    )
+    assert (folder / "v1" / "entries.sqlite").exists()
+    (folder / "README.md").unlink()
+    (folder / "v1" / "entries.sqlite").unlink()
+    assert CacheStore(folder).damaged_tag() is None  # no database: not costsim's layout
+    assert CliRunner().invoke(cli, ["cache", "clear", "--cache-dir", str(folder)]).exit_code == 2
