@@ -168,18 +168,23 @@ def test_a_file_on_a_read_only_file_system_is_one_sentence(
     """-o, a saved baseline or report on a read-only mount: the write and the clean-up of its
     temporary file both fail; the error is still the one sentence, not a traceback."""
     from costsim.errors import ConfigError
-    from costsim.io.files import write_atomic
+    from costsim.io import files
 
     def refuse(*args: object, **kwargs: object) -> None:
         raise OSError(30, "Read-only file system")
 
-    monkeypatch.setattr(Path, "write_text", refuse)
-    monkeypatch.setattr(Path, "unlink", refuse)
-    with pytest.raises(ConfigError) as caught:
-        write_atomic(tmp_path / "out.json", "{}")
-    assert (
-        str(caught.value) == f"{tmp_path / 'out.json'}: cannot be written (Read-only file system)"
-    )
+    said = f"{tmp_path / 'out.json'}: cannot be written (Read-only file system)"
+    with monkeypatch.context() as patched:
+        patched.setattr(files, "_create", refuse)
+        with pytest.raises(ConfigError) as caught:
+            files.write_atomic(tmp_path / "out.json", "{}")
+    assert str(caught.value) == said
+    with monkeypatch.context() as patched:
+        patched.setattr(files.os, "replace", refuse)
+        patched.setattr(Path, "unlink", refuse)
+        with pytest.raises(ConfigError) as caught:
+            files.write_atomic(tmp_path / "out.json", "{}")
+    assert str(caught.value) == said
 
 
 def test_a_cache_folder_that_exists_keeps_its_own_files(

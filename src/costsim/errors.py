@@ -7,6 +7,8 @@ one class. The tree::
     ├── InputError                      bad input from the user: exit code 2 in the CLI
     │   ├── CassetteError               a cassette file that cannot be read
     │   │   ├── CassetteNotFoundError   (also a FileNotFoundError)
+    │   │   ├── WalkError               a folder it cannot read, a file that is not regular
+    │   │   │                           (a FIFO, a device): --lenient leaves it out
     │   │   ├── UnsafeCassetteError     a YAML tag that would construct or call an object
     │   │   └── InteractionError        one interaction of a readable file is malformed
     │   └── ConfigError                 an option or configuration value is invalid
@@ -31,6 +33,7 @@ __all__ = [
     "InputError",
     "InteractionError",
     "UnsafeCassetteError",
+    "WalkError",
 ]
 
 
@@ -56,6 +59,12 @@ class CassetteNotFoundError(CassetteError, FileNotFoundError):
 
     def __init__(self, path: Path | str) -> None:
         super().__init__(path, "no such file or folder")
+
+
+class WalkError(CassetteError):
+    """A path costsim must not or cannot read cassettes from: a folder that cannot be listed,
+    a file that is not a regular file (a FIFO, a device: reading one could wait or go on
+    forever). ``lenient`` loading leaves it out with a warning instead."""
 
 
 class UnsafeCassetteError(CassetteError):

@@ -57,7 +57,7 @@ def load_selected(
     """Load every cassette under ``paths`` (walked as :mod:`costsim.io.walk` does). In lenient
     mode unreadable files are skipped and returned with their error; otherwise the first error
     is raised. ``progress`` is told of every file loaded."""
-    found = find_cassettes(list(paths), selection)
+    found = find_cassettes(list(paths), selection, lenient=lenient)
     traces: list[CassetteTrace] = []
     skipped: list[Skipped] = []
     for done, path in enumerate(found.files, start=1):

@@ -37,7 +37,13 @@ if TYPE_CHECKING:
         report,
         simulate,
     )
-    from costsim.api.execution import cache_info, cache_problem, clear_cache, configured
+    from costsim.api.execution import (
+        cache_damage,
+        cache_info,
+        cache_problem,
+        clear_cache,
+        configured,
+    )
     from costsim.api.recall import Transcript, comparison_key, recall_output, remember_output
     from costsim.api.results import (
         Advice,
@@ -89,6 +95,7 @@ __all__ = [
     "TracesLike",
     "Transcript",
     "advise",
+    "cache_damage",
     "cache_info",
     "cache_problem",
     "calibrate",
@@ -134,6 +141,7 @@ _HOMES = {
     "load": "costsim.api._traffic",
     "report": "costsim.api._traffic",
     "simulate": "costsim.api._traffic",
+    "cache_damage": "costsim.api.execution",
     "cache_info": "costsim.api.execution",
     "cache_problem": "costsim.api.execution",
     "clear_cache": "costsim.api.execution",

@@ -77,7 +77,7 @@ def _compare(
     agents = {name: AgentSpec(rule.match, rule.tier) for name, rule in model.agents.items()}
     day = model.pricing.as_of
     as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
-    found = find_cassettes(list(loaded.cassettes))
+    found = find_cassettes(list(loaded.cassettes), lenient=lenient)
     share, skipped = compare_all(
         found.files,
         chosen,
@@ -132,7 +132,8 @@ def compare_scenarios(
         failures = tuple(result.gate(fail_over=fail_over))
         runs.append(ScenarioRun(result.data, failures, table, result.skipped, result.warnings))
     skipped = tuple(item for run in runs for item in run.skipped)
-    return Comparisons(ScenarioRuns(tuple(runs)), skipped=skipped)
+    warnings = tuple(dict.fromkeys(item for run in runs for item in run.warnings))
+    return Comparisons(ScenarioRuns(tuple(runs)), skipped=skipped, warnings=warnings)
 
 
 def scenario_variants(scenario: PathLike) -> list[str]:

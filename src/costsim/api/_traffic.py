@@ -87,11 +87,14 @@ def load(
     ``include`` / ``exclude`` globs narrow the walk).
 
     An unreadable file raises :class:`~costsim.errors.CassetteError`; with ``lenient`` it is
-    skipped and listed in ``.skipped``. A folder holding no cassette is named in ``.warnings``.
+    skipped and listed in ``.skipped``. A folder that cannot be read, or a file named that is
+    not a regular file (a FIFO, a device), raises :class:`~costsim.errors.WalkError`; with
+    ``lenient`` it is left out and named in ``.warnings``, as is a folder holding no cassette,
+    a FIFO or device found in a folder, and a file reached twice (read once).
     Cassettes are parsed by ``jobs`` processes (default: one per core) and kept in
     ``.costsim_cache`` unless ``cache`` is False (see :mod:`costsim.api.execution`).
     """
-    found = find_cassettes(paths_of(paths), Selection.of(include, exclude))
+    found = find_cassettes(paths_of(paths), Selection.of(include, exclude), lenient=lenient)
     settings = with_progress(resolve(jobs, cache), progress, "loading")
     traces, skipped = load_all(found.files, lenient=lenient, settings=settings)
     return Traces(tuple(traces), tuple(skipped), tuple(found.warnings()))
@@ -232,7 +235,7 @@ def simulate(
     rules = default_rules().with_gap(gap)
     paths = _as_paths(traces)
     if paths is not None:  # streamed, cassette by cassette
-        found = find_cassettes(paths, Selection.of(include, exclude))
+        found = find_cassettes(paths, Selection.of(include, exclude), lenient=lenient)
         settings = with_progress(resolve(jobs, cache, scheduler), progress, "simulating")
         share, skipped = compare_all(
             found.files,

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Progress",
     "Settings",
+    "cache_damage",
     "cache_info",
     "check_scheduler",
     "clear_cache",
@@ -325,6 +326,13 @@ def clear_cache(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, 
     ``$COSTSIM_CACHE_DIR``, or ``cache_dir``): (the folder, the entries it held)."""
     store = _cache_store(cache_dir)
     return store.root, store.clear()
+
+
+def cache_damage(cache_dir: str | os.PathLike[str] | None = None) -> str | None:
+    """What is damaged in costsim's cache folder that :func:`clear_cache` clears all the same
+    (its CACHEDIR.TAG truncated, edited or deleted, the folder laid out as costsim's and holding
+    nothing else); None when nothing is."""
+    return _cache_store(cache_dir).damaged_tag()
 
 
 def cache_info(cache_dir: str | os.PathLike[str] | None = None) -> tuple[Path, int, int]:

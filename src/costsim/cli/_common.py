@@ -194,8 +194,9 @@ def output_options(command: Callable[..., R]) -> Callable[..., R]:
             "-o",
             "--output",
             type=click.Path(path_type=Path, dir_okay=False),
-            help="Write to FILE (atomically) instead of standard output; .json, .md, .html and "
-            ".txt choose the format (another extension needs --format).",
+            help="Write to FILE (a regular file atomically; a device or FIFO as it is) instead "
+            "of standard output; .json, .md, .html and .txt choose the format (another "
+            "extension needs --format).",
         ),
         click.option(
             "--wide", is_flag=True, help="Every column (the full token split); not cut to fit."
@@ -234,7 +235,10 @@ def walk_options(command: Callable[..., R]) -> Callable[..., R]:
 
 paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
 lenient_option = click.option(
-    "--lenient", is_flag=True, help="Skip unreadable cassettes with a warning instead of stopping."
+    "--lenient",
+    is_flag=True,
+    help="Skip unreadable cassettes and folders (and a FIFO or device named) with a warning "
+    "instead of stopping.",
 )
 as_of_option = click.option(
     "--as-of",

@@ -9,7 +9,7 @@ from typing import Any, ParamSpec, TypeVar
 import click
 
 from costsim.cli._width import stderr_text
-from costsim.errors import CassetteError, CostsimError, DataError, InputError
+from costsim.errors import CassetteError, CostsimError, DataError, InputError, WalkError
 
 __all__ = ["EXIT_FINDINGS", "EXIT_INPUT", "Findings", "InputProblem", "handle_errors"]
 
@@ -40,6 +40,8 @@ class Findings(click.ClickException):
 
 _LENIENT_HINT = "; --lenient skips unreadable cassettes, and costsim cassettes check lists them all"
 """Said after an unreadable cassette by a command that could have skipped it."""
+_WALK_HINT = "; --lenient leaves it out with a warning"
+"""Said after a folder that cannot be read, or a FIFO or device named, by such a command."""
 
 
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
@@ -51,7 +53,8 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
             return command(*args, **kwargs)
         except CassetteError as exc:
             lenient = kwargs.get("lenient") is False and not isinstance(exc, FileNotFoundError)
-            raise InputProblem(f"{exc}{_LENIENT_HINT if lenient else ''}") from None
+            hint = _WALK_HINT if isinstance(exc, WalkError) else _LENIENT_HINT
+            raise InputProblem(f"{exc}{hint if lenient else ''}") from None
         except InputError as exc:
             raise InputProblem(str(exc)) from None
         except DataError as exc:

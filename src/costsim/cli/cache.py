@@ -56,10 +56,14 @@ def _emit(out: Output, kind: str, root: Path, line: str, **figures: int) -> None
 @output_options
 @handle_errors
 def clear(cache_dir: Path | None, out: Output) -> None:
-    """Delete the cache's entries (a folder without costsim's CACHEDIR.TAG is refused)."""
+    """Delete the cache's entries (a folder without costsim's CACHEDIR.TAG is refused, unless
+    it is laid out as costsim's cache and holds nothing else: its tag was damaged)."""
     from costsim import api
 
+    damage = api.cache_damage(cache_dir)
     root, entries = api.clear_cache(cache_dir)
+    if damage is not None:
+        out.warn(f"{root}: {damage}, but the folder is laid out as costsim's cache: cleared")
     line = f"removed {_entries(entries)} from the cache ({{path}})"
     _emit(out, "costsim.cache_clear", root, line, entries=entries)
 
@@ -73,5 +77,8 @@ def info(cache_dir: Path | None, out: Output) -> None:
     from costsim import api
 
     root, entries, size = api.cache_info(cache_dir)
+    damage = api.cache_damage(cache_dir)
+    if damage is not None:
+        out.warn(f"{root}: {damage}; costsim cache clear clears the folder all the same")
     line = f"{{path}}: {_entries(entries)}, {size / 1e6:.1f} MB"
     _emit(out, "costsim.cache_info", root, line, entries=entries, bytes=size)

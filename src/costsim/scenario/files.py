@@ -58,7 +58,7 @@ def expand(scenario: Path, patterns: list[str]) -> tuple[list[Path], list[int]]:
     unmatched: list[int] = []
     for index, pattern in enumerate(patterns):
         full = scenario.parent / pattern
-        if full.is_file():
+        if full.exists() and not full.is_dir():  # a FIFO or a device too: the walk says so
             files.append(full)  # named: kept as it is (its load says what it is)
             continue
         if full.exists():
