@@ -318,17 +318,18 @@ def test_every_placement_costs_the_recording_plus_its_delta(corpus: Path) -> Non
     assert "like for like" not in text
 
 
-def test_advice_on_a_cassette_named_twice_counts_it_twice() -> None:
-    """``advise caching F F`` counts F's calls twice in every option, as in its baseline (a
-    run's totals summed from a per-cassette table, keyed by path, once lost the second)."""
+def test_advice_on_a_cassette_named_twice_reads_it_once() -> None:
+    """``advise caching F F`` reads F once (one recording), in every option as in its
+    baseline, and says so."""
     path = str(EXAMPLES / "anthropic_support_agent.yaml")
     result = CliRunner().invoke(
         cli, ["advise", "caching", path, path, "--format", "json", "--no-cache"]
     )
     assert result.exit_code == 0, result.output
+    assert "named more than once: read once" in result.stderr
     document = json.loads(result.stdout)
     calls = document["baseline"]["llm_calls"]
-    assert calls == 6
+    assert calls == 3
     assert [option["totals"]["llm_calls"] for option in document["options"]] == [calls] * len(
         document["options"]
     )

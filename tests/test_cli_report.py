@@ -171,7 +171,7 @@ def test_cassettes_check_finds_secrets_and_missing_usage(
     assert "nousage.yaml: interaction 0: [warning] no-usage: openai-chat call without usage" in out
     assert "empty.yaml: [warning] no-llm-calls: no LLM calls" in out
     assert key not in out  # never print the secret itself
-    assert out.startswith("4 finding(s) in 3 of 3 cassette(s) checked")  # the answer first
+    assert out.startswith("4 findings in 3 of 3 cassettes checked")  # the answer first
 
 
 def test_a_cassette_cut_between_interactions_is_flagged(

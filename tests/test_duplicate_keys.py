@@ -42,3 +42,32 @@ def test_a_scenario_with_a_key_twice_is_refused_at_its_line(tmp_path: Path) -> N
     assert f"{scenario}:5:1: not valid YAML: the key 'variants' is written twice" in (
         " ".join(result.stderr.split())
     )
+
+
+def test_a_cassette_read_by_the_full_loader_is_checked_too(tmp_path: Path) -> None:
+    """Anchors (PyYAML writes them for objects a cassette shares) send a file to the full
+    safe loader: a key written twice is refused there as well, at the second key's line."""
+    text = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    text = text.replace("      code: 200\n", "      code: 500\n      code: 200\n", 1)
+    text = text.replace("interactions:\n", "shared: &anchor 1\nagain: *anchor\ninteractions:\n", 1)
+    path = tmp_path / "anchored.yaml"
+    path.write_text(text)
+    result = CliRunner().invoke(cli, ["report", str(path), "--no-cache"])
+    assert result.exit_code == 2
+    second = text.splitlines().index("      code: 200") + 1
+    said = " ".join(result.stderr.split())
+    assert f"(line {second}): unreadable YAML: the key 'code' is written twice" in said
+
+
+def test_merge_keys_and_keys_of_other_types_are_not_duplicates(tmp_path: Path) -> None:
+    """``<<`` brings keys a mapping may override, and ``1`` and ``'1'`` are two keys."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        f"name: s\ncassettes: ['{EXAMPLES}/*.yaml']\n"
+        "base: &base {ttl: 5m, policy: static}\n"
+        "longer: &longer {<<: *base, ttl: 1h}\n"
+        "odd: {1: a, '1': b}\n"
+        "variants:\n  a: [{caching: {<<: *longer}}]\n  b: [{caching: {<<: *base, ttl: 1h}}]\n"
+    )
+    result = CliRunner().invoke(cli, ["compare", str(scenario), "--no-cache"])
+    assert "written twice" not in result.output

@@ -38,19 +38,7 @@ def test_a_refused_request_is_unbilled_even_with_usage_in_its_body(tmp_path: Pat
     assert "2 errored calls: unbilled, no tokens counted." in " ".join(text.split())
 
 
-def test_an_error_after_the_usage_is_billed_and_noted(tmp_path: Path) -> None:
-    """Anthropic streams usage in message_start; an error event later ends the stream."""
-    events = [
-        ("message_start", {"type": "message_start", "message": {
-            "id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
-            "content": [], "stop_reason": None,
-            "usage": {"input_tokens": 1000, "output_tokens": 1}}}),
-        ("content_block_start", {"type": "content_block_start", "index": 0,
-                                 "content_block": {"type": "text", "text": ""}}),
-        ("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                 "delta": {"type": "text_delta", "text": "Hello"}}),
-        ("error", {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}),
-    ]  # fmt: skip
+def _stream_cassette(path: Path, events: list[tuple[str, dict[str, object]]]) -> Path:
     stream = "".join(f"event: {name}\ndata: {json.dumps(data)}\n\n" for name, data in events)
     request = {"model": "claude-sonnet-4-5", "max_tokens": 100, "stream": True,
                "messages": [{"role": "user", "content": "Hi"}]}  # fmt: skip
@@ -72,10 +60,60 @@ def test_an_error_after_the_usage_is_billed_and_noted(tmp_path: Path) -> None:
         ],
         "version": 1,
     }
-    path = tmp_path / "cut.yaml"
     path.write_text(yaml.safe_dump(cassette))
+    return path
+
+
+_START = (
+    "message_start",
+    {
+        "type": "message_start",
+        "message": {
+            "id": "msg_1",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [],
+            "stop_reason": None,
+            "usage": {"input_tokens": 1000, "output_tokens": 1},
+        },
+    },
+)
+_TEXT = [
+    ("content_block_start", {"type": "content_block_start", "index": 0,
+                             "content_block": {"type": "text", "text": ""}}),
+    ("content_block_delta", {"type": "content_block_delta", "index": 0,
+                             "delta": {"type": "text_delta", "text": "word " * 300}}),
+]  # fmt: skip
+_ERROR = (
+    "error",
+    {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+)
+
+
+def test_a_stream_an_error_cuts_is_billed_at_an_estimate(tmp_path: Path) -> None:
+    """Anthropic streams a placeholder usage in message_start (output 1); an error event
+    before message_delta ends the stream: the call began and was billed, its output is
+    estimated from what arrived (300 words, not 1 token), and it is not an errored call."""
+    path = _stream_cassette(tmp_path / "cut.yaml", [_START, *_TEXT, _ERROR])
     data = _report(path)
-    assert data["totals"]["errored_calls"] == 0
-    assert data["totals"]["prompt_tokens"] == 1000
+    totals = data["totals"]
+    assert (totals["errored_calls"], totals["estimated_calls"]) == (0, 1)
+    assert totals["prompt_tokens"] == 1000  # the input message_start recorded
+    assert totals["output_tokens"] >= 300
+    (note,) = [n for n in data["notes"] if n["kind"] == "incomplete-stream"]
+    assert "ends in an error ('Overloaded') before its usage is final: billed" in note["message"]
+    # the simulator bills it too: caching can write on it (it was unbilled, as an errored call)
+    result = CliRunner().invoke(cli, ["simulate", str(path), "-s", "caching", "--no-cache"])
+    assert result.exit_code == 0 and "errored" not in result.stdout
+
+
+def test_an_error_after_the_final_usage_is_billed_as_recorded(tmp_path: Path) -> None:
+    delta = ("message_delta", {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
+                               "usage": {"output_tokens": 350}})  # fmt: skip
+    path = _stream_cassette(tmp_path / "late.yaml", [_START, *_TEXT, delta, _ERROR])
+    data = _report(path)
+    assert data["totals"]["errored_calls"] == 0 and data["totals"]["estimated_calls"] == 0
+    assert (data["totals"]["prompt_tokens"], data["totals"]["output_tokens"]) == (1000, 350)
     kinds = [note["kind"] for note in data["notes"]]
     assert "error-after-usage" in kinds

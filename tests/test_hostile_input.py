@@ -683,7 +683,7 @@ def test_cli_cassettes_check_names_the_unreadable_file(tmp_path: Path) -> None:
     assert "bad.yaml" in unreadable[0]
     assert "interaction 1" in unreadable[0]
     assert "good.yaml: [error] unreadable" not in result.stdout
-    assert result.stdout.startswith("1 finding(s) in 1 of 2 cassette(s) checked")  # answer first
+    assert result.stdout.startswith("1 finding in 1 of 2 cassettes checked")  # answer first
 
 
 def test_cli_cassettes_check_clean_folder(tmp_path: Path) -> None:
@@ -692,7 +692,7 @@ def test_cli_cassettes_check_clean_folder(tmp_path: Path) -> None:
     result = run_cli("cassettes", "check", tmp_path)
 
     assert result.exit_code == 0, result.output
-    assert "1 cassette(s) checked, nothing found" in result.stdout
+    assert "1 cassette checked, nothing found" in result.stdout
 
 
 def test_cli_report_with_a_zoneless_date_does_not_crash(tmp_path: Path) -> None:

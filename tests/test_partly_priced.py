@@ -130,3 +130,19 @@ def test_advise_caching_gives_placements_their_known_change(partly_priced: Path)
     assert "Recommended: -s caching: Δ cost -$0.000716" in text
     assert "static 5m ≥$0." in text and "unknown" not in text
     assert "* the priced part, a lower bound: 1 call without a price" in text
+
+
+def test_a_rise_from_a_recording_that_cost_nothing_fails_the_gate() -> None:
+    from costsim.analysis.comparison import VariantSummary
+    from costsim.engine import Variant
+    from costsim.scenario.budgets import _regression
+
+    free = Totals(llm_calls=2, priced_cost=Decimal(0))
+    paid = Totals(llm_calls=2, priced_cost=Decimal("0.01"))
+    summary = VariantSummary(Variant("route"), paid, {}, [], baseline=free)
+    (failure,) = _regression(summary, 10, Decimal(0))
+    assert failure == (
+        "variant 'route': Δ cost is +$0.010000 against a recording that cost $0, over any "
+        "limit (+10%)"
+    )
+    assert _regression(VariantSummary(Variant("same"), free, {}, [], baseline=free), 10, None) == []

@@ -86,7 +86,7 @@ def test_a_baseline_that_cannot_be_written_keeps_the_other_failures(
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     text = " ".join(result.stdout.str().split())
     assert "prompt_tokens 4,193 over the budget of 1,000" in text
-    assert "main.json: cannot be written (File exists)" in text and "internal error" not in text
+    assert "main.json: cannot be written (Not a directory)" in text and "internal error" not in text
     assert (project.path / "r.json").is_file()
 
 

@@ -183,30 +183,33 @@ def test_a_batch_share_travels_as_its_packed_json(
     assert BatchShare(share, (), kept).__reduce__()[1][0] is kept
 
 
-def test_a_cassette_given_twice_counts_twice() -> None:
-    """An engine knows its traces by path: a file named twice (``costsim simulate F F``) is two
-    runs of one engine each, as before batches shared one."""
+def test_a_cassette_named_twice_is_read_once_and_a_trace_given_twice_counts_twice() -> None:
+    """A file named twice (``costsim simulate F F``) is read once (it is one recording); a
+    trace given twice to the API is two runs of one engine each, as before batches shared
+    one (an engine knows its traces by path)."""
     from tests.conftest import CORPUS
 
-    _counts_twice([EXAMPLES / "anthropic_support_agent.yaml"])
+    _counts([EXAMPLES / "anthropic_support_agent.yaml"])
     found = sorted(CORPUS.glob("pydantic__pydantic-ai/*cache_prefix_stable*.yaml"))
     if not found:
         pytest.skip(f"the corpus's warm-cache recordings are not at {CORPUS}")
-    _counts_twice(found[:4])  # recordings with warm starts: what went wrong with one engine
+    _counts(found[:4])  # recordings with warm starts: what went wrong with one engine
 
 
-def _counts_twice(paths: list[Path]) -> None:
+def _counts(paths: list[Path]) -> None:
     from costsim import api
 
     for path in paths:
         once = api.simulate([path], "caching:policy=auto,ttl=1h", jobs=1, cache=False)
-        twice = api.simulate([path, path], "caching:policy=auto,ttl=1h", jobs=1, cache=False)
-        loaded = api.simulate(api.load([path, path]), "caching:policy=auto,ttl=1h")
+        named = api.simulate([path, path], "caching:policy=auto,ttl=1h", jobs=1, cache=False)
+        traces = list(api.load([path]))
+        given = api.simulate(traces + traces, "caching:policy=auto,ttl=1h")
         item = once.data.variants[0]
-        for doubled in (twice.data.variants[0], loaded.data.variants[0]):
-            assert doubled.delta.value == 2 * item.delta.value  # type: ignore[operator]
-            assert doubled.delta.spread.above == 2 * item.delta.spread.above
-            assert doubled.resimulated_calls == 2 * item.resimulated_calls
+        assert named.data.variants[0].delta == item.delta
+        doubled = given.data.variants[0]
+        assert doubled.delta.value == 2 * item.delta.value  # type: ignore[operator]
+        assert doubled.delta.spread.above == 2 * item.delta.spread.above
+        assert doubled.resimulated_calls == 2 * item.resimulated_calls
 
 
 def test_a_file_name_that_is_not_utf8_runs_in_workers_and_is_not_cached(

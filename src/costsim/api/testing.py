@@ -21,7 +21,7 @@ from costsim.analysis.baseline import (
 )
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
-from costsim.analysis.spread import NONE, ZERO, Spread, difference, difference_terms
+from costsim.analysis.spread import NONE, Spread, difference, difference_terms
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine, TraceResult
 from costsim.errors import CostsimError
@@ -334,9 +334,8 @@ class TestMeter:
                 columns = costs.setdefault(name, {})
                 for variant in parse_strategies(strategies):
                     known = columns.get(variant.name, WhatIfCost(Decimal(0)))
-                    # unread in the test's cost as in the what-if's: the same unknown amount
-                    # unread in the test's cost as in the what-if's: the same unknown amount
-                    columns[variant.name] = known + WhatIfCost(Decimal(0), count, delta=ZERO)
+                    # the variant never saw them: what it would change there is unknown
+                    columns[variant.name] = known + WhatIfCost(Decimal(0), count)
         return costs
 
     def _simulated(

@@ -71,7 +71,7 @@ def _parse_yaml(path: Path, text: str, *, limit: int) -> Any:
     except TooDeepError as exc:
         raise _too_deep(path, text, exc) from None
     except DuplicateKeyError as exc:
-        raise CassetteError(path, f"line {exc.line}: {exc}") from None
+        raise CassetteError(path, f"line {_key_line(text, exc)}: {exc}") from None
     except yaml.YAMLError as exc:
         raise _yaml_error(path, text, exc) from None
     except (NotPlain, ValueError, TypeError, OverflowError, LookupError, AttributeError):
@@ -103,6 +103,18 @@ def _parse_yaml(path: Path, text: str, *, limit: int) -> Any:
         raise CassetteError(path, f"unreadable YAML: {_first_line(exc)}") from None
     except RecursionError:  # pragma: no cover - scan_yaml bounds the depth first
         raise CassetteError(path, f"YAML is nested more than {MAX_DEPTH} levels deep") from None
+
+
+def _key_line(text: str, exc: DuplicateKeyError) -> int:
+    """The line of the key written twice: the value's line (where the parser met it) or the
+    nearest line above it that writes the key (a block collection starts below its key)."""
+    lines = text.splitlines()
+    names = {str(exc.key), f"'{exc.key}'", f'"{exc.key}"'}
+    for number in range(min(exc.line, len(lines)), 0, -1):
+        head = lines[number - 1].strip().removeprefix("- ")
+        if any(head.startswith(f"{name}:") for name in names):
+            return number
+    return exc.line
 
 
 def _too_deep(path: Path, text: str, exc: TooDeepError) -> CassetteError:

@@ -46,11 +46,18 @@ class DuplicateKeyError(ValueError):
 
     def __init__(self, key: object, line: int) -> None:
         self.key, self.line = key, line
-        shown = str(key) if len(str(key)) <= 40 else str(key)[:39] + "…"
         super().__init__(
-            f"the key {shown!r} is written twice in one mapping (YAML keeps the last, losing "
-            "the first); refused"
+            f"the key {_yaml_word(key)} is written twice in one mapping (YAML keeps the last, "
+            "losing the first); refused"
         )
+
+
+def _yaml_word(key: object) -> str:
+    """A key as YAML writes it (``'model'``, ``true``, ``null``, ``1``)."""
+    if key is None or isinstance(key, bool):
+        return {None: "null", True: "true", False: "false"}[key]
+    text = str(key) if len(str(key)) <= 40 else str(key)[:39] + "…"
+    return repr(text) if isinstance(key, str) else text
 
 
 class TooDeepError(ValueError):

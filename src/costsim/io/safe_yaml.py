@@ -16,7 +16,7 @@ from typing import Any
 
 import yaml
 
-__all__ = ["STR_SUBCLASSES", "CassetteLoader", "load_yaml"]
+__all__ = ["STR_SUBCLASSES", "CassetteLoader", "UniqueKeys", "load_yaml", "yaml_word"]
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PREFIX = "tag:yaml.org,2002:python/"
@@ -31,8 +31,47 @@ STR_SUBCLASSES = (
 """``str`` subclasses recorders write for header names (aiohttp / multidict): read as text."""
 
 
-class CassetteLoader(_Base):  # type: ignore[misc,valid-type]
-    """The safe loader with the benign cassette tags (see the module docstring)."""
+_MERGE = "tag:yaml.org,2002:merge"
+
+
+def yaml_word(value: str, tag: str) -> str:
+    """A key as YAML writes it (``true``, ``null``, ``'1'``), for a message."""
+    shown = value if len(value) <= 40 else value[:39] + "…"
+    return repr(shown) if tag.endswith(":str") else shown
+
+
+class UniqueKeys:
+    """A loader mix-in that refuses a key written twice in one mapping (YAML keeps the last,
+    losing the first in silence). Keys are compared as YAML resolves them (``1`` and ``'1'``
+    differ), each mapping as written, before merge keys (``<<``) bring others in."""
+
+    _checked: set[int]
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        checked = self.__dict__.setdefault("_checked", set())
+        if id(node) not in checked:  # as written: flattening rewrites the node in place
+            checked.add(id(node))
+            seen: dict[tuple[str, str], int] = {}
+            for key, _ in node.value:
+                if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE:
+                    continue
+                first = seen.get((key.tag, key.value))
+                if first is None:
+                    seen[(key.tag, key.value)] = key.start_mark.line
+                else:
+                    raise yaml.constructor.ConstructorError(
+                        None,
+                        None,
+                        f"the key {yaml_word(key.value, key.tag)} is written twice in one "
+                        f"mapping (first at line {first + 1}): YAML keeps only the last",
+                        key.start_mark,
+                    )
+        super().flatten_mapping(node)  # type: ignore[misc]
+
+
+class CassetteLoader(UniqueKeys, _Base):  # type: ignore[misc,valid-type]
+    """The safe loader with the benign cassette tags (see the module docstring), refusing a
+    key written twice."""
 
 
 def _arguments(loader: yaml.SafeLoader, node: yaml.Node) -> list[Any]:

@@ -249,7 +249,13 @@ class Totals:
             return metered.split
         self.priced_cost += cost.lower_bound
         reason = cost.unpriced_reason or "no price"
-        if call.host and call.platform is None and host_provider(call.host) is None:
+        if (
+            cost.unpriced_reason is not None
+            and cost.unpriced_reason.startswith("genai-prices has no price for")
+            and call.host
+            and call.platform is None
+            and host_provider(call.host) is None
+        ):  # the model is unknown, perhaps a private gateway's: say where it was called
             reason += f" at {call.host}, a host genai-prices does not know"
         self.unpriced.append(
             UnpricedCall(

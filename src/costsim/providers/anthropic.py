@@ -273,7 +273,7 @@ class _StreamState:
             error=self.error,
             usage_problems=(*self.problems, *read.problems),
             unpriced_fees=read.unpriced_fees,
-            incomplete=self.started and not self.final_usage and self.error is None,
+            incomplete=self.started and not self.final_usage,  # cut, or cut by an error
         )
 
 

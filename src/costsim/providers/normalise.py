@@ -37,6 +37,7 @@ from costsim.providers.batches import batch_results_note
 from costsim.providers.chains import chained
 from costsim.providers.openai_chat import searched
 from costsim.providers.routes import Route, route_of
+from costsim.providers.told import billed_error, usage_told
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
 __all__ = [
@@ -147,41 +148,8 @@ def _build(
     notes: tuple[Note, ...] = (),
     **request: Any,
 ) -> Call:
-    usage, hint, extra_notes = response.usage, None, list(notes)
-    if response.usage_problems:
-        usage = None
-        extra_notes.append(
-            Note(
-                NoteKind.INVALID_USAGE,
-                f"invalid usage ({'; '.join(response.usage_problems)}): estimated instead",
-            )
-        )
-    elif response.incomplete:
-        usage, hint = None, response.usage
-        extra_notes.append(
-            Note(
-                NoteKind.INCOMPLETE_STREAM,
-                "the stream ends before it finishes (cut recording?): estimated from what "
-                "arrived; its output was at least that",
-            )
-        )
-    elif usage is None and flavour is Flavour.ANTHROPIC_TEXT and response.error is None:
-        extra_notes.append(
-            Note(NoteKind.NO_USAGE, "the legacy Text Completions API records no usage: estimated")
-        )
-    elif usage is None and response.error is None and not response.blocks:
-        extra_notes.append(
-            Note(NoteKind.NO_USAGE, "the response body was not recorded (empty): estimated")
-        )
-    if response.error is not None and usage is not None:
-        error = response.error if len(response.error) <= 80 else response.error[:79] + "…"
-        extra_notes.append(
-            Note(
-                NoteKind.ERROR_AFTER_USAGE,
-                f"the response ends in an error ({error!r}) after it reported its usage: "
-                "billed as recorded",
-            )
-        )
+    usage, hint, told = usage_told(response, flavour)
+    extra_notes = [*notes, *told]
     if response.unpriced_fees and usage is not None:
         extra_notes.append(
             Note(
@@ -198,7 +166,7 @@ def _build(
         response=response.blocks,
         usage=usage,
         status=interaction.status,
-        error=response.error,
+        error=None if billed_error(response) else response.error,
         recorded_at=interaction.recorded_at or response.created,
         platform=route.platform,
         endpoint=interaction.url_path,

@@ -136,10 +136,11 @@ def _hidden(check: CassetteCheck) -> str:
 
 def _check_answer(check: CassetteCheck) -> str:
     if not check.findings:
-        return f"{check.checked} cassette(s) checked, nothing found{_hidden(check)}"
+        return f"{plural(check.checked, 'cassette')} checked, nothing found{_hidden(check)}"
     files = len({finding.path for finding in check.findings})
     return (
-        f"{len(check.findings)} finding(s) in {files} of {check.checked} cassette(s) checked"
+        f"{plural(len(check.findings), 'finding')} in {files} of "
+        f"{plural(check.checked, 'cassette')} checked"
         f"{_hidden(check)}"
     )
 

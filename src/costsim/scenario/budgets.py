@@ -50,7 +50,12 @@ def _regression(summary: VariantSummary, limit: float, baseline_cost: Decimal | 
             f"variant {name!r}: Δ cost is unknown (it bills calls without a price otherwise "
             f"than the recording does), so the limit of +{limit:g}% cannot be checked"
         ]
-    base = summary.baseline.cost_usd or baseline_cost
+    base = summary.baseline.cost_usd if summary.baseline.cost_usd is not None else baseline_cost
+    if base == 0 and change > 0:  # no share of $0 is within a limit
+        return [
+            f"variant {name!r}: Δ cost is +{money(change)} against a recording that cost $0, "
+            f"over any limit (+{limit:g}%)"
+        ]
     if base is not None:
         percent = delta_pct(summary.totals.cost_usd, base)
         if percent is None or percent <= limit:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from costsim.errors import ConfigError
 from costsim.io.encoding import TextEncodingError, decode_text
+from costsim.io.safe_yaml import UniqueKeys
 from costsim.scenario.files import expand, find_scenarios
 from costsim.scenario.model import Scenario
 from costsim.scenario.problems import Locator, Problem, ScenarioError, shown, translate
@@ -106,27 +107,10 @@ def _variant(name: str, spec: list[Any] | str, problems: list[Problem]) -> Varia
     return Variant(name, tuple(steps))
 
 
-class _Loader(yaml.SafeLoader):
+class _Loader(UniqueKeys, yaml.SafeLoader):
     """YAML's safe loader, with dates left as text: the scenario's model reads them, so an
     impossible one (``2025-13-45``) is a problem at its line like any other value; and a key
     written twice in one mapping refused (YAML keeps the last, losing the first in silence)."""
-
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        seen: dict[object, int] = {}
-        for key_node, _ in node.value:
-            if not isinstance(key_node, yaml.ScalarNode) or key_node.tag.endswith(":merge"):
-                continue
-            key = key_node.value
-            if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None,
-                    None,
-                    f"the key {key!r} is written twice in one mapping (first at line "
-                    f"{seen[key] + 1}): YAML would keep only the last",
-                    key_node.start_mark,
-                )
-            seen[key] = key_node.start_mark.line
-        return super().construct_mapping(node, deep=deep)
 
 
 def _text(loader: yaml.SafeLoader, node: yaml.Node) -> Any:

@@ -41,7 +41,7 @@ from costsim.render.html.markup import Node, el
 from costsim.render.html.page import document, section
 from costsim.render.html.tables import Cell, Table, cell, num
 from costsim.render.html.tools import tools_figure
-from costsim.render.text import decimals_for, display_path, money_cells
+from costsim.render.text import decimals_for, display_path, money_cells, plural
 from costsim.scenario.result import ScenarioComparison
 
 __all__ = ["scenario_page", "scenarios_page", "simulation_page"]
@@ -145,7 +145,7 @@ def _partly_priced(comparison: Comparison, columns: Sequence[Column]) -> Outcome
     unpriced = comparison.baseline.unpriced_calls
     line = (
         f"{lead}: {verb} {saved}{sure}, against a recording that costs at least {base_text} "
-        f"({unpriced:,} calls have no price; the variant bills them as recorded)."
+        f"({plural(unpriced, 'call')} without a price, which the variant bills as recorded)."
     )
     said = f"{saved} ({sure.removeprefix(', ') or 'exact'})"
     return Outcome(line, label, saving, said)

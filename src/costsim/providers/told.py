@@ -1,0 +1,66 @@
+"""What a response says it used, and what a reader of the numbers must know about it: usage
+estimated instead (invalid, cut short, not recorded), and an error the response ends in after
+the call began (billed: not an errored, unbilled call)."""
+
+from __future__ import annotations
+
+from costsim.model import Flavour, Note, NoteKind, Usage
+from costsim.providers.base import ParsedResponse
+
+__all__ = ["billed_error", "usage_told"]
+
+
+def billed_error(response: ParsedResponse) -> bool:
+    """An error the response ends in after the call began (a stream cut by an overload, its
+    usage reported at the start): the call was billed, it is not an errored (unbilled) one."""
+    return response.error is not None and (response.usage is not None or response.incomplete)
+
+
+def _short_error(error: str) -> str:
+    return repr(error if len(error) <= 80 else error[:79] + "…")
+
+
+def usage_told(
+    response: ParsedResponse, flavour: Flavour
+) -> tuple[Usage | None, Usage | None, list[Note]]:
+    """(usage, usage hint, notes): what the response says it used, and what a reader of the
+    numbers must know about it (estimated instead, and why)."""
+    if response.usage_problems:
+        problems = "; ".join(response.usage_problems)
+        return (
+            None,
+            None,
+            [Note(NoteKind.INVALID_USAGE, f"invalid usage ({problems}): estimated instead")],
+        )
+    if response.incomplete:
+        why = (
+            f"ends in an error ({_short_error(response.error)}) before its usage is final: billed, "
+            if response.error is not None
+            else "ends before it finishes (cut recording?): "
+        )
+        told = f"the stream {why}estimated from what arrived; its output was at least that"
+        return None, response.usage, [Note(NoteKind.INCOMPLETE_STREAM, told)]
+    usage, error = response.usage, response.error
+    if usage is None and error is None and flavour is Flavour.ANTHROPIC_TEXT:
+        return (
+            None,
+            None,
+            [
+                Note(
+                    NoteKind.NO_USAGE, "the legacy Text Completions API records no usage: estimated"
+                )
+            ],
+        )
+    if usage is None and error is None and not response.blocks:
+        return (
+            None,
+            None,
+            [Note(NoteKind.NO_USAGE, "the response body was not recorded (empty): estimated")],
+        )
+    if error is not None and usage is not None:
+        told = (
+            f"the response ends in an error ({_short_error(error)}) after its usage: billed "
+            "as recorded"
+        )
+        return usage, None, [Note(NoteKind.ERROR_AFTER_USAGE, told)]
+    return usage, None, []
