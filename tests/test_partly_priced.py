@@ -146,3 +146,22 @@ def test_a_rise_from_a_recording_that_cost_nothing_fails_the_gate() -> None:
         "limit (+10%)"
     )
     assert _regression(VariantSummary(Variant("same"), free, {}, [], baseline=free), 10, None) == []
+
+
+def test_compare_takes_include_and_exclude_as_every_walking_command(tmp_path: Path) -> None:
+    """``compare --exclude GLOB`` narrows every scenario's cassettes (a trial met 'No such
+    option' where the README promised the walk's globs); leaving none is said."""
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(f"name: s\ncassettes: ['{EXAMPLES}/*.yaml']\nvariants: {{c: [caching]}}\n")
+    runner = CliRunner()
+    every = runner.invoke(cli, ["compare", str(scenario), "--no-cache", "--format", "json"])
+    narrowed = runner.invoke(
+        cli,
+        ["compare", str(scenario), "--no-cache", "--format", "json", "--exclude", "openai_*"],
+    )
+    calls = [
+        json.loads(r.stdout)["scenarios"][0]["baseline"]["llm_calls"] for r in (every, narrowed)
+    ]
+    assert calls == [6, 3]  # the support agent's 3 calls are left
+    none = runner.invoke(cli, ["compare", str(scenario), "--no-cache", "--include", "nothing*"])
+    assert "--include / --exclude leave none of its 3 cassettes" in none.stderr

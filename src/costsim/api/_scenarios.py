@@ -3,9 +3,9 @@ with its gates and breakdown."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from costsim.analysis.breakdown import BREAKDOWNS
 from costsim.analysis.comparison import finish
@@ -15,7 +15,7 @@ from costsim.api.pipeline import compare_all
 from costsim.api.results import Comparison, Comparisons
 from costsim.cache.rules import default_rules
 from costsim.errors import ConfigError
-from costsim.io.walk import Progress, find_cassettes
+from costsim.io.walk import Progress, Selection, find_cassettes
 from costsim.scenario import (
     LoadedScenario,
     Scenario,
@@ -64,8 +64,10 @@ def _compare(
     jobs: int | None = None,
     cache: bool | None = None,
     scheduler: str | None = None,
+    selection: Selection | None = None,
 ) -> Comparison:
-    """:func:`compare` of a scenario read and checked already."""
+    """:func:`compare` of a scenario read and checked already; ``selection``: the
+    ``--include`` / ``--exclude`` globs its cassettes are narrowed by."""
     known = [variant.name for variant in loaded.variants]
     wanted = known if variants is None else list(variants)
     missing = [name for name in wanted if name not in known]
@@ -78,8 +80,11 @@ def _compare(
     day = model.pricing.as_of
     as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
     found = find_cassettes(list(loaded.cassettes), lenient=lenient)
+    files = (
+        list(found.files) if selection is None else _selected(found.files, loaded.path, selection)
+    )
     share, skipped = compare_all(
-        found.files,
+        files,
         chosen,
         rules=default_rules().with_overrides(overrides),
         agents=agents,
@@ -93,8 +98,14 @@ def _compare(
     return Comparison(
         ScenarioComparison(loaded, data, failures),
         skipped=tuple(skipped),
-        warnings=tuple(found.warnings()),
+        warnings=(*found.warnings(), *_left_out(found.files, files, loaded.path)),
     )
+
+
+def _left_out(found: Sequence[Path], kept: Sequence[Path], scenario: Path) -> list[str]:
+    if not found or kept:
+        return []
+    return [f"{scenario}: --include / --exclude leave none of its {len(found):,} cassettes"]
 
 
 def compare_scenarios(
@@ -105,11 +116,15 @@ def compare_scenarios(
     fail_over: float | None = None,
     lenient: bool = False,
     progress: Progress | None = None,
+    include: Iterable[str] = (),
+    exclude: Iterable[str] = (),
 ) -> Comparisons:
     """``costsim compare``: every scenario file among ``paths`` (files, or folders of them),
     its variants (only those named in ``variants``, when given), the breakdown ``by`` asks
     for, and every gate broken (the scenarios' budgets, and variants costing more than
-    ``fail_over`` percent above the recording)."""
+    ``fail_over`` percent above the recording). ``include`` / ``exclude``: globs that narrow
+    every scenario's cassettes, as they narrow a walked folder's."""
+    selection = Selection.of(include, exclude)
     if by is not None and by not in BREAKDOWNS:
         raise ConfigError(f"cannot break down by {by!r}; valid: {', '.join(BREAKDOWNS)}")
     if fail_over is not None and fail_over < 0:
@@ -127,13 +142,27 @@ def compare_scenarios(
         chosen = [name for name in names[path] if name in only] if only else names[path]
         if not chosen:
             continue
-        result = _compare(loaded[path], path.stem, chosen, lenient, progress)
+        result = _compare(loaded[path], path.stem, chosen, lenient, progress, selection=selection)
         table = result.breakdown(by).data if by else None
         failures = tuple(result.gate(fail_over=fail_over))
         runs.append(ScenarioRun(result.data, failures, table, result.skipped, result.warnings))
     skipped = tuple(item for run in runs for item in run.skipped)
     warnings = tuple(dict.fromkeys(item for run in runs for item in run.warnings))
     return Comparisons(ScenarioRuns(tuple(runs)), skipped=skipped, warnings=warnings)
+
+
+def _selected(files: Iterable[Path], scenario: Path, selection: Selection) -> list[Path]:
+    """The cassettes ``selection`` keeps, each matched by its path under the scenario's
+    folder (or its whole path, when outside it), as a walk matches the path under its root."""
+    kept = []
+    for path in files:
+        try:
+            relative = path.resolve().relative_to(scenario.parent.resolve())
+        except ValueError:
+            relative = path.resolve()
+        if selection.wants(PurePosixPath(relative.as_posix())):
+            kept.append(path)
+    return kept
 
 
 def scenario_variants(scenario: PathLike) -> list[str]:

@@ -14,6 +14,7 @@ from costsim.cli._common import (
     execution_options,
     lenient_option,
     output_options,
+    walk_options,
 )
 from costsim.cli._errors import handle_errors
 
@@ -31,6 +32,7 @@ from costsim.cli._errors import handle_errors
     help="Exit 1 when a variant's Δ % (its cost change against the recording billed like "
     "for like, as in the table) is above PCT (5 or 5%).",
 )
+@walk_options
 @lenient_option
 @output_options
 @handle_errors
@@ -40,6 +42,8 @@ def compare(
     only: tuple[str, ...],
     by: str | None,
     fail_over: float | None,
+    include: tuple[str, ...],
+    exclude: tuple[str, ...],
     lenient: bool,
     out: Output,
 ) -> None:
@@ -49,7 +53,7 @@ def compare(
     that is. Exit 1 when a scenario budget or --fail-over is broken."""
     from costsim import api
 
-    options = (sorted(set(only)), by, fail_over, lenient)
+    options = (sorted(set(only)), by, fail_over, lenient, list(include), list(exclude))
     key = api.comparison_key(scenarios, options=options, layout=out.layout())
     transcript = api.recall_output(key)
     if transcript is None:
@@ -61,6 +65,8 @@ def compare(
                 fail_over=fail_over,
                 lenient=lenient,
                 progress=progress,
+                include=include,
+                exclude=exclude,
             )
         transcript = out.transcript(result, failures="\n".join(result.gate_failures))
         if key is not None:
