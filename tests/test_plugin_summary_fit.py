@@ -207,9 +207,8 @@ def test_a_what_if_change_is_said_as_compare_says_a_variant_s() -> None:
     band that reaches below nothing reads ``-$0.100000``, not ``$-0.100000``); it saves no
     more than the calls it changes cost (not the whole run); with an unpriced call its
     divergences are still said."""
-    from decimal import Decimal
-
     from dataclasses import replace
+    from decimal import Decimal
 
     from costsim.analysis.spread import Spread
     from costsim.api.testing import TestCost, WhatIfCost
