@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 from costsim.analysis.tolerances import METRICS, TOKEN_METRICS, parse_tolerances
 from costsim.errors import InputError
 from costsim.model.ordering import naturally
+from costsim.model.quoting import quoted, short_name
 from costsim.pricing.ledger import MeteredCall, Totals
 from costsim.pricing.money import amount_text, money
 
@@ -205,7 +206,9 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
         try:
             figures[name] = TestCost.from_json(data, version=version)
         except ValueError as exc:
-            raise InputError(f"baseline {path}: malformed test entry {name!r}: {exc}") from None
+            raise InputError(
+                f"baseline {path}: malformed test entry {quoted(name)}: {exc}"
+            ) from None
     return figures
 
 
@@ -226,11 +229,15 @@ class RegressionCheck:
             return None  # an unpriced cost: compare_baselines gates the tokens instead
         shown = money if self.metric == "cost" else (lambda value: f"{int(value):,}")
         if before == 0:
-            return None if after == 0 else f"{test}: {self.metric} rose from 0 to {shown(after)}"
+            return (
+                None
+                if after == 0
+                else f"{short_name(test)}: {self.metric} rose from 0 to {shown(after)}"
+            )
         change = float((after - before) / before * 100)
         if change > self.percent:
             return (
-                f"{test}: {self.metric} rose {_over(change, self.percent)} "
+                f"{short_name(test)}: {self.metric} rose {_over(change, self.percent)} "
                 f"({shown(before)} -> {shown(after)}), over the tolerance of {self.percent:g}%"
             )
         return None
@@ -273,7 +280,7 @@ def _limits_for(
     unpriced = max(old.unpriced_calls, new.unpriced_calls)
     gated = _describe(added) if added else "its token tolerances"
     calls = f"{unpriced} unpriced call{'s' * (unpriced != 1)}"
-    note = f"{test}: cost not compared ({calls}); gated on {gated} instead"
+    note = f"{short_name(test)}: cost not compared ({calls}); gated on {gated} instead"
     return limits, note
 
 
@@ -285,9 +292,16 @@ def _improvement(test: str, old: TestCost, new: TestCost) -> str | None:
     calls = f"{estimated} call{'' if estimated == 1 else 's'}"
     how = f" ({calls} estimated: within the estimate's error)" if estimated else ""
     if before is not None and after is not None:
-        return f"{test}: cost {money(before)} -> {money(after)}{how}" if after < before else None
+        return (
+            f"{short_name(test)}: cost {money(before)} -> {money(after)}{how}"
+            if after < before
+            else None
+        )
     if new.prompt_tokens < old.prompt_tokens:
-        return f"{test}: prompt_tokens {old.prompt_tokens:,} -> {new.prompt_tokens:,} (unpriced)"
+        return (
+            f"{short_name(test)}: prompt_tokens {old.prompt_tokens:,} -> {new.prompt_tokens:,} "
+            "(unpriced)"
+        )
     return None
 
 
