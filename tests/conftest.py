@@ -65,3 +65,19 @@ def said(output: str, pattern: str) -> bool:
     import fnmatch
 
     return fnmatch.fnmatchcase(" ".join(output.split()), pattern)
+
+
+def recorded_as(folder: Path, model: str, name: str = "agent.yaml") -> Path:
+    """The bundled agent cassette (three calls, the last an error) recorded with ``model``,
+    written to ``folder / name``: a model name as a hostile recording may hold it."""
+    import json
+
+    def escaped(text: str) -> str:  # inside a JSON string inside a single-quoted YAML one
+        return json.dumps(text)[1:-1].replace("'", "''")
+
+    text = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    text = text.replace("claude-sonnet-4-5-20250929", escaped(model))
+    text = text.replace('"claude-sonnet-4-5"', f'"{escaped(model)}"')
+    path = folder / name
+    path.write_text(text)
+    return path

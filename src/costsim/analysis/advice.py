@@ -21,6 +21,7 @@ from costsim.analysis.comparison import VariantSummary, summarise
 from costsim.cache.prefix import PrefixBlock
 from costsim.engine.simulate import Engine
 from costsim.model import Block, Call, TextBlock, ToolDef
+from costsim.model.quoting import quoted
 from costsim.pricing.ledger import Totals
 from costsim.pricing.units import unit_prices
 from costsim.strategies.registry import Variant, make_step
@@ -85,7 +86,7 @@ def _items(call: Call) -> list[Block | ToolDef]:
 def _name(call: Call, index: int) -> str:
     tools, system = len(call.tools), len(call.system)
     if index < tools:
-        return f"tool definition {call.tools[index].name!r}"
+        return f"tool definition {quoted(call.tools[index].name)}"
     if index < tools + system:
         return f"system block {index - tools}"
     index -= tools + system

@@ -19,6 +19,7 @@ from costsim.analysis.tolerances import METRICS, TOKEN_METRICS, parse_tolerances
 from costsim.errors import InputError
 from costsim.io.documents import DocumentError, parse_document
 from costsim.model.ordering import naturally
+from costsim.model.quoting import quoted, short_name
 from costsim.pricing.money import money
 
 __all__ = [
@@ -72,8 +73,9 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
             _check_name(name)
             figures[name] = TestCost.from_json(data, version=version)
         except ValueError as exc:
-            shown = repr(name) if len(repr(name)) <= 80 else f"{repr(name)[:76]}...'"
-            raise InputError(f"baseline {path}: malformed test entry {shown}: {exc}") from None
+            raise InputError(
+                f"baseline {path}: malformed test entry {quoted(name)}: {exc}"
+            ) from None
     return figures
 
 
@@ -147,13 +149,13 @@ class RegressionCheck:
         if before == 0:
             if after == 0:
                 return None
-            said = f"{test}: {self.metric} rose from 0 to {shown(after)}"
+            said = f"{short_name(test)}: {self.metric} rose from 0 to {shown(after)}"
             return Regression(test, self.metric, before, after, self.percent, None, said)
         change = float((after - before) / before * 100)
         if change <= self.percent:
             return None
         said = (
-            f"{test}: {self.metric} rose {_over(change, self.percent)} "
+            f"{short_name(test)}: {self.metric} rose {_over(change, self.percent)} "
             f"({shown(before)} -> {shown(after)}), over the tolerance of {self.percent:g}%"
         )
         return Regression(test, self.metric, before, after, self.percent, change, said)
@@ -198,7 +200,7 @@ def _limits_for(
     unpriced = max(old.unpriced_calls, new.unpriced_calls)
     gated = _describe(added) if added else "its token tolerances"
     calls = f"{unpriced} unpriced call{'s' * (unpriced != 1)}"
-    note = f"{test}: cost not compared ({calls}); gated on {gated} instead"
+    note = f"{short_name(test)}: cost not compared ({calls}); gated on {gated} instead"
     return limits, note
 
 
@@ -210,9 +212,16 @@ def _improvement(test: str, old: TestCost, new: TestCost) -> str | None:
     calls = f"{estimated} call{'' if estimated == 1 else 's'}"
     how = f" ({calls} estimated: within the estimate's error)" if estimated else ""
     if before is not None and after is not None:
-        return f"{test}: cost {money(before)} -> {money(after)}{how}" if after < before else None
+        return (
+            f"{short_name(test)}: cost {money(before)} -> {money(after)}{how}"
+            if after < before
+            else None
+        )
     if new.prompt_tokens < old.prompt_tokens:
-        return f"{test}: prompt_tokens {old.prompt_tokens:,} -> {new.prompt_tokens:,} (unpriced)"
+        return (
+            f"{short_name(test)}: prompt_tokens {old.prompt_tokens:,} -> {new.prompt_tokens:,} "
+            "(unpriced)"
+        )
     return None
 
 

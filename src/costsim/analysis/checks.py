@@ -17,6 +17,7 @@ from costsim.analysis.secrets import find_secrets
 from costsim.errors import ConfigError, CostsimError, InteractionError
 from costsim.io.cassette import Cassette, cassette_from_bytes, load_cassette
 from costsim.model import NoteKind
+from costsim.model.quoting import quoted
 from costsim.pricing.ledger import meter
 from costsim.providers.normalise import normalise
 
@@ -100,7 +101,7 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
             findings.append(_finding(path, index, "no-usage", f"{call.flavour} call without usage"))
         cost = meter(call).price if call.usage is not None else None
         if cost is not None and not cost.priced:
-            reason = cost.unpriced_reason or f"no price for {call.priced_model!r}"
+            reason = cost.unpriced_reason or f"no price for {quoted(call.priced_model)}"
             findings.append(_finding(path, index, "unpriced", f"{reason}: its cost is unknown"))
     for secret in find_secrets(cassette):
         message = f"{secret.kind} in {secret.where} ({secret.preview})"

@@ -24,6 +24,7 @@ from costsim.model import (
     ToolDef,
     ToolResultBlock,
 )
+from costsim.model.quoting import short_name
 
 __all__ = [
     "ASPECTS",
@@ -97,7 +98,7 @@ def _chars(blocks: Iterable[Block]) -> int:
 
 
 def _model(old: Call, new: Call) -> str | None:
-    return None if old.model == new.model else f"{old.model} -> {new.model}"
+    return None if old.model == new.model else f"{short_name(old.model)} -> {short_name(new.model)}"
 
 
 _INSTRUCTION_ROLES = frozenset({"system", "developer"})

@@ -22,6 +22,7 @@ from costsim.analysis.secret_rules import (
     preview,
 )
 from costsim.io.cassette import Cassette, Interaction
+from costsim.model.quoting import quoted
 
 __all__ = ["SecretFinding", "find_secrets"]
 
@@ -108,7 +109,7 @@ def _known_key(text: str) -> bool:
 def _header_findings(interaction: Interaction) -> Iterator[SecretFinding]:
     index = interaction.index
     for name, value in interaction.request_headers.items():
-        where = f"request header {name!r}"
+        where = f"request header {quoted(name)}"
         yield from _keys_in(index, where, value)
         if _known_key(value):
             continue

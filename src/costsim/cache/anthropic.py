@@ -15,6 +15,7 @@ from datetime import datetime
 from costsim.cache.prefix import Prefix
 from costsim.cache.results import CacheResult, Entry, RuleNote, Write
 from costsim.cache.rules import CacheRules
+from costsim.model.quoting import short_name
 
 __all__ = ["AnthropicCache"]
 
@@ -114,12 +115,13 @@ class AnthropicCache:
                 RuleNote(
                     "minimum",
                     f"the {block.tokens:,}-token prefix at the {block.label} breakpoint is "
-                    f"below the {minimum:,}-token minimum for {model}: not cached",
+                    f"below the {minimum:,}-token minimum for {short_name(model)}: not cached",
                 )
             )
             if not written and hit is None:
+                named = short_name(model)
                 notes.append(
-                    f"prefix shorter than the {minimum:,}-token minimum for {model}: not cached"
+                    f"prefix shorter than the {minimum:,}-token minimum for {named}: not cached"
                 )
         self._diagnose(prefix, kept, hit, at, rules)
         writes: list[Write] = []

@@ -8,6 +8,8 @@ import shutil
 import sys
 import textwrap
 
+from costsim.render.visible import visible_lines
+
 __all__ = ["DEFAULT_WIDTH", "stderr_text", "terminal_width"]
 
 DEFAULT_WIDTH = 100
@@ -31,7 +33,9 @@ def terminal_width() -> int:
 
 def stderr_text(text: str) -> str:
     """Messages for stderr: each line as it is for logs and pipes (one line per error, to
-    grep), wrapped to the width at a terminal (``COLUMNS`` when set, else the terminal's)."""
+    grep), wrapped to the width at a terminal (``COLUMNS`` when set, else the terminal's);
+    control characters (a file or model name's) as escapes, never acted on."""
+    text = visible_lines(text)
     if not sys.stderr.isatty():
         return text
     width = _columns()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from costsim.io.limits import TooDeepError, check_json_depth
+from costsim.model.quoting import quoted
 
 __all__ = [
     "MAX_DECODED_BYTES",
@@ -111,7 +112,7 @@ def decode_body(stored: str | bytes, headers: Mapping[str, str]) -> bytes:
             break
         decoder = _DECODERS.get(name)
         if decoder is None:
-            raise ValueError(f"has unsupported content-encoding {name!r}")
+            raise ValueError(f"has unsupported content-encoding {quoted(name)}")
         try:
             data = decoder(data)
         except ValueError:
@@ -223,7 +224,9 @@ def parse_sse(body: bytes) -> list[SseEvent]:
             if at == cut:
                 break  # the stream was cut inside its last event
             if data_text.strip().startswith("{"):
-                raise ValueError(f"has an event {name or '(unnamed)'!r} whose data {exc}") from None
+                raise ValueError(
+                    f"has an event {quoted(name or '(unnamed)')} whose data {exc}"
+                ) from None
             data = data_text
         events.append(SseEvent(event=name, data=data))
     return events

@@ -33,6 +33,7 @@ from costsim.io.limits import (
 )
 from costsim.io.safe_yaml import load_yaml
 from costsim.io.yaml_events import NotPlain, load_plain
+from costsim.model.quoting import quoted
 
 __all__ = ["MIN_EXPANSION", "parse_document"]
 
@@ -129,7 +130,7 @@ def _yaml_error(path: Path, text: str, exc: yaml.YAMLError) -> CassetteError:
         tag = _tag_of(exc)
         if tag and "python/" in tag:
             return UnsafeCassetteError(
-                path, f"{where}refuses YAML tag {tag!r}: it would construct a Python object"
+                path, f"{where}refuses YAML tag {quoted(tag)}: it would construct a Python object"
             )
         return CassetteError(path, f"{where}unreadable YAML: {exc.problem}")
     problem = getattr(exc, "problem", None) or _first_line(exc)

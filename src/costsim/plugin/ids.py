@@ -3,13 +3,13 @@ them without loading costsim's library)."""
 
 from __future__ import annotations
 
-from costsim.render.cuts import ELLIPSIS, shorten_left
+from costsim.render.cuts import ELLIPSIS, display_width, shorten_left, take, take_end
 
 __all__ = ["cut_test_ids"]
 
 
 def cut_test_ids(names: list[str], width: int) -> list[str]:
-    """Test ids in ``width`` characters, each keeping what tells it apart: the test function
+    """Test ids in ``width`` columns, each keeping what tells it apart: the test function
     whole when it fits (``…test_agent.py::test_refund[long]``, the path cut from the left),
     else the start of the function's name and the end of its parameters
     (``test_support_ag…customer_history]``). Ids that would read alike cut that way are cut
@@ -21,11 +21,11 @@ def cut_test_ids(names: list[str], width: int) -> list[str]:
 
 
 def _cut_test_id(name: str, width: int) -> str:
-    if len(name) <= width:
+    if display_width(name) <= width:
         return name
     start = name.split("[", 1)[0].rfind("::")
     test = name[start + 2 :] if start >= 0 else name
-    if len(test) < width or width < 12:
+    if display_width(test) < width or width < 12:
         return shorten_left(name, width)
     head = (width - 1) * 2 // 5
-    return f"{test[:head]}{ELLIPSIS}{test[len(test) - (width - 1 - head) :]}"
+    return f"{take(test, head)}{ELLIPSIS}{take_end(test, width - 1 - head)}"

@@ -35,6 +35,7 @@ from costsim.render.events_text import alike
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.rows import merged, others_label, others_note
 from costsim.render.text import ELLIPSIS, extra_bytes, fit_table, money_places, plural
+from costsim.render.visible import markdown_cell, markdown_lines, visible
 
 __all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
 
@@ -90,7 +91,7 @@ def _rows(
     what_if: list[str],
     markdown: bool,
 ) -> list[list[str]]:
-    label = (lambda name: name.replace("|", "\\|")) if markdown else str
+    label = markdown_cell if markdown else visible
     named = [(label(name), costs[name], [name]) for name in shown.listed]
     if shown.listed and shown.others:  # the cheaper tests in one row: the TOTAL stays whole
         summed = merged((costs[name] for name in shown.others), TestCost())
@@ -131,7 +132,7 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     what_if = [v.name for v in parse_strategies(options.strategies)] if options.strategies else []
     shown = listing(costs, options)
     if options.markdown:
-        headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
+        headers = ["test", *columns, *(markdown_cell(f"cost with {name}") for name in what_if)]
         rows = _rows(state, costs, shown, columns, what_if, markdown=True)
         return fit_table(headers, rows, width=10**6, tablefmt="github")
     # columns go before a test id is cut below TEST_COLUMN_MIN characters; then, with all
@@ -262,7 +263,7 @@ def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     else:
         head = ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
     notes = [out for line in _notes(state, costs, options) for out in wrap(line, options.width)]
-    return [*head, *notes]
+    return [visible(line) for line in [*head, *notes]]  # whatever way a recorded name came
 
 
 def _total_json(state: CostsimSession, costs: Costs) -> dict[str, Any]:
@@ -343,10 +344,11 @@ def write_report(
         ]
         notes += [f"- {line.strip()}" for line in _notes(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
+        notes = [visible(note) for note in notes]  # a test id's line feed: one note a line
         answer = [answer_line(costs), ""] if costs else []
         lines = ["## costsim: LLM calls in the test run", "", *answer, *body]
         lines += ["", *notes] if notes else []
-        write_atomic(path, "\n".join(lines) + "\n")
+        write_atomic(path, markdown_lines("\n".join(lines)) + "\n")  # <, >, & as entities
     else:
         write_atomic(path, json.dumps(_document(state, failures, unserved), indent=2) + "\n")
 

@@ -15,6 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from costsim.errors import ConfigError
+from costsim.render.cuts import display_width, narrowed
+from costsim.render.visible import visible
 
 if TYPE_CHECKING:
     from costsim.api.gates import Budget
@@ -134,20 +136,29 @@ def verbosity(config: Any) -> int:
 
 
 def wrap(line: str, width: int, indent: str = "  ") -> list[str]:
-    """``line`` wrapped to ``width`` (continuation lines indented); a word is cut only when it
-    is longer than a line (a test id of 105 characters ran past the terminal)."""
-    if len(line) <= width:
+    """``line`` wrapped to ``width`` columns (continuation lines indented); a word is cut
+    only when it is longer than a line (a test id of 105 characters ran past the terminal).
+    Control characters are escapes (a recorded name never splits a line or sets the
+    terminal's title)."""
+    line = visible(line)
+    if display_width(line) <= width:
         return [line]
     lead = line[: len(line) - len(line.lstrip())]
-    return textwrap.wrap(
-        line,
-        width,
-        initial_indent="",
-        subsequent_indent=lead + indent,
-        break_long_words=True,
-        break_on_hyphens=False,
-        drop_whitespace=True,
-    ) or [line]
+
+    def lines(size: int) -> list[str]:
+        return textwrap.wrap(
+            line,
+            size,
+            initial_indent="",
+            subsequent_indent=lead + indent,
+            break_long_words=True,
+            break_on_hyphens=False,
+            drop_whitespace=True,
+        ) or [line]
+
+    if display_width(line) == len(line):
+        return lines(width)
+    return narrowed(lines, width, display_width, least=1)
 
 
 SHOWN_FAILURES = 10

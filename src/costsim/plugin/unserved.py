@@ -14,6 +14,7 @@ from typing import Any
 from costsim.plugin.ids import cut_test_ids
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.render.cuts import ELLIPSIS, extra_bytes
+from costsim.render.visible import visible
 
 __all__ = ["SHOWN", "failed_in", "unserved_in", "unserved_lines", "unserved_note", "unserved_tests"]
 
@@ -84,7 +85,7 @@ def unserved_lines(stats: Mapping[str, Iterable[Any]], options: SummaryOptions) 
     shown = tests if options.verbose > 0 else tests[:SHOWN]
     lines = wrap(unserved_note(len(tests)), options.width)
     room = options.width - 2 - extra_bytes(ELLIPSIS)  # an ellipsis takes three bytes
-    lines += [f"  {test}" for test in cut_test_ids(shown, room)]
+    lines += [f"  {test}" for test in cut_test_ids([visible(test) for test in shown], room)]
     if len(tests) > len(shown):
         lines.append(f"  and {len(tests) - len(shown)} more (-v)")
     return lines

@@ -16,6 +16,7 @@ from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 
 from costsim.model import Usage
+from costsim.model.quoting import quoted
 from costsim.pricing.linear import KINDS, LinearPrices
 from costsim.pricing.priced import Price
 from costsim.pricing.reads import ReadPricing, read_rule
@@ -278,17 +279,17 @@ def _price(
         result = calc_price(priced_usage, model, provider_id=provider, genai_request_timestamp=when)
     except LookupError:
         return Price(
-            None, unpriced_reason=f"genai-prices has no price for {provider} model {model!r}"
+            None, unpriced_reason=f"genai-prices has no price for {provider} model {quoted(model)}"
         )
     except (ValueError, ArithmeticError) as exc:
-        return Price(None, unpriced_reason=f"genai-prices cannot price {model!r}: {exc}")
+        return Price(None, unpriced_reason=f"genai-prices cannot price {quoted(model)}: {exc}")
     if web_searches and getattr(result.model_price, "web_searches_kcount", None) is None:
         return Price(
             None,
             model_id=result.model.id,
             unpriced_reason=(
                 f"{web_searches} web search(es) recorded but genai-prices has no web search "
-                f"fee for {provider} model {model!r}"
+                f"fee for {provider} model {quoted(model)}"
             ),
             priced_at=when,
             lower_bound=result.total_price,

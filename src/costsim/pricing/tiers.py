@@ -21,6 +21,7 @@ from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price, data_snapshot
 
 from costsim.model import Usage
+from costsim.model.quoting import quoted
 from costsim.pricing.priced import Price
 
 __all__ = ["CONTEXTS", "listed_from", "tier_amount", "tier_price"]
@@ -49,7 +50,8 @@ def tier_price(
     return Price(
         None,
         model_id=known.model_id,
-        unpriced_reason=found or f"genai-prices has no {tier} price for {provider} model {model!r}",
+        unpriced_reason=found
+        or f"genai-prices has no {tier} price for {provider} model {quoted(model)}",
         priced_at=when,
         lower_bound=(known.amount or Decimal(0)) if tier == "priority" else Decimal(0),
     )
@@ -78,12 +80,12 @@ def tier_amount(
             price_context=CONTEXTS[tier],
         )
     except (LookupError, ValueError, ArithmeticError) as exc:
-        return f"genai-prices cannot price {model!r} at the {tier} tier: {exc}"
+        return f"genai-prices cannot price {quoted(model)} at the {tier} tier: {exc}"
     if usage.web_searches and getattr(result.model_price, "web_searches_kcount", None) is None:
         # as the standard path: a search with no fee leaves the cost unknown, never tokens only
         return (
             f"{usage.web_searches} web search(es) recorded but genai-prices has no web search "
-            f"fee for {provider} model {model!r}"
+            f"fee for {provider} model {quoted(model)}"
         )
     return result.total_price, result.model.id
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from costsim.io.bodies import SseEvent
 from costsim.model import Flavour
+from costsim.model.quoting import quoted
 from costsim.providers.anthropic import AnthropicMessages
 from costsim.providers.base import Adapter, ParsedResponse
 from costsim.providers.bedrock_converse import BedrockConverse
@@ -147,7 +148,7 @@ def _foreign(documents: list[Mapping[str, Any]]) -> Recognised | None:
         if found is None and isinstance(usage, Mapping) and "completion_tokens" not in usage:
             found = next((k for k in usage if _FOREIGN_USAGE.search(str(k))), None)
         if found is not None:
-            return Recognised(f"a usage block costsim does not read ({found!r})")
+            return Recognised(f"a usage block costsim does not read ({quoted(found)})")
     return None
 
 

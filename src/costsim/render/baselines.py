@@ -21,6 +21,7 @@ from costsim.render.text import (
     table,
     wrap,
 )
+from costsim.render.visible import visible
 
 __all__ = [
     "baseline_document",
@@ -96,10 +97,10 @@ def baseline_table(diff: BaselineDiff, *, width: int) -> str:
 
 
 def baseline_markdown(diff: BaselineDiff) -> str:
-    lines = ["## costsim baseline compare", "", _answer(diff)]
+    lines = ["## costsim baseline compare", "", visible(_answer(diff))]
     for title, items in _sections(diff):
-        if items:
-            lines += ["", f"**{title}**", "", *(f"- {item}" for item in items)]
+        if items:  # a test id's line feed is an escape: one item a line
+            lines += ["", f"**{visible(title)}**", "", *(f"- {visible(item)}" for item in items)]
     return "\n".join(lines) + "\n"
 
 

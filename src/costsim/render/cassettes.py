@@ -7,6 +7,7 @@ from typing import Any
 from costsim.analysis.cassettes import CassetteCheck, CassetteListing
 from costsim.pricing.names import model_label
 from costsim.render.text import (
+    ELLIPSIS,
     Column,
     display_path,
     extra_bytes,
@@ -16,6 +17,7 @@ from costsim.render.text import (
     table,
     wrap,
 )
+from costsim.render.visible import visible
 
 __all__ = [
     "check_document",
@@ -149,6 +151,17 @@ _PATH_ROOM = 24
 """The fewest characters of a file's path worth a finding's line: below, it has its own."""
 
 
+def _path_in(path: str, room: int) -> str:
+    """``path`` cut from the left to ``room`` columns, and bytes but for an ellipsis's two
+    (a wide letter of a file's name takes two columns and three bytes)."""
+    size = room
+    cut = shorten_left(path, size)
+    while size > 1 and len(cut.encode("utf-8", "surrogatepass")) - extra_bytes(ELLIPSIS) > room:
+        size -= 1
+        cut = shorten_left(path, size)
+    return cut
+
+
 def check_table(check: CassetteCheck, *, width: int) -> str:
     """The answer first (how many findings), then each finding: its file (shortened from the
     left), interaction, severity, rule and message, wrapped to the width."""
@@ -158,13 +171,13 @@ def check_table(check: CassetteCheck, *, width: int) -> str:
         head = f"{where}[{f.severity}] {f.rule}"
         room = width - len(head) - 5
         if room < _PATH_ROOM:  # a narrow terminal: the file on a line of its own
-            path = shorten_left(display_path(f.path), width - 3)  # "…" is 3 bytes
+            path = shorten_left(visible(display_path(f.path)), width - 3)  # "…" is 3 bytes
             lines.append(f"{path}:")
             lines += wrap(f"{head}:", width, indent="  ", subsequent="  ")
             lines += wrap(f.message, width, indent="    ", subsequent="    ")
             continue
-        path = shorten_left(display_path(f.path), room)
-        line = f"{path}: {head}: {f.message}"
+        path = _path_in(visible(display_path(f.path)), room)
+        line = visible(f"{path}: {head}: {f.message}")
         if len(line) + extra_bytes(line) <= width:
             lines.append(line)
         else:

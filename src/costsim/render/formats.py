@@ -28,6 +28,7 @@ from costsim.render import (
     strategies,
 )
 from costsim.render.options import EXTENSIONS, FORMATS, RenderOptions, format_for
+from costsim.render.visible import json_escaped, markdown_lines, visible_lines
 
 __all__ = [
     "EXTENSIONS",
@@ -53,6 +54,9 @@ class Kind:
     text: Mapping[str, Text] = field(default_factory=dict)
     schema: str = ""
     """The file under ``costsim/schemas/`` that describes the JSON document."""
+    recorded: bool = True
+    """Whether its text holds what recordings say (names, paths, quoted content): its
+    Markdown then writes ``&``, ``<`` and ``>`` as HTML's entities (see :func:`render`)."""
 
 
 def _comparison_table(data: Any, o: RenderOptions) -> str:
@@ -173,6 +177,7 @@ KINDS: dict[str, Kind] = {
             "markdown": lambda d, o: strategies.strategies_markdown(d),
         },
         "strategies.schema.json",
+        recorded=False,  # the installed strategies' own words, with `code` spans
     ),
 }
 
@@ -194,11 +199,12 @@ def json_text(doc: Any) -> str:
     import pydantic_core
 
     try:
-        return pydantic_core.to_json(doc, indent=2).decode() + "\n"
+        made = pydantic_core.to_json(doc, indent=2).decode()
     except pydantic_core.PydanticSerializationError as exc:
         if "surrogates not allowed" not in str(exc):
             raise
-    return pydantic_core.to_json(_printable(doc), indent=2).decode() + "\n"
+        made = pydantic_core.to_json(_printable(doc), indent=2).decode()
+    return json_escaped(made) + "\n"  # DEL and C1 as \u escapes too: a terminal ignores them
 
 
 def _printable(value: Any) -> Any:
@@ -216,6 +222,9 @@ def _printable(value: Any) -> Any:
 
 
 def render(kind: str, data: Any, fmt: str, options: RenderOptions | None = None) -> str:
+    """``data`` in format ``fmt``. Whatever way a recorded string took into a line, its
+    control characters are escapes there (:mod:`costsim.render.visible`), and in Markdown
+    ``&``, ``<`` and ``>`` are HTML's entities: a recorded ``<script>`` is text on the page."""
     entry = KINDS[kind]
     if fmt == "json":
         return json_text(entry.document(data))
@@ -224,4 +233,7 @@ def render(kind: str, data: Any, fmt: str, options: RenderOptions | None = None)
         raise ConfigError(
             f"{kind} output has no {fmt!r} format; formats: {', '.join(formats(kind))}"
         )
-    return renderer(data, options or RenderOptions())
+    text = renderer(data, options or RenderOptions())
+    if fmt == "markdown" and entry.recorded:
+        return markdown_lines(text)
+    return text if fmt == "html" else visible_lines(text)

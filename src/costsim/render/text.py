@@ -4,6 +4,11 @@ A table is a list of :class:`Column` (header, alignment, how it may be cut) and 
 :func:`table` lays it out in the plain style (two spaces between columns, a rule under the
 headers) and cuts the columns that may be cut until the lines fit the width: paths from the
 left (the file name is what tells cassettes apart), text from the right. Numbers are never cut.
+
+Cells are measured, cut and padded in display columns (a wide letter such as ``日`` takes two,
+see :mod:`costsim.render.cuts`), and the lines fit in bytes too, as ``awk`` and ``wc -c``
+count them; every cell and wrapped line is :func:`~costsim.render.visible.visible` first (a
+control character in a recorded name is an escape, never a row split or a terminal's title).
 """
 
 from __future__ import annotations
@@ -11,22 +16,35 @@ from __future__ import annotations
 import dataclasses
 import math
 import textwrap
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Literal
 
-from tabulate import tabulate
-
 from costsim.pricing.money import half_up, money, money_places, partial_money
-from costsim.render.cuts import ELLIPSIS, extra_bytes, shorten_left, shorten_right
+from costsim.render.cuts import (
+    ELLIPSIS,
+    byte_excess,
+    display_width,
+    distinct_cuts,
+    extra_bytes,
+    narrowed,
+    pad,
+    shorten_left,
+    shorten_right,
+    take,
+    take_end,
+)
 from costsim.render.paths import display_path
+from costsim.render.tabulated import fit_table
+from costsim.render.visible import markdown_cell, visible
 
 __all__ = [
     "ELLIPSIS",
     "Column",
     "decimals_for",
     "display_path",
+    "display_width",
     "extra_bytes",
     "fit_table",
     "markdown_table",
@@ -75,26 +93,44 @@ def _cut(text: str, width: int, side: Literal["left", "right"] | None) -> str:
     return text
 
 
+def _kept(cell: str, size: int, side: Literal["left", "right"] | None) -> str:
+    """What a cell keeps of itself cut to ``size`` columns, its ellipsis aside."""
+    if display_width(cell) <= size:
+        return cell
+    return take_end(cell, size - 1) if side == "left" else take(cell, size - 1)
+
+
 def _fit(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
 ) -> tuple[list[int], int]:
     """(the columns' widths, how far the table still overflows ``width`` once cut)."""
-    widths = [
-        max([len(col.header), *(len(row[i]) for row in rows)]) for i, col in enumerate(columns)
-    ]
+    cells = [[col.header, *(row[i] for row in rows)] for i, col in enumerate(columns)]
+    widths = [max(map(display_width, column)) for column in cells]
+    full = list(widths)
+    whole = [max(map(byte_excess, column)) for column in cells]
+    known: dict[tuple[int, int], int] = {}
 
-    def extra(cut: bool) -> int:
-        """Bytes beyond the characters, the most of any cell of a column; ``cut``: with the
-        two of each ellipsis on top (a cut cell may keep its own, ``ü``, beside them)."""
-        return sum(
-            max(extra_bytes(cell) for cell in [col.header, *(row[i] for row in rows)])
-            + 2 * col.ellipses * (cut and col.cut is not None)
-            for i, col in enumerate(columns)
-        )
+    def excess(i: int, size: int) -> int:
+        """Bytes beyond the columns, the most of any cell of column ``i`` cut to ``size``
+        (what is cut away takes its bytes with it: ``ü``, a wide ``日``)."""
+        if not whole[i] or size >= full[i]:
+            return whole[i]
+        if (i, size) not in known:
+            side = columns[i].cut
+            known[i, size] = max(byte_excess(_kept(cell, size, side)) for cell in cells[i])
+        return known[i, size]
 
-    overflow = sum(widths) + len(GAP) * (len(columns) - 1) - width
-    overflow += extra(cut=overflow + extra(cut=False) > 0)  # an ellipsis only if something is cut
-    while overflow > 0:
+    gaps = len(GAP) * (len(columns) - 1)
+
+    def overflow(ellipses: int) -> int:
+        return sum(widths) + gaps - width + sum(map(excess, range(len(widths)), widths)) + ellipses
+
+    # with room for the bytes of each ellipsis (two beyond its column) if something is cut
+    ellipses = sum(2 * col.ellipses for col in columns if col.cut is not None)
+    if overflow(0) <= 0:
+        ellipses = 0
+    over = overflow(ellipses)
+    while over > 0:
         candidates = [
             i
             for i, col in enumerate(columns)
@@ -107,12 +143,17 @@ def _fit(
         widest = max(candidates, key=lambda i: (widths[i], -i))
         floor = max(columns[widest].min_width, 1)
         others = [widths[i] for i in candidates if i != widest]
-        target = max(floor, max(others, default=floor), widths[widest] - overflow)
-        if target >= widths[widest]:
-            target = widths[widest] - 1
-        overflow -= widths[widest] - target
-        widths[widest] = target
-    return widths, overflow
+        target = max(floor, max(others, default=floor), widths[widest] - over)
+        was, widths[widest] = widths[widest], min(target, widths[widest] - 1)
+        over = overflow(ellipses)
+        while over < 0 and widths[widest] + 1 < was:  # the cut took bytes too: widen again
+            widths[widest] += 1
+            wider = overflow(ellipses)
+            if wider > 0:
+                widths[widest] -= 1
+                break
+            over = wider
+    return widths, over
 
 
 def _leave_out(
@@ -137,64 +178,18 @@ def _shown(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], widths: Sequence[int]
 ) -> list[dict[str, str]]:
     """Per column, the cells that must be cut in the middle to stay apart (see
-    :func:`_distinct_cuts`); none for columns not cut from the left."""
+    :func:`~costsim.render.cuts.distinct_cuts`); none for columns not cut from the left."""
     return [
-        _distinct_cuts([row[i] for row in rows], size) if col.cut == "left" else {}
+        distinct_cuts([row[i] for row in rows], size) if col.cut == "left" else {}
         for i, (col, size) in enumerate(zip(columns, widths, strict=True))
     ]
-
-
-def _distinct_cuts(values: Sequence[str], size: int) -> dict[str, str]:
-    """Cuts of paths that would read alike cut from the left (``…mixed_files[a].yaml`` for
-    two files): each keeps the end and, between two ellipses, the part where it differs from
-    the others (``…AgentMultim…[a].yaml``); every other value is cut as usual (absent here)."""
-    groups: dict[str, set[str]] = {}
-    for value in values:
-        groups.setdefault(shorten_left(value, size), set()).add(value)
-    cuts: dict[str, str] = {}
-    for same in (group for group in groups.values() if len(group) > 1):
-        tries = [  # the middle kept where it parts from the first other, or the closest
-            {
-                value: _middle_cut(value, size, pick(_common(value, o) for o in same - {value}))
-                for value in same
-            }
-            for pick in (min, max)
-        ]
-        best: dict[str, str] = max(tries, key=_distinct_count)  # the first on a tie
-        cuts.update(best)
-    return cuts
-
-
-def _distinct_count(cuts: dict[str, str]) -> int:
-    return len(set(cuts.values()))
-
-
-def _common(a: str, b: str) -> int:
-    """The length of the longest common prefix of ``a`` and ``b``."""
-    n = 0
-    while n < min(len(a), len(b)) and a[n] == b[n]:
-        n += 1
-    return n
-
-
-def _middle_cut(text: str, size: int, differs: int) -> str:
-    """``text`` in ``size`` characters keeping its end and the stretch from ``differs`` on
-    (the column keeps room for the bytes of two ellipses)."""
-    room = size - 2  # the two ellipses
-    tail = room // 2
-    middle = room - tail
-    if room < 6 or differs + middle >= len(text) - tail:
-        return shorten_left(text, size)
-    start = max(differs - 2, 0)
-    head = ELLIPSIS if start else ""
-    return f"{head}{text[start : start + middle + (0 if start else 1)]}{ELLIPSIS}{text[-tail:]}"
 
 
 def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int) -> list[str]:
     """The lines of a plain table that fits ``width`` where its cuttable and droppable
     columns allow (a line under it names the columns left out, and how to see them: not the
     width, which for an indented table is not the terminal's)."""
-    given, cells = columns, rows
+    given, cells = _visible(columns, rows)
     columns, rows, widths, left_out = _leave_out(given, cells, width)
     shown = _shown(columns, rows, widths)
     if any(shown):  # paths that read alike cut: room for a second ellipsis, and cut again
@@ -210,7 +205,7 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: in
         for col, size, cell, cuts in zip(columns, widths, cells, shown, strict=True):
             text = cuts.get(cell) if body else None
             text = text if text is not None else _cut(cell, size, col.cut or "right")
-            parts.append(text.ljust(size) if col.align == "left" else text.rjust(size))
+            parts.append(pad(text, size, col.align))
         return GAP.join(parts).rstrip()
 
     head = [line([col.header for col in columns], False), GAP.join("-" * size for size in widths)]
@@ -219,18 +214,38 @@ def table(columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: in
     return head + [line(row) for row in rows] + (note if left_out else [])
 
 
+def _visible(
+    columns: Sequence[Column], rows: Sequence[Sequence[str]]
+) -> tuple[list[Column], list[list[str]]]:
+    """The headers and cells with their control characters as escapes (see
+    :func:`~costsim.render.visible.visible`): measured as they will show."""
+    headers = [
+        col if col.header.isprintable() else dataclasses.replace(col, header=visible(col.header))
+        for col in columns
+    ]
+    return headers, [[visible(cell) for cell in row] for row in rows]
+
+
 def table_blocks(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], *, width: int
 ) -> list[str]:
     """A table with more columns than fit ``width``, in blocks of columns one under the other,
     each repeating the first column (as pandas prints a wide frame)."""
-    sizes = [max([len(c.header), *(len(row[i]) for row in rows)]) for i, c in enumerate(columns)]
-    # bytes beyond the characters (``Δ``, ``…``) count too, as in :func:`table`
-    extra = [
-        max(extra_bytes(cell) for cell in [c.header, *(row[i] for row in rows)])
+    columns, rows = _visible(columns, rows)
+    sizes = [
+        max([display_width(c.header), *(display_width(row[i]) for row in rows)])
         for i, c in enumerate(columns)
     ]
     first = min(sizes[0], max(columns[0].min_width, width // 3))
+    # bytes beyond the columns (``Δ``, ``…``, ``日``) count too, as in :func:`table`; the
+    # first column's as cut to its width
+    extra = [
+        max(
+            byte_excess(_kept(cell, first, c.cut) if i == 0 else cell)
+            for cell in [c.header, *(row[i] for row in rows)]
+        )
+        for i, c in enumerate(columns)
+    ]
     # a path cut from the left may need a second ellipsis to stay apart from a twin
     ellipses = 2 if columns[0].cut == "left" else columns[0].ellipses
     cut = 2 * ellipses if first < sizes[0] and columns[0].cut else 0
@@ -254,73 +269,37 @@ def table_blocks(
 
 
 def markdown_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> list[str]:
-    """A GitHub-flavoured Markdown table: nothing is cut, ``|`` in cells is escaped."""
+    """A GitHub-flavoured Markdown table: nothing is cut, each cell is
+    :func:`~costsim.render.visible.markdown_cell` (a ``|`` or a line feed never splits a
+    row; ``<`` and ``>`` become entities where the document is written, in
+    :mod:`costsim.render.formats`)."""
 
     def line(cells: Iterable[str]) -> str:
-        return "| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |"
+        return "| " + " | ".join(map(markdown_cell, cells)) + " |"
 
     rule = "|" + "|".join("---:" if c.align == "right" else ":---" for c in columns) + "|"
     return [line(col.header for col in columns), rule, *(line(row) for row in rows)]
 
 
-def fit_table(
-    headers: list[str],
-    rows: list[list[str]],
-    *,
-    width: int,
-    tablefmt: str = "simple",
-    min_first: int = 12,
-    cut: Callable[[list[str], int], list[str]] | None = None,
-) -> list[str]:
-    """A tabulate table whose lines fit ``width`` (the pytest plugin's summary; costsim's own
-    tables use :func:`table`): when it is too wide, headers of two words are stacked (so a
-    column is as wide as its figures, not its header), then the first column is cut, by
-    ``cut`` (the column's cells and the width for them) or from the left."""
-    align = ("left", *("right",) * (len(headers) - 1))
-
-    def render(head: list[str], body: list[list[str]]) -> list[str]:
-        made = tabulate(
-            body, headers=head, tablefmt=tablefmt, disable_numparse=True, colalign=align
-        )
-        return made.splitlines()
-
-    lines = render(headers, rows)
-    widest = max((len(line) for line in lines), default=0)
-    if widest <= width or not rows:
-        return lines
-    if tablefmt == "simple" and any(" " in header for header in headers[1:]):
-        headers = _stacked(headers)
-        lines = render(headers, rows)
-        widest = max(len(line) for line in lines)
-        if widest <= width:
-            return lines
-    first = max(len(row[0]) for row in [headers, *rows])
-    room = max(first - (widest - width) - extra_bytes(ELLIPSIS), min_first)  # as wc -c counts
-    column = [row[0] for row in rows]
-    shortened = cut(column, room) if cut is not None else [shorten_left(c, room) for c in column]
-    body = [[short, *row[1:]] for short, row in zip(shortened, rows, strict=True)]
-    return render([shorten_left(headers[0], room), *headers[1:]], body)
-
-
-def _stacked(headers: list[str]) -> list[str]:
-    """Headers on two lines, the last word below (``hit`` over ``rate``), one-word headers on
-    the lower line."""
-    stacked = []
-    for header in headers:
-        top, _, bottom = header.rpartition(" ")
-        stacked.append(f"{top}\n{bottom}")
-    return stacked
-
-
 def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:
-    """``text`` as lines of at most ``width`` characters, and bytes (long words are broken)."""
-    return textwrap.wrap(
-        text,
-        width=max(width - extra_bytes(text) - extra_bytes(indent), 20),
-        initial_indent=indent,
-        subsequent_indent=indent + "  " if subsequent is None else subsequent,
-        break_on_hyphens=False,
-    ) or [indent.rstrip()]
+    """``text`` as lines of at most ``width`` columns, and bytes (long words are broken); its
+    control characters as escapes (see :func:`~costsim.render.visible.visible`)."""
+    text = visible(text)
+    later = indent + "  " if subsequent is None else subsequent
+
+    def lines(size: int) -> list[str]:
+        return textwrap.wrap(
+            text,
+            width=max(size, 20),
+            initial_indent=indent,
+            subsequent_indent=later,
+            break_on_hyphens=False,
+        ) or [indent.rstrip()]
+
+    if display_width(text) == len(text):  # room for every byte beyond a character's one
+        return lines(width - extra_bytes(text) - extra_bytes(indent))
+    # wide letters (``日``: two columns, three bytes) would leave lines a few letters long
+    return narrowed(lines, width, lambda line: len(line.encode("utf-8", "surrogatepass")))
 
 
 def more_line(hidden: int, indent: str = "  ") -> list[str]:

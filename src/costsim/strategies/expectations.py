@@ -35,6 +35,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.model.quoting import short_name
 from costsim.strategies.base import Context
 from costsim.strategies.result_sections import (
     DEFAULT_MARKERS,
@@ -240,10 +241,11 @@ class Expectations:
     def _change(self, block: ToolResultBlock, done: _Filtered, call: Call) -> Event:
         before = sum(len(p.text) for p in block.content if isinstance(p, TextBlock))
         after = sum(len(p.text) for p in done.new.content if isinstance(p, TextBlock))
+        tool = short_name(done.tool or "unknown tool")
         return Event(
             self.name,
             "change",
-            f"tool result {block.tool_use_id} ({done.tool or 'unknown tool'}): "
+            f"tool result {short_name(block.tool_use_id)} ({tool}): "
             f"{before:,} -> {after:,} chars; removed {', '.join(done.what)}",
             call.provenance,
         )

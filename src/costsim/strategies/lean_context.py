@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from costsim.model import Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.model.quoting import quoted
 from costsim.strategies.base import Context, Params
 from costsim.strategies.distinctive import distinctive
 from costsim.strategies.trace import Event, SimCall, SimTrace
@@ -123,7 +124,7 @@ class LeanContext:
                 Event(
                     self.name,
                     "change",
-                    f"light task ({task.group(0)!r}): dropped {len(dropped)} of "
+                    f"light task ({quoted(task.group(0))}): dropped {len(dropped)} of "
                     f"{len(call.messages)} messages",
                     call.provenance,
                 )
@@ -134,7 +135,7 @@ class LeanContext:
                     Event(
                         self.name,
                         "divergence",
-                        f"the recorded response refers to {reference!r}, "
+                        f"the recorded response refers to {quoted(reference)}, "
                         "only in the dropped history",
                         call.provenance,
                     )

@@ -23,6 +23,7 @@ from pydantic import Field, field_validator
 
 from costsim.metering.models import base_model_name, encoding_for, provider_of
 from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from costsim.model.quoting import quoted, short_name
 from costsim.model.reasoning import reasons
 from costsim.pricing.names import model_label
 from costsim.pricing.platform_ids import bedrock_id
@@ -230,7 +231,7 @@ def _off_list(calls: list[SimCall]) -> list[Event]:
         Event(
             "routing",
             "note",
-            f"genai-prices lists no single Bedrock model {model!r}: priced at its provider's "
+            f"genai-prices lists no single Bedrock model {quoted(model)}: priced at its provider's "
             "own list price, which Bedrock's regional endpoints exceed (about 10% for recent "
             "models)",
             item.call.provenance,
@@ -309,7 +310,10 @@ class Routing:
             why += _caveats(call, routed, when)
             events.append(
                 Event(
-                    self.name, "change", f"{call.priced_model} -> {model} ({why})", call.provenance
+                    self.name,
+                    "change",
+                    f"{short_name(call.priced_model)} -> {model} ({why})",
+                    call.provenance,
                 )
             )
             before, was = _input_price(call.priced_model, call.price_provider, when)

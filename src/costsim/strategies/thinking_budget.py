@@ -43,6 +43,7 @@ from costsim.model import (
     ThinkingBlock,
     ThinkingConfig,
 )
+from costsim.model.quoting import short_name
 from costsim.strategies.base import Context, Params
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
@@ -204,7 +205,7 @@ class ThinkingBudget:
                 self.name,
                 "change",
                 f"{shortened} re-sent thinking block(s) shortened like their capped originals "
-                f"({call.model} bills earlier thinking as input)",
+                f"({short_name(call.model)} bills earlier thinking as input)",
                 call.provenance,
             )
         )

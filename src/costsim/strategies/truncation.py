@@ -24,6 +24,7 @@ from typing import Any
 from pydantic import Field, model_validator
 
 from costsim.model import Block, Call, Message, TextBlock, ToolResultBlock, ToolUseBlock
+from costsim.model.quoting import short_name
 from costsim.strategies.base import Context, Params
 from costsim.strategies.distinctive import distinctive
 from costsim.strategies.trace import Event, SimCall, SimTrace
@@ -206,7 +207,7 @@ class _Removed:
                 continue
             quote = _line_quoted(removed, texts, tool_use_id) or next(
                 (
-                    f"refers to {token[:60]!r}, only in truncated text of {tool_use_id}"
+                    f"refers to {token[:60]!r}, only in truncated text of {short_name(tool_use_id)}"
                     for token in tokens
                     if token in held and not _mentions(sent(), token)
                 ),
@@ -222,7 +223,7 @@ def _line_quoted(removed: str, texts: list[str], tool_use_id: str) -> str | None
     for raw in removed.splitlines():
         line = raw.strip()
         if len(line) >= _QUOTE_MIN_CHARS and any(line in text for text in texts):
-            return f"quotes truncated text of {tool_use_id}: {line[:60]!r}"
+            return f"quotes truncated text of {short_name(tool_use_id)}: {line[:60]!r}"
     return None
 
 
@@ -282,7 +283,7 @@ class Truncation:
                             Event(
                                 self.name,
                                 "change",
-                                f"tool result {block.tool_use_id}: "
+                                f"tool result {short_name(block.tool_use_id)}: "
                                 f"{before:,} -> about {after:,} chars",
                                 call.provenance,
                             )
