@@ -12,6 +12,11 @@ import pytest
 import vcr.serializers.yamlserializer  # noqa: F401
 import yaml  # noqa: F401
 
+from costsim.strategies.registry import strategies
+
+strategies()  # every strategy module, with the classes a pool pickles (a test's order no
+# longer decides whether an in-process pytester run imports them first, and takes them away)
+
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT.parent / "shared" / "corpus"
 EXAMPLES = ROOT / "cassettes"

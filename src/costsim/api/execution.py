@@ -265,9 +265,20 @@ class _Session:
             )
         return self._pool
 
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(cancel_futures=True)
+    def close(self, *, failed: bool = False) -> None:
+        """Shut the pool down; after an error (an exception, Ctrl-C) its workers are stopped
+        first and nothing waits on them: Python 3.11's shutdown can wait forever on a pool
+        whose pending work it cancels (CPython gh-94440, gh-116685)."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        if not failed:
+            pool.shutdown()
+            return
+        processes = getattr(pool, "_processes", None) or {}  # private, so read with care
+        for process in list(processes.values()):
+            process.terminate()
+        pool.shutdown(wait=False, cancel_futures=True)
 
 
 _SESSION: ContextVar[_Session | None] = ContextVar("costsim_pool", default=None)
@@ -281,9 +292,12 @@ def pool_session(settings: Settings) -> Iterator[None]:
     token = _SESSION.set(session)
     try:
         yield
-    finally:
+    except BaseException:
         _SESSION.reset(token)
-        session.close()
+        session.close(failed=True)
+        raise
+    _SESSION.reset(token)
+    session.close()
 
 
 def _ordered(
