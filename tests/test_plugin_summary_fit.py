@@ -262,3 +262,17 @@ def test_a_test_id_longer_than_a_line_is_cut_where_it_must_be() -> None:
     assert "".join(line.strip() for line in lines).count("a_rather_long_name_") == 5
     short = wrap("  system changed: 2 calls in 1 test (e.g. tests/test_x.py::test_y (c #0))", 60)
     assert any(line.strip().startswith("tests/test_x.py::test_y") for line in short)
+
+
+def test_the_total_row_counts_calls_without_flags() -> None:
+    """A TOTAL of '19 (1 drifted, 1 errored)' made the calls column 25 wide and cut every
+    test id at 100 columns (a trial's); the notes under the table count those calls, so the
+    TOTAL writes the count alone, and a test's row keeps its flags."""
+    from decimal import Decimal
+
+    from costsim.api.testing import TestCost
+    from costsim.plugin.cells import cells
+
+    cost = TestCost(calls=19, drifted_calls=1, errored_calls=1, priced_cost_usd=Decimal("0.05"))
+    assert cells(cost)["calls"] == "19 (1 drifted, 1 errored)"
+    assert cells(cost, flags=False)["calls"] == "19"

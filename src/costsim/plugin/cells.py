@@ -28,8 +28,12 @@ def cost_text(cost: TestCost, decimals: int | None = None) -> str:
     return _partial(cost.priced_cost_usd, cost.unpriced_calls, cost.calls, decimals)
 
 
-def _calls(cost: TestCost) -> str:
-    """Calls, with how many were estimated (no usage) or drifted (a changed request)."""
+def _calls(cost: TestCost, flags: bool = True) -> str:
+    """Calls, with how many were estimated (no usage) or drifted (a changed request)
+    (``flags``: else the count alone, as the TOTAL row writes it: the notes under the
+    table count them, and its long cell took the room of the test names)."""
+    if not flags:
+        return str(cost.calls)
     flags = [
         f"{count} {label}"
         for count, label in (
@@ -42,9 +46,9 @@ def _calls(cost: TestCost) -> str:
     return f"{cost.calls} ({', '.join(flags)})" if flags else str(cost.calls)
 
 
-def cells(cost: TestCost, decimals: int | None = None) -> dict[str, str]:
+def cells(cost: TestCost, decimals: int | None = None, *, flags: bool = True) -> dict[str, str]:
     return {
-        "calls": _calls(cost),
+        "calls": _calls(cost, flags),
         "prompt": f"{cost.prompt_tokens:,}",
         "uncached": f"{cost.uncached_input_tokens:,}",
         "cache read": f"{cost.cache_read_tokens:,}",

@@ -115,7 +115,7 @@ def _rows(
     ]
     rows = []
     for (name, cost, _), values in zip(named, sums, strict=True):
-        row_cells = cells(cost, decimals)
+        row_cells = cells(cost, decimals, flags=markdown or name != "TOTAL")
         extra = [what_if_cell(v, d) for v, d in zip(values, extra_places, strict=True)]
         rows.append([name, *(row_cells[c] for c in columns), *extra])
     return rows
