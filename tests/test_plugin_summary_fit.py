@@ -276,3 +276,14 @@ def test_the_total_row_counts_calls_without_flags() -> None:
     cost = TestCost(calls=19, drifted_calls=1, errored_calls=1, priced_cost_usd=Decimal("0.05"))
     assert cells(cost)["calls"] == "19 (1 drifted, 1 errored)"
     assert cells(cost, flags=False)["calls"] == "19"
+
+
+def test_a_markdown_note_keeps_its_star() -> None:
+    """'- * partial cost' rendered as a list in a list, its star lost."""
+    from costsim.plugin.render import _literal_star
+
+    assert (
+        f"- {_literal_star('* partial cost: 1 call unpriced')}"
+        == "- \\* partial cost: 1 call unpriced"
+    )
+    assert _literal_star("errored: 1 call") == "errored: 1 call"

@@ -342,7 +342,8 @@ def write_report(
         notes += [
             f"- cost with {v.name}: note: {note}" for v in variants for note in _said(state, v.name)
         ]
-        notes += [f"- {line.strip()}" for line in _notes(state, costs, options)]
+        # a note's own leading * (the partial cost's) is a character, not a nested list
+        notes += [f"- {_literal_star(line.strip())}" for line in _notes(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
         notes = [visible(note) for note in notes]  # a test id's line feed: one note a line
         answer = [answer_line(costs), ""] if costs else []
@@ -389,3 +390,7 @@ def _said(state: CostsimSession, variant: str) -> list[str]:
     """The variant's notes, those alike but for their token counts once (one per test would
     repeat a placement's note with each test's own prompt length)."""
     return [note for note, _ in alike(state.what_if_notes.get(variant, []))]
+
+
+def _literal_star(line: str) -> str:
+    return "\\" + line if line.startswith("*") else line
