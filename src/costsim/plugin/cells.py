@@ -34,7 +34,7 @@ def _calls(cost: TestCost, flags: bool = True) -> str:
     table count them, and its long cell took the room of the test names)."""
     if not flags:
         return str(cost.calls)
-    flags = [
+    said = [
         f"{count} {label}"
         for count, label in (
             (cost.unrecorded_calls, "est."),
@@ -43,7 +43,7 @@ def _calls(cost: TestCost, flags: bool = True) -> str:
         )
         if count
     ]
-    return f"{cost.calls} ({', '.join(flags)})" if flags else str(cost.calls)
+    return f"{cost.calls} ({', '.join(said)})" if said else str(cost.calls)
 
 
 def cells(cost: TestCost, decimals: int | None = None, *, flags: bool = True) -> dict[str, str]:
