@@ -23,7 +23,7 @@ from costsim.model import (
 )
 from costsim.model.reasoning import output_hidden, reasons
 from costsim.pricing.hosts import host_provider
-from costsim.pricing.linear import counts
+from costsim.pricing.linear import counts as token_counts
 from costsim.pricing.names import model_label
 from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
@@ -34,7 +34,7 @@ __all__ = ["MeteredCall", "Totals", "UnpricedCall", "forget_metered", "meter"]
 
 def _billed(usage: Usage) -> tuple[int, ...]:
     """What a call is billed for: its tokens of each kind, thinking and web searches."""
-    return (*counts(usage), usage.reasoning or 0, usage.web_searches)
+    return (*token_counts(usage), usage.reasoning or 0, usage.web_searches)
 
 
 def _unpriced_key(item: UnpricedCall) -> tuple[object, ...]:
