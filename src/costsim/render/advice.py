@@ -7,10 +7,10 @@ from typing import Any
 
 from costsim.analysis.advice import CachingAdvice
 from costsim.analysis.comparison import VariantSummary
-from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.render.band_text import band_text
 from costsim.render.comparison import band_json
+from costsim.render.comparison_answer import cost_cell
 from costsim.render.economics_text import economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
 from costsim.render.text import (
@@ -80,7 +80,7 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
     best, oracle = advice.best, advice.oracle
     lines = [
         f"Caching advice on {advice.baseline.llm_calls:,} recorded calls "
-        f"({_cost_cell(advice.baseline, 6 if advice.baseline.priced_cost < 1 else 4)})."
+        f"({cost_cell(advice.baseline, 6 if advice.baseline.priced_cost < 1 else 4)})."
     ]
     if best is not None:
         lines.append(
@@ -171,7 +171,7 @@ def _rows(advice: CachingAdvice) -> list[list[str]]:
             option.delta.high,
         )
     )
-    costs = [_cost_cell(option.totals, places) for option in advice.options]
+    costs = [cost_cell(option.totals, places) for option in advice.options]
     return [
         [
             option.variant.name,
@@ -181,13 +181,6 @@ def _rows(advice: CachingAdvice) -> list[list[str]]:
         ]
         for option, cost in zip(advice.options, costs, strict=True)
     ]
-
-
-def _cost_cell(totals: Totals, places: int) -> str:
-    """The placement's cost; with calls without a price, its priced part as a lower bound
-    (``≥$0.0612*``, the star explained under the table)."""
-    cell = money_cells([totals.priced_cost], decimals=places)[0]
-    return f"≥{cell}*" if totals.unpriced_calls else cell
 
 
 def _delta_cells(option: VariantSummary, places: int) -> list[str]:

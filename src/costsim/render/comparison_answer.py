@@ -12,7 +12,15 @@ from costsim.pricing.ledger import Totals
 from costsim.render.band_text import band_cell, delta_range
 from costsim.render.text import decimals_for, money_cells, plural
 
-__all__ = ["BestSaving", "Money", "answer_line", "best_saving", "money_of", "nothing_to_save"]
+__all__ = [
+    "BestSaving",
+    "Money",
+    "answer_line",
+    "best_saving",
+    "cost_cell",
+    "money_of",
+    "nothing_to_save",
+]
 
 
 def _saving(summary: VariantSummary) -> Decimal | None:
@@ -38,13 +46,13 @@ def money_of(comparison: Comparison) -> Money:
     costs = [t.cost_usd if t.cost_usd is not None else t.priced_cost or None for t in runs]
     decimals = decimals_for([*costs, *deltas])
     return Money(
-        [_cost_cell(totals, decimals) for totals in runs],
+        [cost_cell(totals, decimals) for totals in runs],
         money_cells(deltas, signed=True, missing="-", decimals=decimals),
         decimals,
     )
 
 
-def _cost_cell(totals: Totals, decimals: int) -> str:
+def cost_cell(totals: Totals, decimals: int) -> str:
     """The run's cost; with unpriced calls, the priced part as a lower bound (``≥$0.0107*``,
     the star explained under the table), or ``unknown`` when nothing could be priced."""
     if totals.cost_usd is not None:
