@@ -6,6 +6,7 @@ comparison depends on can be listed without importing the strategies (see
 from __future__ import annotations
 
 import glob
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,11 @@ def expand(scenario: Path, patterns: list[str]) -> tuple[list[Path], list[int]]:
     folder is that path (pytest-recording names parametrised cassettes ``test_x[param].yaml``,
     which as a glob would be a character class); a folder stands for the cassette files
     under it. What a glob or a folder finds leaves out the scenario itself and any other
-    scenario file (``*.yaml`` beside the scenario matches it): they are not recordings."""
+    scenario file (``*.yaml`` beside the scenario matches it): they are not recordings.
+
+    A glob or a folder's walk passes over a folder it cannot list in silence; such a folder
+    is listed among the files instead, so that finding the cassettes (:func:`find_cassettes`)
+    says it cannot be read: an error, or a warning with ``lenient``."""
     files: list[Path] = []
     unmatched: list[int] = []
     for index, pattern in enumerate(patterns):
@@ -61,24 +66,68 @@ def expand(scenario: Path, patterns: list[str]) -> tuple[list[Path], list[int]]:
         if full.exists() and not full.is_dir():  # a FIFO or a device too: the walk says so
             files.append(full)  # named: kept as it is (its load says what it is)
             continue
+        closed: list[Path] = []
         if full.exists():
-            found = sorted(p for p in full.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+            found = _under(full, closed)
         else:
             matches = sorted(Path(p) for p in glob.glob(str(full), recursive=True))
             found = []
             for match in matches:
-                if match.is_dir():
-                    found.extend(
-                        sorted(
-                            p for p in match.rglob("*") if p.suffix in (".yaml", ".yml", ".json")
-                        )
-                    )
-                else:
-                    found.append(match)
-            if not matches:
+                found.extend(_under(match, closed) if match.is_dir() else [match])
+            closed += _unlisted(full)
+            if not matches and not closed:
                 unmatched.append(index)
         files.extend(p for p in found if not _is_scenario(p, scenario))
+        files.extend(dict.fromkeys(closed))
     return files, unmatched
+
+
+def _under(folder: Path, closed: list[Path]) -> list[Path]:
+    """The cassette-suffixed files under ``folder``; the folders it holds that cannot be
+    listed are added to ``closed``."""
+    closed += _closed(folder, hidden=True)
+    return sorted(p for p in folder.rglob("*") if p.suffix in (".yaml", ".yml", ".json"))
+
+
+def _closed(root: Path, *, hidden: bool) -> list[Path]:
+    """The folders under ``root`` (itself included) that cannot be listed, links not followed
+    (as pathlib's and glob's walks); ``hidden``: hidden folders too (``glob``'s ``**`` leaves
+    them out)."""
+    closed: list[Path] = []
+
+    def refused(error: OSError) -> None:
+        if error.filename is not None:
+            closed.append(Path(error.filename))
+
+    for _, folders, _ in os.walk(root, onerror=refused):
+        if not hidden:
+            folders[:] = [name for name in folders if not name.startswith(".")]
+    return closed
+
+
+def _unlisted(pattern: Path) -> list[Path]:
+    """Folders a glob has to list to match ``pattern`` that cannot be listed: every folder
+    under where a ``**`` starts; else those the pattern's folder part names or matches."""
+    parts = pattern.parts
+    magic = [i for i, part in enumerate(parts) if glob.has_magic(part)]
+    if not magic:
+        return []
+    base = Path(*parts[: magic[0]]) if magic[0] else Path(".")
+    if any("**" in part for part in parts):
+        return _closed(base, hidden=False) if base.is_dir() else []
+    parent = pattern.parent
+    folders = glob.glob(str(parent)) if glob.has_magic(str(parent)) else [str(parent)]
+    return [Path(folder) for folder in folders if _refused(Path(folder))]
+
+
+def _refused(folder: Path) -> bool:
+    try:
+        with os.scandir(folder):
+            return False
+    except (NotADirectoryError, FileNotFoundError):
+        return False
+    except OSError:
+        return True
 
 
 def _is_scenario(path: Path, scenario: Path) -> bool:
