@@ -190,16 +190,22 @@ def test_a_file_on_a_read_only_file_system_is_one_sentence(
 def test_a_cache_folder_that_exists_keeps_its_own_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """COSTSIM_CACHE_DIR naming a project folder: its .gitignore was overwritten with '*'."""
+    """COSTSIM_CACHE_DIR naming a project folder: its .gitignore was overwritten with '*';
+    kept, it was deleted by ``cache clear``, which deletes only the one costsim wrote."""
     (tmp_path / ".gitignore").write_text("mine\n")
     monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path))
     api.load(EXAMPLES, jobs=1)
     assert (tmp_path / ".gitignore").read_text() == "mine\n"
     assert store.CacheStore(tmp_path).is_cache()  # the tag is still written
+    assert store.CacheStore(tmp_path).clear() > 0
+    assert (tmp_path / ".gitignore").read_text() == "mine\n"
+    assert not (tmp_path / "CACHEDIR.TAG").exists()
     fresh = tmp_path / "fresh"
     monkeypatch.setenv("COSTSIM_CACHE_DIR", str(fresh))
     api.load(EXAMPLES, jobs=1)
     assert (fresh / ".gitignore").read_text() == "# created by costsim\n*\n"
+    assert store.CacheStore(fresh).clear() > 0
+    assert not fresh.exists()  # all of it costsim's: the folder goes too
 
 
 def test_a_row_damaged_or_edited_on_disk_is_rebuilt_not_read(

