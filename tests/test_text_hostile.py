@@ -96,7 +96,7 @@ def test_a_markdown_row_holding_a_line_feed_stays_one_row(tmp_path: Path) -> Non
     header = next(line for line in out.splitlines() if line.startswith("| model"))
     row = next(line for line in out.splitlines() if line.startswith("| x"))
     assert len(_cells(row)) == len(_cells(header)), row
-    assert SHOWN in row
+    assert SHOWN.replace("]", "\\]") in row  # a bracket escaped: Markdown shows it as written
 
 
 def test_baseline_compare_refuses_control_characters_and_escapes_markup(tmp_path: Path) -> None:
@@ -160,6 +160,24 @@ def test_markdown_shows_html_of_a_recording_as_text(tmp_path: Path) -> None:
     header = next(line for line in out.splitlines() if line.startswith("| model"))
     assert len(_cells(row)) == len(_cells(header)), row
     assert f"model '{shown.replace(chr(92), '')}'" in out  # the note too (| is no cell there)
+
+
+def test_markdown_shows_a_recorded_link_or_image_as_text(tmp_path: Path) -> None:
+    """A model name ``[docs](https://evil.example)`` was a link in the pasted report, and
+    ``![x](https://evil.example/pixel.png)`` an image fetched by everyone who read it."""
+    recorded_as(tmp_path, "m![x](https://evil.example/p.png)[docs](https://evil.example)")
+    out = _run("report", tmp_path, "--by", "model", "--format", "markdown", "--no-cache")
+    shown = "m!\\[x\\](https://evil.example/p.png)\\[docs\\](https://evil.example)"
+    assert shown in next(line for line in out.splitlines() if line.startswith("| m!"))
+    assert f"model '{shown}'" in out  # the note too
+    assert re.search(r"(?<!\\)\]\(", out) is None  # no bracket left to open a link
+
+
+def test_markdown_brackets_stay_as_written_in_code_spans() -> None:
+    from costsim.render.visible import markdown_lines
+
+    assert markdown_lines("| `[]` | [1] |") == "| `[]` | \\[1\\] |"
+    assert markdown_lines("\\[x\\](u)") == "\\\\\\[x\\\\\\](u)"  # a backslash cannot undo it
 
 
 def test_markdown_keeps_a_stack_of_strategies_as_it_is_written(tmp_path: Path) -> None:

@@ -40,6 +40,10 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u206
 _HTML = str.maketrans({"<": "&lt;", ">": "&gt;"})
 _PIPE = re.compile(r"(\\*)\|")
 """A ``|`` and the backslashes before it (``a\\|b`` would end a cell at its ``|``)."""
+_BRACKET = re.compile(r"(\\*)([\[\]])")
+"""A ``[`` or ``]`` and the backslashes before it (``\\[`` would leave the bracket open)."""
+_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
+"""A code span: shown as written, so nothing is escaped in it."""
 _ENTITY = re.compile("&(?=[#A-Za-z])")
 """An ``&`` that could start an entity (``&lt;``, ``&#60;``): one before a space cannot."""
 
@@ -73,11 +77,30 @@ def _html_escaped(text: str) -> str:
     return text.translate(_HTML)
 
 
+def _brackets(text: str) -> str:
+    """Every ``[`` and ``]`` outside code spans escaped (each backslash before one doubled):
+    costsim writes no links, so a recorded ``[text](url)`` or ``![](url)`` shows as written
+    instead of becoming a link or an image fetched by whoever reads the page."""
+    if "[" not in text and "]" not in text:
+        return text
+    out: list[str] = []
+    start = 0
+    for span in _CODE.finditer(text):
+        out.append(
+            _BRACKET.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text[start : span.start()])
+        )
+        out.append(span.group())
+        start = span.end()
+    out.append(_BRACKET.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text[start:]))
+    return "".join(out)
+
+
 def markdown_lines(text: str) -> str:
     """A Markdown document: :func:`visible_lines`, with ``<`` and ``>`` as HTML's entities
-    (``&lt;script&gt;``), so nothing in it becomes HTML, and ``&`` where it could start one
-    (a recorded ``&lt;`` shows as written; ``a & b``, a stack of strategies, stays)."""
-    return _html_escaped(visible_lines(text))
+    (``&lt;script&gt;``), so nothing in it becomes HTML, ``&`` where it could start one
+    (a recorded ``&lt;`` shows as written; ``a & b``, a stack of strategies, stays), and
+    brackets escaped, so nothing becomes a link or an image (:func:`_brackets`)."""
+    return "\n".join(_brackets(line) for line in _html_escaped(visible_lines(text)).split("\n"))
 
 
 def markdown_cell(text: str) -> str:
