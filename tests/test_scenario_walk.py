@@ -82,7 +82,10 @@ def test_a_glob_in_a_folder_it_cannot_read_says_so_not_that_nothing_matches(
     _refuse(monkeypatch, closed)
     with pytest.raises(WalkError, match="closed: the folder cannot be read"):
         api.compare(scenario, jobs=1, cache=False)
-    assert api.compare(scenario, jobs=1, cache=False, lenient=True).data.comparison.baseline.llm_calls == 3
+    assert (
+        api.compare(scenario, jobs=1, cache=False, lenient=True).data.comparison.baseline.llm_calls
+        == 3
+    )
 
 
 def test_readable_folders_add_nothing_to_what_a_scenario_reads(tmp_path: Path) -> None:

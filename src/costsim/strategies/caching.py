@@ -16,27 +16,23 @@ Policies (Anthropic explicit caching):
 
 ``auto`` and ``oracle`` replace the recorded breakpoints and ignore ``placement``/``rolling``.
 
-Static/dynamic split: calls of one agent (same system-prompt opening) whose system text
-differs between calls share a static head (instructions) and a changing tail (a running
-summary, a timestamp). The tail is moved after the static breakpoint, so it stops invalidating
-the cached prefix. OpenAI caches automatically; there only the split applies.
+Static/dynamic split (:mod:`costsim.strategies.system_split`): calls of one agent whose system
+text differs between calls share static lines at its start and end (instructions, rules) and
+changing ones between (a running summary, a timestamp). The changing lines are moved after the
+static text and its breakpoint, so they stop invalidating the cached prefix. OpenAI caches
+automatically; there only the split applies.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections import defaultdict
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from costsim.model import (
-    Block,
     CacheControl,
-    Call,
     Flavour,
-    Message,
-    TextBlock,
 )
 from costsim.strategies.base import Context, Params
 from costsim.strategies.cache_auto import auto_marks
@@ -48,13 +44,12 @@ from costsim.strategies.cache_policies import (
     placed,
 )
 from costsim.strategies.static_marks import ShortMarks, marks_in, place, placement_events
+from costsim.strategies.system_split import SystemSplit, agent_key, system_splits, system_text
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Caching", "CachingParams"]
 
 Policy = Literal["tools", "system", "messages"]
-_MIN_STATIC_CHARS = 200
-_AGENT_KEY_CHARS = 120
 
 
 class CachingParams(Params):
@@ -75,61 +70,21 @@ class CachingParams(Params):
     """How many of the latest messages get a rolling breakpoint (0-2)."""
     split_dynamic_system: bool = True
     """Move system text that changes between calls of one agent (a running summary, a
-    timestamp) after its static head, so it stops invalidating the cached prefix."""
+    timestamp) after its static lines, so it stops invalidating the cached prefix."""
     max_breakpoints: Annotated[int, Field(ge=1, le=4)] = 4
     """At most this many breakpoints per request, those it already carries included
     (Anthropic accepts 4)."""
 
 
-def _system_text(call: Call) -> str | None:
-    """The system prompt when it is plain text (Anthropic system blocks; OpenAI's first
-    system/developer message)."""
-    if call.flavour is Flavour.OPENAI_CHAT:
-        first = call.messages[0] if call.messages else None
-        if first is None or first.role not in ("system", "developer"):
-            return None
-        blocks = first.content
+def _moved(split: SystemSplit, changing: str) -> str:
+    if not split.tail:
+        where = f"the static {len(split.head):,}-character head"
     else:
-        blocks = call.system
-    if not blocks or not all(isinstance(b, TextBlock) for b in blocks):
-        return None
-    return "".join(b.text for b in blocks if isinstance(b, TextBlock))
-
-
-def static_heads(calls: list[Call]) -> dict[str, str]:
-    """Per agent (system prompt opening), the static head shared by calls whose system text
-    changes; agents whose system text never changes are left out."""
-    groups: dict[str, set[str]] = defaultdict(set)
-    for call in calls:
-        text = _system_text(call)
-        if text and len(text) > _MIN_STATIC_CHARS:
-            groups[text[:_AGENT_KEY_CHARS]].add(text)
-    heads: dict[str, str] = {}
-    for key, texts in groups.items():
-        if len(texts) < 2:
-            continue
-        ordered = sorted(texts)
-        first, last = ordered[0], ordered[-1]
-        common = 0
-        while common < min(len(first), len(last)) and first[common] == last[common]:
-            common += 1
-        cut = first.rfind("\n", 0, common + 1)
-        head = first[: cut + 1] if cut > 0 else first[:common]
-        if len(head) >= _MIN_STATIC_CHARS:
-            heads[key] = head
-    return heads
-
-
-def _split_system(call: Call, head: str, ttl: CacheControl | None) -> Call:
-    text = _system_text(call) or ""
-    tail = text[len(head) :]
-    static = TextBlock(head, cache_control=ttl)
-    blocks: tuple[Block, ...] = (static, TextBlock(tail)) if tail else (static,)
-    if call.flavour is Flavour.OPENAI_CHAT:
-        first = call.messages[0]
-        split = (Message(first.role, (TextBlock(head),)), Message(first.role, (TextBlock(tail),)))
-        return dataclasses.replace(call, messages=(*split, *call.messages[1:]))
-    return dataclasses.replace(call, system=blocks)
+        where = (
+            f"the {len(split.static):,} every call of the agent sends ({len(split.head):,} "
+            f"before them, {len(split.tail):,} after)"
+        )
+    return f"moved {len(changing):,} changing system characters after {where}"
 
 
 class Caching:
@@ -143,8 +98,8 @@ class Caching:
     def apply(
         self, trace: SimTrace, params: CachingParams, context: Context
     ) -> tuple[SimTrace, list[Event]]:
-        heads = (
-            static_heads([item.call for item in trace.calls]) if params.split_dynamic_system else {}
+        splits = (
+            system_splits(item.call for item in trace.calls) if params.split_dynamic_system else {}
         )
         events: list[Event] = []
         mark = CacheControl(params.ttl)
@@ -152,25 +107,17 @@ class Caching:
         short = ShortMarks()
         for item in trace.calls:
             call = item.call
-            text = _system_text(call)
-            head = heads.get(text[:_AGENT_KEY_CHARS]) if text else None
+            text = system_text(call)
+            split = splits.get(agent_key(text)) if text else None
+            changing = split.changing(text) if split is not None and text else None
             recorded: list[CacheControl | None] | None = None  # None: those of the call
-            if head is not None and text is not None and text != head:
+            if split is not None and changing:
                 anthropic = call.flavour is Flavour.ANTHROPIC_MESSAGES
-                call = _split_system(
-                    call, head, mark if anthropic and params.policy == "static" else None
-                )
+                placing = anthropic and params.policy == "static"
+                call = split.apply(call, changing, mark if placing else None)
                 recorded = marks_in(call)
-                recorded[len(call.tools)] = None  # the head's breakpoint is placed too
-                events.append(
-                    Event(
-                        self.name,
-                        "change",
-                        f"moved {len(text) - len(head):,} changing system characters after "
-                        f"the static {len(head):,}-character head",
-                        call.provenance,
-                    )
-                )
+                recorded[len(call.tools)] = None  # the static part's breakpoint is placed too
+                events.append(Event(self.name, "change", _moved(split, changing), call.provenance))
             if call.flavour is Flavour.ANTHROPIC_MESSAGES and params.policy == "static":
                 placed_call, raised = place(call, params)
                 events += placement_events(call, placed_call, raised)

@@ -1,0 +1,152 @@
+"""``caching``'s static/dynamic split: only the system lines that change between calls of one
+agent move after the cached prefix.
+
+It moved everything after the shared opening: a timestamp line near the top of a 37,000-
+character prompt took the rules after it out of the cache too, so one recording showed a 24%
+rise where moving the one line saves 54% (what the same prompt with the line at its end
+showed). Where two versions of a prompt differed inside a line, the split sent one version's
+opening with the other's rest.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from costsim.engine import Engine, Variant, make_step
+from costsim.model import Call, Flavour, Provenance, TextBlock
+from costsim.providers.normalise import load_trace
+from costsim.strategies.system_split import SystemSplit, agent_key, system_splits
+
+HEAD = "You are the support agent for Acme Shop. Follow these rules.\n"
+RULES = "".join(f"Rule {i}: confirm the order id, never invent order data.\n" for i in range(400))
+
+
+def _line(k: int) -> str:
+    return f"Current time: 2025-11-03T10:0{k}:00Z. Open tickets: {k + 3}.\n"
+
+
+def _cassette(tmp_path: Path, where: str, name: str = "conv.yaml") -> Path:
+    """Four calls of one conversation a minute apart; the changing line in the ``middle``
+    of the system prompt (after its first line) or at its ``end``; no breakpoint recorded."""
+    interactions = []
+    messages: list[dict[str, object]] = []
+    for k in range(4):
+        system = HEAD + _line(k) + RULES if where == "middle" else HEAD + RULES + _line(k)
+        messages = [*messages, {"role": "user", "content": f"Where is order 5512{k}?"}]
+        request = {"model": "claude-sonnet-4-5", "max_tokens": 512, "system": system}
+        request["messages"] = messages
+        response = {
+            "id": f"msg_{k}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5",
+            "content": [{"type": "text", "text": "It ships tomorrow."}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 5600 + 40 * k, "output_tokens": 20},
+        }
+        interactions.append(
+            {
+                "request": {
+                    "method": "POST",
+                    "uri": "https://api.anthropic.com/v1/messages",
+                    "body": json.dumps(request),
+                    "headers": {"content-type": ["application/json"]},
+                },
+                "response": {
+                    "status": {"code": 200, "message": "OK"},
+                    "headers": {"date": [f"Mon, 03 Nov 2025 10:0{k}:00 GMT"]},
+                    "body": {"string": json.dumps(response)},
+                },
+            }
+        )
+        messages = [*messages, {"role": "assistant", "content": "It ships tomorrow."}]
+    path = tmp_path / where / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
+    return path
+
+
+def test_only_the_changing_line_moves_and_the_rules_after_it_are_cached(tmp_path: Path) -> None:
+    middle = load_trace(_cassette(tmp_path, "middle"))
+    end = load_trace(_cassette(tmp_path, "end"))
+    (split,) = system_splits(call for call in middle.calls).values()
+    assert (split.head, split.tail) == (HEAD, RULES)
+    variant = Variant("caching", (make_step("caching", {}),))
+    moved, at_end = (Engine([trace]).run(variant) for trace in (middle, end))
+    # the same prompt with its timestamp line in the middle or at the end: the same bill
+    assert moved.totals().cost_usd == at_end.totals().cost_usd
+    assert moved.totals().cache_read_tokens == at_end.totals().cache_read_tokens > 0
+    # each call sends the static text (its breakpoint at its end), then its own line
+    for k, item in enumerate(moved.traces[0].calls):
+        static, changing = item.sim.call.system
+        assert (static.text, changing.text) == (HEAD + RULES, _line(k))
+        assert static.cache_control is not None
+    said = [e.message for e in moved.events if e.message.startswith("moved")]
+    assert (
+        said
+        == [
+            f"moved {len(_line(0))} changing system characters after the {len(HEAD + RULES):,} "
+            f"every call of the agent sends ({len(HEAD)} before them, {len(RULES):,} after)"
+        ]
+        * 4
+    )
+
+
+def test_two_versions_differing_inside_a_line_keep_each_call_s_own_text() -> None:
+    """crewAI's manager prompt in two versions (``coworker(task: str…`` and ``coworker\\n``):
+    the head was cut after the line end of one, which the other does not share."""
+    one = HEAD * 5 + "Tool Name: Delegate work to coworker(task: str)\nmore\n"
+    two = HEAD * 5 + "Tool Name: Delegate work to coworker\nTool Arguments: {}\nmore\n"
+    (split,) = system_splits([_call(one), _call(two)]).values()
+    assert split.head == HEAD * 5 and split.tail == "more\n"
+    for text in (one, two):
+        changing = split.changing(text)
+        assert changing is not None
+        assert split.head + changing + split.tail == text
+
+
+def test_a_prompt_that_opens_with_the_date_is_one_agent() -> None:
+    texts = [f"Today is 2025-11-0{k}.\n" + RULES for k in range(1, 4)]
+    assert len({agent_key(text) for text in texts}) == 1
+    (split,) = system_splits(_call(text) for text in texts).values()
+    assert (split.head, split.tail) == ("", RULES)
+
+
+def test_a_short_prompt_opening_like_the_agent_s_is_left_as_it_is() -> None:
+    split = SystemSplit(HEAD + "a" * 300 + "\n", RULES)
+    assert split.changing(HEAD + "short") is None
+    assert split.changing(HEAD + "b" * 300 + "\n" + RULES) is None  # not the agent's head
+
+
+LINES = st.lists(st.sampled_from(["rule one\n", "rule two\n", "x\n", "now 1\n", "now 2\n"]))
+
+
+@given(st.lists(LINES, min_size=2, max_size=5), LINES, LINES)
+def test_every_text_of_an_agent_is_its_head_changing_part_and_tail(
+    middles: list[list[str]], head: list[str], tail: list[str]
+) -> None:
+    opening = "Agent prompt " + "-" * 200 + "\n"
+    texts = [opening + "".join(head) + "".join(m) + "".join(tail) for m in middles]
+    for split in system_splits(_call(text) for text in texts).values():
+        for text in texts:
+            changing = split.changing(text)
+            assert changing is not None
+            assert split.head + changing + split.tail == text
+            assert split.head.endswith("\n") and (
+                not split.tail or text[-len(split.tail) - 1] == "\n"
+            )
+
+
+def _call(text: str) -> Call:
+    """A call whose system prompt is ``text``."""
+    return Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("x.yaml"), 0),
+        system=(TextBlock(text),),
+    )
