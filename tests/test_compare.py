@@ -346,7 +346,7 @@ def test_a_variant_costs_the_recording_plus_its_delta(corpus: Path, tmp_path: Pa
     )
     scenario = tmp_path / "s.yaml"
     scenario.write_text(
-        f"name: s\ncassettes: ['{cassette}']\nvariants: {{t: [thinking_budget: {{budget: 1024}}]}}\n"
+        f"name: s\ncassettes: ['{cassette}']\nvariants: {{t: [thinking_budget: {{budget: 1024, effort_as_budget: true}}]}}\n"
     )
     text = " ".join(_run("compare", str(scenario), "--no-cache").output.split())
     data = json.loads(_run("compare", str(scenario), "--no-cache", "--format", "json").output)

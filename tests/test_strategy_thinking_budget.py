@@ -1,5 +1,6 @@
 """``thinking_budget``: output shrinks by the excess, ``budget_tokens`` follows the budget,
-re-sent thinking shrinks on models that keep it, OpenAI is capped with a note, and a run over
+re-sent thinking shrinks on models that keep it, OpenAI is left as recorded (or capped as an
+effort when asked), and a run over
 the real corpus."""
 
 from __future__ import annotations
@@ -154,8 +155,8 @@ def test_newer_models_bill_shortened_earlier_thinking() -> None:
     assert result.totals().cost_usd == _cost(_usages(result), "claude-opus-4-5")
 
 
-def test_openai_reasoning_is_capped_with_a_note() -> None:
-    call = Call(
+def _reasoning_call() -> Call:
+    return Call(
         flavour=Flavour.OPENAI_CHAT,
         model="o4-mini",
         provenance=Provenance(Path("o.yaml"), 0),
@@ -164,8 +165,31 @@ def test_openai_reasoning_is_capped_with_a_note() -> None:
         usage=Usage(uncached_input=50, output=3500, reasoning=3000),
         recorded_at=WHEN,
     )
+
+
+def test_openai_reasoning_is_left_as_recorded_with_a_note() -> None:
+    """OpenAI's request takes an effort, not a budget: a saving booked there (gpt-5 reasoning
+    1,472 -> 1,024) could not be deployed, so by default none is booked."""
+    call = _reasoning_call()
     trace = CassetteTrace(Path("o.yaml"), (call,), 0, 0)
     result = _run(trace, budget=2048)
+    (usage,) = _usages(result)
+    assert (usage.prompt_total, usage.output, usage.reasoning) == (50, 3500, 3000)
+    assert result.traces[0].calls[0].call is call
+    assert [(e.kind, e.message) for e in result.events] == [
+        (
+            "note",
+            "OpenAI sets a reasoning effort, not a token budget: 1 call reasoning beyond 2,048 "
+            "tokens left as recorded (effort_as_budget=true caps them as a lower effort might)",
+        )
+    ]
+    assert result.totals().cost_usd == _cost([usage], "o4-mini", "openai")
+
+
+def test_openai_reasoning_is_capped_as_an_effort_when_asked() -> None:
+    call = _reasoning_call()
+    trace = CassetteTrace(Path("o.yaml"), (call,), 0, 0)
+    result = _run(trace, budget=2048, effort_as_budget=True)
     (usage,) = _usages(result)
     assert (usage.prompt_total, usage.output, usage.reasoning) == (50, 3500 - 952, 2048)
     assert result.traces[0].calls[0].call is call  # the request cannot express a budget
@@ -251,7 +275,12 @@ def test_thinking_budget_over_the_corpus(corpus: Path) -> None:
     engine = Engine(traces)
     base = engine.run(Variant("b"))
     base_by_trace = base.totals_by_trace()
-    result = engine.run(Variant("t", (make_step("thinking_budget", {"budget": 1024}),)))
+    # the corpus's reasoning beyond 1,024 tokens is OpenAI's: as recorded, unless asked
+    kept = engine.run(Variant("k", (make_step("thinking_budget", {"budget": 1024}),)))
+    assert kept.totals() == base.totals()
+    assert any("effort_as_budget=true" in event.message for event in kept.events)
+    step = make_step("thinking_budget", {"budget": 1024, "effort_as_budget": True})
+    result = engine.run(Variant("t", (step,)))
     totals = result.totals()
     assert 0 < totals.output_tokens < base.totals().output_tokens
     assert totals.prompt_tokens <= base.totals().prompt_tokens

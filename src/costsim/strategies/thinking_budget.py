@@ -18,8 +18,9 @@ Models that keep earlier thinking in later requests (Opus 4.5+, Sonnet 4.6+; DES
 section 6) bill it as input, so there re-sent thinking blocks keep the same leading fraction
 of their text; older models and Haiku strip them, and their input does not change.
 
-OpenAI takes an effort level, not a budget: its output is capped the same way and a note says
-the request cannot express it.
+OpenAI takes an effort level, not a budget: its calls are left as recorded, a note counting
+them, unless ``effort_as_budget`` asks to cap them the same way (a note per call says the
+request cannot express it).
 
 Divergence: a call whose recorded thinking exceeded the budget more than
 ``divergence_ratio`` times: its answer likely needed the thinking.
@@ -55,6 +56,10 @@ class ThinkingBudgetParams(Params):
     """Thinking tokens allowed per call (Anthropic's minimum ``budget_tokens`` is 1,024)."""
     divergence_ratio: float = Field(default=2.0, gt=1)
     """Recorded thinking above this many budgets is a divergence."""
+    effort_as_budget: bool = False
+    """OpenAI takes a reasoning effort, not a token budget: its calls are left as recorded,
+    unless this is true, when their reasoning is capped as if a lower effort kept it within
+    the budget (a what-if no request can express exactly)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,11 +161,18 @@ class ThinkingBudget:
         self, trace: SimTrace, params: ThinkingBudgetParams, context: Context
     ) -> tuple[SimTrace, list[Event]]:
         spent = [_thinking(item, context) for item in trace.calls]
-        bites = any(s is not None and s.tokens > params.budget for s in spent)
+        held = _effort_only(trace, spent, params)
+        bites = any(
+            s is not None and s.tokens > params.budget and i not in held
+            for i, s in enumerate(spent)
+        )
         shortener = _Shortener()
         events: list[Event] = []
         calls: list[SimCall] = []
-        for item, thinking in zip(trace.calls, spent, strict=True):
+        for index, (item, thinking) in enumerate(zip(trace.calls, spent, strict=True)):
+            if index in held:  # its request cannot carry a budget: as recorded
+                calls.append(item)
+                continue
             call = self._resend(item.call, shortener, events)
             if bites:
                 call = self._budget(call, params.budget)
@@ -181,6 +193,19 @@ class ThinkingBudget:
                 calls.append(item if call is item.call else dataclasses.replace(item, call=call))
                 continue
             calls.append(self._cap(item, call, thinking, params, shortener, events))
+        if held:
+            first = trace.calls[min(held)].call.provenance
+            events.append(
+                Event(
+                    self.name,
+                    "note",
+                    "OpenAI sets a reasoning effort, not a token budget: "
+                    f"{len(held):,} call{'' if len(held) == 1 else 's'} reasoning beyond "
+                    f"{params.budget:,} tokens left as recorded (effort_as_budget=true caps "
+                    "them as a lower effort might)",
+                    first,
+                )
+            )
         return SimTrace(trace.path, tuple(calls)), events
 
     def _resend(self, call: Call, shortener: _Shortener, events: list[Event]) -> Call:
@@ -277,7 +302,7 @@ class ThinkingBudget:
                     self.name,
                     "note",
                     "OpenAI sets a reasoning effort, not a token budget: the request is "
-                    "unchanged and the cap stands for a lower effort",
+                    "unchanged and the cap stands for a lower effort (effort_as_budget)",
                     call.provenance,
                 )
             )
@@ -301,6 +326,22 @@ class ThinkingBudget:
             reasoning=None if thinking.estimated else params.budget,
             output_error=error,
         )
+
+
+def _effort_only(
+    trace: SimTrace, spent: list[_Thinking | None], params: ThinkingBudgetParams
+) -> set[int]:
+    """The calls whose thinking the budget would cut but whose request cannot carry one
+    (OpenAI's), unless ``effort_as_budget``: they are left as recorded."""
+    if params.effort_as_budget:
+        return set()
+    return {
+        index
+        for index, (item, thinking) in enumerate(zip(trace.calls, spent, strict=True))
+        if thinking is not None
+        and thinking.tokens > params.budget
+        and item.call.flavour is not Flavour.ANTHROPIC_MESSAGES
+    }
 
 
 def _describe(thinking: ThinkingConfig | None) -> str:
