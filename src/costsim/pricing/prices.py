@@ -17,6 +17,7 @@ from genai_prices import calc_price
 
 from costsim.model import Usage
 from costsim.model.quoting import quoted
+from costsim.pricing.hour_writes import hour_writes
 from costsim.pricing.linear import KINDS, LinearPrices
 from costsim.pricing.priced import Price
 from costsim.pricing.reads import ReadPricing, read_rule
@@ -74,6 +75,8 @@ def _price_on(usage: Usage, model: str, provider: str, when: datetime) -> Price:
         result = _base_tier_price(usage, model, provider, when)
     else:
         result = _genai_price(usage, model, provider, when)
+    if usage.cache_write_1h and result.amount is not None:
+        result = hour_writes(result, usage, model, provider, when)
     return _with_reads(result, usage, model, provider, when) if usage.cache_read else result
 
 

@@ -109,7 +109,10 @@ _PERIOD_RATES: dict[tuple[str, str, str], dict[str, Decimal] | None] = {}
 def _rates_on(model: str, provider: str, when: datetime) -> dict[str, Decimal] | None:
     rates = {}
     for name, sample in _SAMPLES.items():
-        amount = price(sample, model=model, provider=provider, at=when).amount
+        result = price(sample, model=model, provider=provider, at=when)
+        amount = result.amount
+        if amount is None and name == "cache_write_1h" and result.lower_bound:
+            amount = result.lower_bound  # no 1h price: a call writing for 1h is unpriced
         if amount is None:
             return None
         rates[name] = amount

@@ -27,6 +27,9 @@ class UnitPrices:
     write_5m: Decimal
     write_1h: Decimal
     output: Decimal
+    hour_priced: bool = True
+    """False when the model has no 1-hour write price: ``write_1h`` is then the 5-minute
+    rate, the least it can be (:mod:`costsim.pricing.hour_writes`)."""
 
     def of(self, kind: str) -> Decimal:
         """The price of ``uncached``, ``read``, ``5m``, ``1h`` or ``output`` tokens."""
@@ -74,15 +77,20 @@ def _unit_prices(
         "output": Usage(uncached_input=size, output=_PROBE, tier=tier),
     }
     amounts: dict[str, Decimal] = {}
+    hour_priced = True
     for name, usage in probes.items():
         result = price(usage, model=model, provider=provider, at=when)
-        if result.amount is None:
+        amount = result.amount
+        if amount is None and name == "write_1h" and result.lower_bound:
+            amount, hour_priced = result.lower_bound, False  # the 5m rate, the least it can be
+        if amount is None:
             return None
-        amounts[name] = result.amount
+        amounts[name] = amount
     return UnitPrices(
         input=amounts["input"] / size,
         cache_read=amounts["cache_read"] / size,
         write_5m=amounts["write_5m"] / size,
         write_1h=amounts["write_1h"] / size,
         output=(amounts["output"] - amounts["input"]) / _PROBE,
+        hour_priced=hour_priced,
     )
