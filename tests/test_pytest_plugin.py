@@ -1062,6 +1062,28 @@ def test_scrubbed():
     assert (entry["drifted_calls"], entry["prompt_tokens"]) == (0, TWO_CALLS_PROMPT)
 
 
+def test_requests_served_another_s_response_are_not_drifted(project: pytest.Pytester) -> None:
+    """Calls to one URL sent concurrently (asyncio.gather, a thread pool) take the recorded
+    responses in the order they arrive (vcrpy matches on method and URL): each was reported
+    as drifted from the interaction it was served, a count that changed from run to run.
+    Sent out of order here, each is metered as the interaction recorded for it."""
+    project.makepyfile(
+        test_agent=REPLAY
+        + """
+def test_out_of_order():
+    with vcr.use_cassette("agent.yaml", record_mode="none"):
+        for body in reversed(RECORDED[:2]):
+            requests.post("https://api.anthropic.com/v1/messages", json=body)
+"""
+    )
+    result = project.runpytest("--costsim", "--costsim-drift=fail", "--costsim-report", "o.json")
+    result.assert_outcomes(passed=1)
+    assert result.ret == pytest.ExitCode.OK, result.stdout.str()
+    entry = _report(project, "o.json")["tests"]["test_agent.py::test_out_of_order"]  # type: ignore[index]
+    assert (entry["drifted_calls"], entry["calls"]) == (0, 2)
+    assert (entry["prompt_tokens"], entry["output_tokens"]) == (TWO_CALLS_PROMPT, 58 + 31)
+
+
 def test_what_if_costs_from_workers_add_up() -> None:
     from costsim.api.testing import WhatIfCost
     from costsim.plugin.session import CostsimSession

@@ -58,6 +58,20 @@ def _as_recorded(cassette: Any, request: Any) -> Any:
         return request
 
 
+def _recorded_twin(cassette: Any, request: Any, served: int) -> int | None:
+    """The interaction whose stored request is the one sent, when vcrpy served another's
+    response: requests to one URL sent concurrently (``asyncio.gather``, a thread pool) take
+    the recorded responses in the order they arrive, as vcrpy matches on method and URL. The
+    request was recorded as it is: it is that interaction's call, not a drifted one."""
+    method, uri = getattr(request, "method", None), getattr(request, "uri", None)
+    for index, (stored, _) in enumerate(cassette.data):
+        if index == served or getattr(stored, "method", None) != method:
+            continue
+        if getattr(stored, "uri", None) == uri and same_body(request, stored):
+            return index
+    return None
+
+
 Observer = Callable[[str, int, Any, Mapping[str, Any], Any], None]
 """``(cassette path, interaction index, request as sent, response, stored request or None)``."""
 
@@ -84,9 +98,16 @@ class VcrPatch:
             stored = cassette.data[index][0] if 0 <= index < len(cassette.data) else request
             # a request sent as recorded is the stored one (checked once, here); the record
             # filters matter only to one sent otherwise
-            sent = stored if same_body(request, stored) else _as_recorded(cassette, request)
+            same = same_body(request, stored)
+            twin = None if same else _recorded_twin(cassette, request, index)
+            if twin is not None:  # served another's response (concurrent calls), not drifted
+                index, same = twin, True
+                stored, response_of = cassette.data[twin]
+            else:
+                response_of = response
+            sent = stored if same else _as_recorded(cassette, request)
             patch.observer(
-                cassette._path, index, stored if sent is None else sent, response, stored
+                cassette._path, index, stored if sent is None else sent, response_of, stored
             )
             return response
 
