@@ -82,6 +82,8 @@ def test_a_bad_baseline_is_an_input_error_naming_the_file(
 
 def test_tolerances_parse_and_reject_nonsense() -> None:
     assert parse_tolerances("cost:5%, prompt_tokens:10") == {"cost": 5.0, "prompt_tokens": 10.0}
+    # the cost as budgets and reports name it (--costsim-fail cost_usd:5% was refused)
+    assert parse_tolerances("cost_usd:5%") == {"cost": 5.0}
     with pytest.raises(ConfigError, match="unknown metric 'tokens'"):
         parse_tolerances("tokens:5%")
     with pytest.raises(ConfigError, match="is not METRIC:PCT"):

@@ -14,6 +14,8 @@ __all__ = ["METRICS", "TOKEN_METRICS", "parse_tolerances"]
 
 METRICS = ("cost", "prompt_tokens", "output_tokens", "calls")
 TOKEN_METRICS = ("prompt_tokens", "output_tokens")
+ALIASES = {"cost_usd": "cost"}
+"""Other names of a metric: budgets name the cost ``cost_usd``, as the reports do."""
 
 
 def parse_tolerances(text: str) -> dict[str, float]:
@@ -23,11 +25,10 @@ def parse_tolerances(text: str) -> dict[str, float]:
         match = re.fullmatch(r"(\w+):(-?\d+(?:\.\d+)?)%?", part)
         if match is None:
             raise ConfigError(f"tolerance {part!r} is not METRIC:PCT% (e.g. cost:5%)")
-        metric = match.group(1)
+        metric = ALIASES.get(match.group(1), match.group(1))
         if metric not in METRICS:
-            raise ConfigError(
-                f"tolerance {part!r}: unknown metric {metric!r}; valid: {', '.join(METRICS)}"
-            )
+            valid = ", ".join(METRICS).replace("cost", "cost (or cost_usd)", 1)
+            raise ConfigError(f"tolerance {part!r}: unknown metric {metric!r}; valid: {valid}")
         if match.group(2).startswith("-"):
             raise ConfigError(f"tolerance {part!r}: a tolerance is 0% or more")
         tolerances[metric] = float(match.group(2))
