@@ -105,11 +105,19 @@ def test_output_file_takes_its_format_from_the_extension(tmp_path: Path) -> None
         result = runner.invoke(cli, ["report", str(EXAMPLES), "-o", str(tmp_path / name)])
         assert result.exit_code == 0 and result.stdout == "", result.output
         assert check((tmp_path / name).read_text()), name
-    # --format says otherwise: it wins
+    # --format says otherwise: it wins, and a warning says so (Markdown in x.json was silent)
     result = runner.invoke(
         cli, ["report", str(EXAMPLES), "-o", str(tmp_path / "x.json"), "--format", "markdown"]
     )
     assert (tmp_path / "x.json").read_text().startswith("## costsim report")
+    assert result.exit_code == 0 and " ".join(result.stderr.split()) == (
+        f"warning: writing markdown to {tmp_path / 'x.json'}, whose extension names json "
+        "(--format markdown was given)"
+    )
+    result = runner.invoke(
+        cli, ["report", str(EXAMPLES), "-o", str(tmp_path / "x.out"), "--format", "json"]
+    )
+    assert result.exit_code == 0 and result.stderr == ""  # an extension naming no format
     # an extension costsim cannot write is refused before any work, not written as a table
     result = runner.invoke(cli, ["report", str(EXAMPLES), "-o", str(tmp_path / "r.pdf")])
     assert result.exit_code == 2

@@ -98,3 +98,24 @@ def test_readable_folders_add_nothing_to_what_a_scenario_reads(tmp_path: Path) -
     compared = api.compare(scenario, jobs=1, cache=False)
     assert compared.data.comparison.baseline.llm_calls == 4
     assert compared.warnings == ()
+
+
+def test_an_error_names_a_cassette_by_its_path_not_through_the_scenario_s_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Error: scenarios/../tests/cassettes/x.yaml: ...`` named the file through the folder
+    of the scenario that listed it."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "cassettes").mkdir()
+    (tmp_path / "cassettes" / "bad.yaml").write_text("interactions: [\n")
+    (tmp_path / "scenarios" / "s.yaml").write_text(
+        'name: s\ncassettes: ["../cassettes/*.yaml"]\nvariants: {a: [caching]}\n'
+    )
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["compare", "scenarios", "--no-cache", "-j1"])
+    assert result.exit_code == 2
+    assert result.stderr.startswith("Error: cassettes/bad.yaml: line 2: is not valid YAML")

@@ -161,9 +161,21 @@ def _format(fmt: str | None, path: Path | None) -> str:
     from costsim.errors import ConfigError
 
     try:
-        return format_for(None if path is None else str(path), fmt)
+        chosen = format_for(None if path is None else str(path), fmt)
+        named = format_for(str(path), None) if fmt is not None and path is not None else chosen
     except ConfigError as exc:
-        raise click.UsageError(str(exc)) from None
+        if fmt is None:
+            raise click.UsageError(str(exc)) from None
+        named = chosen  # an extension that names no format: --format says which
+    if named != chosen:  # -o r.json --format markdown: written as asked, said once
+        click.echo(
+            stderr_text(
+                f"warning: writing {chosen} to {path}, whose extension names {named} "
+                f"(--format {chosen} was given)"
+            ),
+            err=True,
+        )
+    return chosen
 
 
 def output_options(command: Callable[..., R]) -> Callable[..., R]:

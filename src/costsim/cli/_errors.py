@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
 
 import click
 
 from costsim.cli._width import stderr_text
 from costsim.errors import CassetteError, CostsimError, DataError, InputError, WalkError
+from costsim.render.paths import printable
 
 __all__ = ["EXIT_FINDINGS", "EXIT_INPUT", "Findings", "InputProblem", "handle_errors"]
 
@@ -44,6 +46,18 @@ _WALK_HINT = "; --lenient leaves it out with a warning"
 """Said after a folder that cannot be read, or a FIFO or device named, by such a command."""
 
 
+def _named(path: Path) -> str:
+    """A cassette's path as given, but one reached through ``..`` (a scenario's pattern,
+    ``scenarios/../tests/x.yaml``) as the file it is: below the working folder, relative."""
+    if ".." not in path.parts:
+        return printable(str(path))
+    resolved = path.resolve()
+    try:
+        return printable(str(resolved.relative_to(Path.cwd().resolve())))
+    except ValueError:
+        return printable(str(resolved))
+
+
 def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
     """Turn costsim errors into one-line CLI errors instead of tracebacks."""
 
@@ -54,7 +68,8 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
         except CassetteError as exc:
             lenient = kwargs.get("lenient") is False and not isinstance(exc, FileNotFoundError)
             hint = _WALK_HINT if isinstance(exc, WalkError) else _LENIENT_HINT
-            raise InputProblem(f"{exc}{hint if lenient else ''}") from None
+            named = f"{_named(exc.path)}: {exc.reason}"
+            raise InputProblem(f"{named}{hint if lenient else ''}") from None
         except InputError as exc:
             raise InputProblem(str(exc)) from None
         except DataError as exc:
