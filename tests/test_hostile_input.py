@@ -757,8 +757,8 @@ def test_a_cut_json_body_is_said_once_where_and_how_to_go_on(tmp_path: Path) -> 
     assert result.exit_code == 2
     assert result.stderr == (
         f"Error: {path}: interaction 1: response body is not valid JSON (Unterminated string "
-        "starting at line 1 column 37); --lenient skips unreadable cassettes, and costsim "
-        "cassettes check lists them all\n"
+        "starting at line 1 column 37); --lenient leaves out what cannot be read, and costsim "
+        "cassettes check lists all\n"
     )
     check = CliRunner().invoke(cli, ["cassettes", "check", str(path), "--format", "json"])
     (finding,) = json.loads(check.stdout)["findings"]

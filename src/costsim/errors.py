@@ -76,6 +76,8 @@ class InteractionError(CassetteError):
 
     def __init__(self, path: Path | str, index: int, reason: str) -> None:
         self.index = index
+        self.problem = reason
+        """What is wrong with the interaction (``reason`` is that after its index)."""
         super().__init__(path, f"interaction {index}: {reason}")
 
 

@@ -117,7 +117,9 @@ def load_all(
     paths: Sequence[Path], *, lenient: bool, settings: Settings
 ) -> tuple[list[CassetteTrace], list[Skipped]]:
     """Every cassette's trace, in order: from the cache, else parsed by the pool."""
-    results = _per_file(paths, settings, cached_trace, load_run, LoadJob)
+    results = _per_file(
+        paths, settings, cached_trace, load_run, lambda root: LoadJob(root, lenient)
+    )
     traces: list[CassetteTrace] = []
     skipped: list[Skipped] = []
     for path, result in zip(paths, results, strict=True):
@@ -250,9 +252,12 @@ def _fingerprint(
     matcher: AgentMatcher,
     as_of: datetime | None,
     estimator: str,
+    lenient: bool = False,
 ) -> str | None:
     """What a cassette's share depends on besides its bytes and path; None when a strategy
-    comes from another package (its code is not part of costsim's fingerprint)."""
+    comes from another package (its code is not part of costsim's fingerprint). A lenient
+    run's shares are kept apart: one may leave an unreadable call out, which a strict run
+    must refuse."""
     for variant in variants:
         for step in variant.steps:
             if not type(get_strategy(step.strategy)).__module__.startswith("costsim."):
@@ -267,6 +272,7 @@ def _fingerprint(
         # another day may be priced differently
         repr(as_of) if as_of is not None else f"today {datetime.now(UTC).date()}",
         estimator,
+        *(["lenient"] if lenient else []),
     ]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -294,7 +300,7 @@ def compare_all(
         settings = _settings_for(settings, sum(sizes))
         report, estimator_key = settings.keyed_estimator()
         fingerprint = (
-            _fingerprint(variants, rules, agents, matcher, as_of, estimator_key)
+            _fingerprint(variants, rules, agents, matcher, as_of, estimator_key, lenient)
             if settings.cache
             else None
         )
@@ -318,6 +324,7 @@ def compare_all(
             as_of=as_of,
             matcher=matcher.for_paths(path for path, _, _ in items),
             fingerprint=fingerprint,
+            lenient=lenient,
         )
         skipped: list[Skipped] = []
         cut = stable_batches(

@@ -36,7 +36,7 @@ from costsim.metering.meter import Meter
 from costsim.metering.tokenizers import keep_vocabularies_in, trim_counters
 from costsim.metering.validation import CalibrationReport
 from costsim.model import CassetteTrace
-from costsim.providers.normalise import load_trace, trace_from_bytes
+from costsim.providers.normalise import left_out, load_trace, trace_from_bytes
 from costsim.strategies.registry import AgentSpec, Variant
 
 __all__ = [
@@ -95,15 +95,18 @@ def cached_trace(store: CacheStore | None, item: Item) -> CassetteTrace | None:
     return decode_trace(hit, path) if hit is not None else None
 
 
-def trace_of(store: CacheStore | None, item: Item) -> CassetteTrace:
+def trace_of(store: CacheStore | None, item: Item, lenient: bool = False) -> CassetteTrace:
     """The normalised trace of a cassette: from the cache, else parsed (and cached)."""
-    return _read_trace(store, item)[0]
+    return _read_trace(store, item, lenient)[0]
 
 
-def _read_trace(store: CacheStore | None, item: Item) -> tuple[CassetteTrace, bool]:
+def _read_trace(
+    store: CacheStore | None, item: Item, lenient: bool = False
+) -> tuple[CassetteTrace, bool]:
     """The trace, and whether it is the one of the bytes the item's hash names: a file
     written again since it was hashed is read as it is now, and its trace is kept under the
-    hash of the bytes read (never under the other's)."""
+    hash of the bytes read (never under the other's). ``lenient``: a call that cannot be read
+    is left out, noted (such a trace is not kept: a strict run of the same bytes raises)."""
     path, digest, data = item
     trace = cached_trace(store, item)
     if trace is not None:
@@ -113,9 +116,9 @@ def _read_trace(store: CacheStore | None, item: Item) -> tuple[CassetteTrace, bo
             data = path.read_bytes()
         except OSError:
             return load_trace(path), True  # raises the error a serial run raises
-    trace = trace_from_bytes(path, data)
+    trace = trace_from_bytes(path, data, lenient=lenient)
     read = content_digest(data) if store is not None and digest else None
-    if store is not None and read is not None:
+    if store is not None and read is not None and not left_out(trace):
         store.put_made("trace", _trace_key(path, read), lambda: encode_trace(trace))
     return trace, read == digest
 
@@ -123,6 +126,8 @@ def _read_trace(store: CacheStore | None, item: Item) -> tuple[CassetteTrace, bo
 @dataclass(frozen=True, slots=True)
 class LoadJob:
     cache: Path | None
+    lenient: bool = False
+    """A call that cannot be read is left out, noted, not its whole cassette."""
 
 
 def cached_listing(store: CacheStore | None, item: Item) -> CassetteListing | None:
@@ -149,7 +154,7 @@ def load_run(job: LoadJob, items: list[Item]) -> list[CassetteTrace | str]:
     results: list[CassetteTrace | str] = []
     for item in items:
         try:
-            results.append(trace_of(store, item))
+            results.append(trace_of(store, item, job.lenient))
         except CostsimError as exc:
             results.append(str(exc))
     return results
@@ -230,6 +235,9 @@ class SimulateJob:
     """What the comparison was asked, hashed: keys each cassette's share in the cache (None:
     shares are not cached, e.g. a strategy from another package, whose code costsim cannot
     fingerprint)."""
+    lenient: bool = False
+    """A call that cannot be read is left out, noted, not its whole cassette (a batch that
+    left one out is not kept: a strict run of it raises)."""
 
 
 def _cached_share(data: bytes, job: SimulateJob) -> Share | None:
@@ -316,15 +324,16 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
         cached = _cached_share(hit, job) if hit is not None else None
         if cached is not None:
             return BatchShare(cached, (), hit)
-    traces, errors, as_hashed = _read_traces(items, store)
+    traces, errors, as_hashed = _read_traces(items, store, job.lenient)
     merged = _batch_share(job, traces)
-    if store is not None and key is not None and not errors and as_hashed:
+    whole = not errors and as_hashed and not any(left_out(trace) for trace in traces)
+    if store is not None and key is not None and whole:
         return BatchShare(merged, errors, store.put_made("share", key, lambda: _dump_share(merged)))
     return BatchShare(merged, errors)
 
 
 def _read_traces(
-    items: list[Item], store: CacheStore | None
+    items: list[Item], store: CacheStore | None, lenient: bool = False
 ) -> tuple[list[CassetteTrace], tuple[tuple[int, str], ...], bool]:
     """The traces of the cassettes that read (from and kept in ``store``), the error of each
     that did not, by its index, and whether every trace is the one of the bytes its item's
@@ -334,7 +343,7 @@ def _read_traces(
     as_hashed = True
     for index, item in enumerate(items):
         try:
-            trace, same = _read_trace(store, item)
+            trace, same = _read_trace(store, item, lenient)
         except CostsimError as exc:
             errors.append((index, str(exc)))
             continue

@@ -40,8 +40,8 @@ class Findings(click.ClickException):
         click.echo(stderr_text(self.format_message()), err=True)
 
 
-_LENIENT_HINT = "; --lenient skips unreadable cassettes, and costsim cassettes check lists them all"
-"""Said after an unreadable cassette by a command that could have skipped it."""
+_LENIENT_HINT = "; --lenient leaves out what cannot be read, and costsim cassettes check lists all"
+"""Said after an unreadable cassette (or call) by a command that could have left it out."""
 _WALK_HINT = "; --lenient leaves it out with a warning"
 """Said after a folder that cannot be read, or a FIFO or device named, by such a command."""
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from costsim.errors import InteractionError
 from costsim.io.bodies import SseEvent, json_kind, looks_like_sse, parse_json, parse_sse
 from costsim.io.cassette import Cassette, Interaction, cassette_from_bytes, load_cassette
 from costsim.io.eventstream import looks_like_eventstream, parse_eventstream
@@ -44,27 +45,36 @@ __all__ = [
     "CassetteTrace",
     "InteractionNote",
     "call_from_interaction",
+    "left_out",
     "load_trace",
     "normalise",
     "trace_from_bytes",
 ]
 
 
-def load_trace(path: Path) -> CassetteTrace:
-    """Load and normalise one cassette file."""
-    return normalise(load_cassette(path))
+def load_trace(path: Path, *, lenient: bool = False) -> CassetteTrace:
+    """Load and normalise one cassette file (``lenient``: see :func:`normalise`)."""
+    return normalise(load_cassette(path), lenient=lenient)
 
 
-def trace_from_bytes(path: Path, data: bytes) -> CassetteTrace:
+def trace_from_bytes(path: Path, data: bytes, *, lenient: bool = False) -> CassetteTrace:
     """Normalise the cassette file at ``path`` from its bytes (read by the caller)."""
-    return normalise(cassette_from_bytes(path, data))
+    return normalise(cassette_from_bytes(path, data), lenient=lenient)
 
 
-def normalise(cassette: Cassette) -> CassetteTrace:
+def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
+    """The cassette's calls. An interaction that cannot be read raises its error; with
+    ``lenient`` it is left out of the calls, a note naming it and why (the cassette's other
+    calls are read: a gateway's HTML page in one response loses nothing else)."""
     calls: list[Call] = []
     notes: list[InteractionNote] = []
     for interaction in cassette.interactions:
-        call = _call(interaction)
+        try:
+            call = _call(interaction)
+        except InteractionError as exc:
+            if not lenient or exc.path != interaction.path:
+                raise
+            call = _left_out(interaction, exc.problem)
         if isinstance(call, InteractionNote):
             notes.append(call)
         elif call is not None:
@@ -76,6 +86,22 @@ def normalise(cassette: Cassette) -> CassetteTrace:
         size_bytes=cassette.size_bytes,
         notes=tuple(notes),
     )
+
+
+_LEFT_OUT = ": left out of the totals (--lenient)"
+
+
+def _left_out(interaction: Interaction, problem: str) -> InteractionNote:
+    return InteractionNote(
+        Provenance(interaction.path, interaction.index),
+        Note(NoteKind.UNRECOGNISED_CALL, f"{problem}{_LEFT_OUT}"),
+    )
+
+
+def left_out(trace: CassetteTrace) -> bool:
+    """Whether a lenient read left an unreadable call of ``trace`` out (a strict read of the
+    same bytes raises: such a trace is never kept in the cache)."""
+    return any(note.note.message.endswith(_LEFT_OUT) for note in trace.notes)
 
 
 def _served(call: Call) -> Call:

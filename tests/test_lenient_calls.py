@@ -1,0 +1,74 @@
+"""``--lenient`` and one unreadable call in a cassette that reads: only that call is left out.
+
+A status-200 response holding a gateway's HTML page made the whole cassette unreadable, so
+``--lenient`` dropped its good calls too ("No LLM calls reported: the only cassette was
+unreadable and skipped"), while the same interaction with an empty body was estimated and the
+pytest plugin marked only that one call. Strict runs still stop, however the cache was filled.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from costsim import api
+from costsim.cli import cli
+from costsim.errors import InteractionError
+from tests.test_hostile_input import interaction, write_yaml
+
+HTML = "<html><body><h1>502 Bad Gateway</h1></body></html>"
+
+
+def _mixed(folder: Path) -> Path:
+    """Interaction 0 and 2 good; interaction 1 a 200 whose body is a gateway's HTML page."""
+    broken = interaction()
+    broken["response"]["body"]["string"] = HTML
+    return write_yaml(folder / "mixed.yaml", [interaction(), broken, interaction()])
+
+
+def _run(*args: str | Path) -> Any:
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+@pytest.mark.parametrize("cache", [False, True], ids=["no-cache", "cache"])
+def test_only_the_unreadable_call_is_left_out_and_strict_runs_still_stop(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: bool
+) -> None:
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    path = _mixed(tmp_path)
+    flags = [] if cache else ["--no-cache"]
+    for _ in range(2):  # the second run reads what the first kept, if anything
+        lenient = _run("report", path, "--lenient", "--format", "json", *flags)
+        assert lenient.exit_code == 0, lenient.output
+        document = json.loads(lenient.stdout)
+        assert document["totals"]["llm_calls"] == 2
+        (note,) = [n for n in document["notes"] if n["interaction"] == 1]
+        assert "left out of the totals (--lenient)" in note["message"]
+        strict = _run("report", path, *flags)
+        assert strict.exit_code == 2
+        assert "interaction 1: response body is not valid JSON" in strict.stderr
+    text = _run("report", path, "--lenient", *flags).stdout
+    assert text.startswith("2 LLM calls in 1 cassette: $")
+    assert "1 LLM-looking interaction not metered" in text
+
+
+def test_a_comparison_keeps_the_cassette_s_good_calls(tmp_path: Path) -> None:
+    path = _mixed(tmp_path)
+    scenario = tmp_path / "s.yml"
+    scenario.write_text(f"name: s\ncassettes: ['{path.name}']\nvariants: {{a: [caching]}}\n")
+    with pytest.raises(InteractionError, match="interaction 1"):
+        api.compare(scenario, jobs=1)
+    compared = api.compare(scenario, jobs=1, lenient=True)
+    assert compared.data.comparison.baseline.llm_calls == 2
+    assert compared.skipped == ()
+    with pytest.raises(InteractionError, match="interaction 1"):
+        api.compare(scenario, jobs=1)  # the lenient run's comparison is not a strict one's
+    (tmp_path / "good").mkdir()
+    alone = write_yaml(tmp_path / "good" / "good.yaml", [interaction(), interaction()])
+    assert api.report(alone).totals.cost_usd == api.report(path, lenient=True).totals.cost_usd
+    assert api.report(path, lenient=True).totals.cost_usd > Decimal(0)
