@@ -1130,7 +1130,9 @@ def _summary_section(lines: list[str]) -> list[str]:
 @pytest.mark.parametrize(
     ("columns", "options", "kept"),
     [
-        (100, ["-vv"], ["cache read", "cache write", "uncached", "cost"]),
+        # -vv: the output stays (a reasoning model's cost), the prompt goes (the split adds up
+        # to it); at 100 columns -vv left the output out
+        (100, ["-vv"], ["cache read", "cache write", "uncached", "output", "cost"]),
         (80, ["-vv"], ["cache read", "cache write", "uncached", "cost"]),
         (60, ["--costsim-strategies", "caching:ttl=1h,routing:default=claude-haiku-4-5"], []),
     ],

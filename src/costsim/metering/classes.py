@@ -10,10 +10,11 @@ estimate is looked up by the same pair.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 
 from costsim.model import Block, Call, Flavour, ToolResultBlock
 
-__all__ = ["CONTENT_CLASSES", "content_blocks", "content_class", "is_recipe"]
+__all__ = ["CONTENT_CLASSES", "content_blocks", "content_class", "delta_class", "is_recipe"]
 
 CONTENT_CLASSES = ("text", "tools", "images", "documents", "reasoning")
 
@@ -33,13 +34,38 @@ def content_blocks(call: Call) -> Iterator[Block]:
 def content_class(call: Call) -> str:
     """The class of a call's request (see the module docstring for the precedence)."""
     kinds = {block.kind for block in content_blocks(call)}
+    return _class_of(kinds, bool(call.thinking and call.thinking.enabled), bool(call.tools))
+
+
+def delta_class(original: Call, transformed: Call) -> str:
+    """The class of what differs between two requests: the blocks one has and the other has
+    not (a system prompt grown by a paragraph of text is a text change, whatever else the
+    request carries), with tool definitions and thinking settings; the transformed request's
+    own class when only the model or cache markers differ."""
+    before, after = list(content_blocks(original)), list(content_blocks(transformed))
+    ids_before, ids_after = {id(b) for b in before}, {id(b) for b in after}
+    added = [b for b in after if id(b) not in ids_before]
+    removed = [b for b in before if id(b) not in ids_after]
+    for block in list(added):  # requests parsed apart hold equal blocks, not the same ones
+        if block in removed:
+            removed.remove(block)
+            added.remove(block)
+    kinds = {block.kind for block in (*added, *removed)}
+    thinking = original.thinking != transformed.thinking
+    tools = original.tools != transformed.tools
+    if not kinds and not thinking and not tools:
+        return content_class(transformed)
+    return _class_of(kinds, thinking, tools)
+
+
+def _class_of(kinds: AbstractSet[str], thinking: bool, tools: bool) -> str:
     if "document" in kinds:
         return "documents"
     if "image" in kinds:
         return "images"
-    if (call.thinking and call.thinking.enabled) or kinds & _REASONING_KINDS:
+    if thinking or kinds & _REASONING_KINDS:
         return "reasoning"
-    if call.tools or kinds & {"tool_use", "tool_result"}:
+    if tools or kinds & {"tool_use", "tool_result"}:
         return "tools"
     return "text"
 

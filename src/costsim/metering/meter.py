@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from costsim.metering.calibration import Coefficients, default_coefficients, default_errors
-from costsim.metering.classes import content_class, is_recipe
+from costsim.metering.classes import content_class, delta_class, is_recipe
 from costsim.metering.error_table import (
     OUTPUT_ERRORS,
     ErrorTable,
@@ -178,12 +178,13 @@ class Meter:
     def delta_band(self, original: Call, transformed: Call) -> TokenBand:
         """The estimated prompt change from ``original`` to ``transformed`` and its expected
         error in tokens (median and p90), from the per-turn increment errors measured for the
-        transformed request's flavour and content class. An identical request has a zero
+        transformed request's flavour and the content class of what changed
+        (:func:`~costsim.metering.classes.delta_class`). An identical request has a zero
         band; a change the provider rules count exactly (OpenAI text) has a zero band too."""
         if transformed is original:
             return TokenBand(0.0, 0.0, 0.0)
         delta = self.delta(original, transformed)
-        error = self.errors.increment(transformed.flavour.value, content_class(transformed))
+        error = self.errors.increment(transformed.flavour.value, delta_class(original, transformed))
         size = abs(delta)
         return TokenBand(delta, size * error.median / 100, size * error.p90 / 100)
 

@@ -124,6 +124,9 @@ def _rows(
 _DROP_ORDER = ("hit rate", "output", "calls", "prompt")
 """Columns left out, in this order, when the table does not fit the terminal: the cost and
 what ``-vv`` asked for (the token split) stay; the report files keep them all."""
+_WIDE_DROP_ORDER = ("hit rate", "prompt", "calls", "output")
+"""With ``-vv``: the prompt first (the split adds up to it), the output last (where a
+reasoning model's cost is)."""
 
 
 def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
@@ -139,7 +142,7 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     # of them gone, the id gets every character left
     attempts = [(columns, TEST_COLUMN_MIN)]
     kept = list(columns)
-    for name in _DROP_ORDER:
+    for name in _WIDE_DROP_ORDER if wide else _DROP_ORDER:
         kept = [c for c in kept if c != name]
         attempts.append((kept, TEST_COLUMN_MIN))
     lines: list[str] = []
