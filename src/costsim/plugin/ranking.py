@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from costsim.api.testing import TestCost
 from costsim.plugin.run import SummaryOptions
 from costsim.render.rows import merged, ranked, split_rows
-from costsim.render.text import money, plural
+from costsim.render.text import money, plural, tests_text
 
 __all__ = [
     "Listing",
@@ -88,15 +88,3 @@ def unknown_text(total: TestCost) -> str:
             f"{unreadable} unreadable" if parts else f"{plural(unreadable, 'call')} unreadable"
         )
     return ", ".join(parts)
-
-
-def tests_text(names: list[str]) -> str:
-    """``47 tests and 1 fixture scope``: fixtures' calls are listed apart from the tests'
-    (``<module fixtures: …>``)."""
-    scopes = sum(1 for name in names if name.startswith("<"))
-    tests = len(names) - scopes
-    if not scopes:
-        return plural(tests, "test")
-    if not tests:
-        return plural(scopes, "fixture scope")
-    return f"{plural(tests, 'test')} and {plural(scopes, 'fixture scope')}"

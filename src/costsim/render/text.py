@@ -60,6 +60,7 @@ __all__ = [
     "signed_percent",
     "table",
     "table_blocks",
+    "tests_text",
     "wrap",
 ]
 
@@ -309,6 +310,18 @@ def more_line(hidden: int, indent: str = "  ") -> list[str]:
 
 def plural(count: int, word: str, words: str | None = None) -> str:
     return f"{count:,} {word if count == 1 else (words or word + 's')}"
+
+
+def tests_text(names: Sequence[str]) -> str:
+    """``47 tests and 1 fixture scope``: fixtures' calls are listed apart from the tests'
+    (``<module fixtures: …>``)."""
+    scopes = sum(1 for name in names if name.startswith("<"))
+    tests = len(names) - scopes
+    if not scopes:
+        return plural(tests, "test")
+    if not tests:
+        return plural(scopes, "fixture scope")
+    return f"{plural(tests, 'test')} and {plural(scopes, 'fixture scope')}"
 
 
 def percent(rate: float | None) -> str:

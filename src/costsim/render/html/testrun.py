@@ -21,7 +21,7 @@ from costsim.render.html.page import Figure, document
 from costsim.render.html.svg import short_money, short_tokens
 from costsim.render.html.tables import Cell, Table, cell, num
 from costsim.render.rows import ranked as rows_ranked
-from costsim.render.text import percent
+from costsim.render.text import percent, plural, tests_text
 
 __all__ = ["DriftRow", "TestRun", "WhatIf", "test_run_page"]
 
@@ -194,7 +194,8 @@ def test_run_page(run: TestRun) -> str:
         whole.merge(cost)
     if run.tests:
         spent = partial_money(whole.priced_cost_usd, whole.unpriced_calls)
-        answer = f"{spent} for {whole.calls:,} LLM calls in {len(run.tests):,} tests."
+        # as the terminal counts them: ``28 tests and 1 fixture scope``, ``1 LLM call``
+        answer = f"{spent} for {plural(whole.calls, 'LLM call')} in {tests_text(list(run.tests))}."
         figures: list[Node | None] = [
             _tests_figure(run).node(),
             _tokens_figure(run).node(),
