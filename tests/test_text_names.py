@@ -52,3 +52,15 @@ def test_a_name_is_quoted_whole_up_to_a_sane_length() -> None:
     kept = "a" * 79 + "…" + "b" * 40  # two thirds of the room the start, a third the end
     assert short_name(long) == f"{kept} (10,000 characters)"
     assert quoted(long) == f"'{kept}' (10,000 characters)"
+
+
+def test_a_note_names_a_snapshot_and_its_alias_alike() -> None:
+    """The plugin listed "minimum for claude-haiku-4-5-20251001" and "minimum for
+    claude-haiku-4-5" as two notes of one fact."""
+    from costsim.model.quoting import model_family
+
+    assert model_family("claude-haiku-4-5-20251001") == "claude-haiku-4-5"
+    assert model_family("claude-sonnet-4@20250514") == "claude-sonnet-4"
+    assert model_family("gpt-4o-2024-08-06") == "gpt-4o"
+    assert model_family("claude-haiku-4-5") == "claude-haiku-4-5"
+    assert model_family("20251001") == "20251001"

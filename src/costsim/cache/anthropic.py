@@ -15,7 +15,7 @@ from datetime import datetime
 from costsim.cache.prefix import Prefix
 from costsim.cache.results import CacheResult, Entry, RuleNote, Write
 from costsim.cache.rules import CacheRules
-from costsim.model.quoting import short_name
+from costsim.model.quoting import model_family, short_name
 
 __all__ = ["AnthropicCache"]
 
@@ -119,7 +119,7 @@ class AnthropicCache:
                 )
             )
             if not written and hit is None:
-                named = short_name(model)
+                named = model_family(model)  # one note for a snapshot and its alias
                 notes.append(
                     f"prefix shorter than the {minimum:,}-token minimum for {named}: not cached"
                 )

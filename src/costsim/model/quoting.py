@@ -9,7 +9,9 @@ JSON keeps the name exact in its own field.
 
 from __future__ import annotations
 
-__all__ = ["NAME_LIMIT", "quoted", "short_name"]
+import re
+
+__all__ = ["NAME_LIMIT", "model_family", "quoted", "short_name"]
 
 NAME_LIMIT = 120
 """Characters of a name quoted whole (a Bedrock inference profile's ARN takes about 100)."""
@@ -30,6 +32,16 @@ def short_name(name: str, limit: int = NAME_LIMIT) -> str:
     ``claude-xxxxxx…xxxx (10,000 characters)``."""
     kept, said = _cut(name, limit)
     return kept + said
+
+
+_DATE_STAMP = re.compile(r"[-@](?:\d{8}|\d{4}-\d{2}-\d{2})$")
+
+
+def model_family(name: str) -> str:
+    """A model named without its date stamp (``claude-haiku-4-5-20251001``,
+    ``claude-sonnet-4@20250514``: ``claude-haiku-4-5``), cut as :func:`short_name` cuts it:
+    for notes that say the same of a snapshot and its alias, once."""
+    return short_name(_DATE_STAMP.sub("", name) or name)
 
 
 def quoted(name: str, limit: int = NAME_LIMIT) -> str:

@@ -15,7 +15,7 @@ from typing import Literal, Protocol, TypeVar
 
 from costsim.cache.prefix import Prefix
 from costsim.model import Block, CacheControl, Call, Message, Provenance, ToolDef
-from costsim.model.quoting import short_name
+from costsim.model.quoting import model_family
 from costsim.strategies.base import Context
 from costsim.strategies.trace import Event
 
@@ -252,7 +252,7 @@ class ShortMarks:
                     strategy,
                     "note",
                     f"{which} ({where}) {'sits' if one else 'sit'} below the "
-                    f"{self.minimum[model]:,}-token minimum for {short_name(model)}{longest}: "
+                    f"{self.minimum[model]:,}-token minimum for {model_family(model)}{longest}: "
                     f"{'it caches' if one else 'they cache'} nothing",
                     self.first[model],
                 )
