@@ -7,6 +7,7 @@ purpose (vcrpy and the standard library only): it runs in the test process on ev
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from collections.abc import Callable, Iterator, Mapping
@@ -58,18 +59,53 @@ def _as_recorded(cassette: Any, request: Any) -> Any:
         return request
 
 
-def _recorded_twin(cassette: Any, request: Any, served: int) -> int | None:
-    """The interaction whose stored request is the one sent, when vcrpy served another's
-    response: requests to one URL sent concurrently (``asyncio.gather``, a thread pool) take
-    the recorded responses in the order they arrive, as vcrpy matches on method and URL. The
-    request was recorded as it is: it is that interaction's call, not a drifted one."""
-    method, uri = getattr(request, "method", None), getattr(request, "uri", None)
-    for index, (stored, _) in enumerate(cassette.data):
-        if index == served or getattr(stored, "method", None) != method:
-            continue
-        if getattr(stored, "uri", None) == uri and same_body(request, stored):
-            return index
-    return None
+def _canonical(body: bytes | str | None) -> bytes | str | None:
+    """A body as :func:`same_body` compares it: its JSON written one way, else as it is."""
+    if body is None:
+        return None
+    try:
+        return json.dumps(json.loads(body), sort_keys=True, separators=(",", ":"))
+    except (ValueError, RecursionError, TypeError):
+        return body
+
+
+@dataclass(slots=True)
+class _Claims:
+    """Per cassette (kept on it, so a new ``use_cassette`` starts afresh): the interactions a
+    request was matched to by its body, and the stored requests indexed by their bodies."""
+
+    claimed: set[int] = field(default_factory=set)
+    indexed: int = 0
+    bodies: dict[Any, list[int]] = field(default_factory=dict)
+
+    def twin(self, cassette: Any, request: Any, served: int) -> int | None:
+        """The interaction whose stored request is the one sent, not yet claimed, when vcrpy
+        served another's response: requests to one URL sent concurrently (``asyncio.gather``,
+        a thread pool) take the recorded responses in the order they arrive, as vcrpy matches
+        on method and URL. Such a request was recorded as it is: it is that interaction's
+        call, not a drifted one. A request whose twin was claimed already (the code now sends
+        it twice) is drift, as before."""
+        data = cassette.data
+        for index in range(self.indexed, len(data)):  # new interactions: indexed once each
+            stored = data[index][0]
+            key = (getattr(stored, "method", None), getattr(stored, "uri", None))
+            self.bodies.setdefault((*key, _canonical(_body(stored))), []).append(index)
+        self.indexed = len(data)
+        key = (getattr(request, "method", None), getattr(request, "uri", None))
+        for index in self.bodies.get((*key, _canonical(_body(request))), ()):
+            if index != served and index not in self.claimed:
+                self.claimed.add(index)
+                return index
+        return None
+
+
+def _claims(cassette: Any) -> _Claims:
+    found = getattr(cassette, "_costsim_claims", None)
+    if not isinstance(found, _Claims):
+        found = _Claims()
+        with contextlib.suppress(AttributeError):  # one that takes none: claims for this call
+            cassette._costsim_claims = found
+    return found
 
 
 Observer = Callable[[str, int, Any, Mapping[str, Any], Any], None]
@@ -82,6 +118,7 @@ class VcrPatch:
 
     observer: Observer
     _loading: threading.local = field(default_factory=threading.local)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
     _originals: list[tuple[Any, str, Any]] = field(default_factory=list)
 
     def install(self) -> None:
@@ -99,7 +136,11 @@ class VcrPatch:
             # a request sent as recorded is the stored one (checked once, here); the record
             # filters matter only to one sent otherwise
             same = same_body(request, stored)
-            twin = None if same else _recorded_twin(cassette, request, index)
+            with patch._lock:
+                claims = _claims(cassette)
+                twin = None if same else claims.twin(cassette, request, index)
+                if same and index >= 0:
+                    claims.claimed.add(index)
             if twin is not None:  # served another's response (concurrent calls), not drifted
                 index, same = twin, True
                 stored, response_of = cassette.data[twin]
