@@ -2,10 +2,10 @@
 agent (a timestamp line, a running summary, a count of open tickets) moved after the text
 that does not, so the changing part stops invalidating the cached prefix.
 
-Calls of one agent are those whose system text opens alike, digits aside (a prompt may open
-with the date). Among an agent's distinct system texts, the static part is the whole lines
-every one of them opens with (the head) and the whole lines every one of them ends with (the
-tail); what lies between, in each, changes. The split request sends the head, then the tail,
+Calls of one agent are those whose system text opens alike (its first 120 characters). Among
+an agent's distinct system texts, the static part is the whole lines every one of them opens
+with (the head) and the whole lines every one of them ends with (the tail); what lies
+between, in each, changes. The split request sends the head, then the tail,
 then its changing lines: where a timestamp sits near the top of a long prompt, the rules
 after it are static too, and cached with the head. Lines between two changing ones are moved
 with them (each text is cut in one place, not diffed line by line).
@@ -14,7 +14,6 @@ with them (each text is cut in one place, not diffed line by line).
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,7 +25,6 @@ __all__ = ["SystemSplit", "agent_key", "system_splits", "system_text"]
 MIN_STATIC_CHARS = 200
 """A split needs this much static text (shorter, it would not reach a model's minimum)."""
 _AGENT_KEY_CHARS = 120
-_DIGITS = re.compile(r"\d+")
 
 
 def system_text(call: Call) -> str | None:
@@ -45,8 +43,9 @@ def system_text(call: Call) -> str | None:
 
 
 def agent_key(text: str) -> str:
-    """What names an agent: its system text's opening, digits aside."""
-    return _DIGITS.sub("#", text[: _AGENT_KEY_CHARS * 2])[:_AGENT_KEY_CHARS]
+    """What names an agent: its system text's opening. (Digits count: two workers whose
+    prompts open alike but for their number are two agents, each with its own split.)"""
+    return text[:_AGENT_KEY_CHARS]
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,8 +69,12 @@ class SystemSplit:
         return text[len(self.head) : len(text) - len(self.tail)]
 
     def apply(self, call: Call, changing: str, mark: CacheControl | None) -> Call:
-        """``call`` sending its static text (with ``mark`` at its end), then ``changing``."""
+        """``call`` sending its static text (with ``mark`` at its end), then ``changing``.
+        A prompt whose last line has no line end keeps its lines apart: the changing text's
+        own last line end goes between them (the same characters, in another order)."""
         static = self.static
+        if self.tail and not static.endswith("\n") and changing.endswith("\n"):
+            static, changing = static + "\n", changing[:-1]
         if call.flavour is Flavour.OPENAI_CHAT:
             first = call.messages[0]
             split = (
