@@ -206,6 +206,11 @@ def test_a_cache_folder_that_exists_keeps_its_own_files(
     assert (fresh / ".gitignore").read_text() == "# created by costsim\n*\n"
     assert store.CacheStore(fresh).clear() > 0
     assert not fresh.exists()  # all of it costsim's: the folder goes too
+    (tmp_path / ".gitignore").write_text("")  # a project's own, empty: kept too
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path))
+    api.load(EXAMPLES, jobs=1)
+    assert store.CacheStore(tmp_path).clear() > 0
+    assert (tmp_path / ".gitignore").read_text() == ""
 
 
 def test_a_row_damaged_or_edited_on_disk_is_rebuilt_not_read(

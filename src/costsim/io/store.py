@@ -327,7 +327,8 @@ class CacheStore:
         one laid out as costsim's but for its damaged tag is cleared (:meth:`damaged_tag`)."""
         if not self.root.is_dir():
             return 0
-        if not self.is_cache() and self.damaged_tag() is None:
+        damaged = not self.is_cache()
+        if damaged and self.damaged_tag() is None:
             raise ConfigError(
                 f"{self.root} is not a costsim cache (it has no costsim CACHEDIR.TAG): "
                 "nothing deleted"
@@ -341,7 +342,8 @@ class CacheStore:
                     shutil.rmtree(version)
             (self.root / "CACHEDIR.TAG").unlink(missing_ok=True)
             kept = _text(self.root / ".gitignore")
-            if kept is not None and _GITIGNORE.startswith(kept):  # ours, maybe cut short
+            ours = kept == _GITIGNORE or (damaged and kept is not None and not kept.strip())
+            if ours:  # costsim's (truncated with the rest of a damaged cache: empty)
                 (self.root / ".gitignore").unlink()
         except OSError as exc:
             raise ConfigError(
