@@ -178,6 +178,10 @@ def test_markdown_brackets_stay_as_written_in_code_spans() -> None:
 
     assert markdown_lines("| `[]` | [1] |") == "| `[]` | \\[1\\] |"
     assert markdown_lines("\\[x\\](u)") == "\\\\\\[x\\\\\\](u)"  # a backslash cannot undo it
+    # an escaped backtick opens no code span (CommonMark): the link in it was left active
+    assert markdown_lines("\\`![x](http://e/i.png)\\`") == "\\`!\\[x\\](http://e/i.png)\\`"
+    assert markdown_lines("\\\\`[k]`") == "\\\\`[k]`"  # an escaped backslash: a span
+    assert markdown_lines("`open [x](u)") == "`open \\[x\\](u)"  # never closed: text
 
 
 def test_markdown_keeps_a_stack_of_strategies_as_it_is_written(tmp_path: Path) -> None:

@@ -42,8 +42,9 @@ _PIPE = re.compile(r"(\\*)\|")
 """A ``|`` and the backslashes before it (``a\\|b`` would end a cell at its ``|``)."""
 _BRACKET = re.compile(r"(\\*)([\[\]])")
 """A ``[`` or ``]`` and the backslashes before it (``\\[`` would leave the bracket open)."""
-_CODE = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
-"""A code span: shown as written, so nothing is escaped in it."""
+_TICKS = re.compile(r"(\\*)(`+)")
+"""A run of backticks and the backslashes before it (an odd number escapes the run: no code
+span starts there, as CommonMark reads it)."""
 _ENTITY = re.compile("&(?=[#A-Za-z])")
 """An ``&`` that could start an entity (``&lt;``, ``&#60;``): one before a space cannot."""
 
@@ -77,6 +78,26 @@ def _html_escaped(text: str) -> str:
     return text.translate(_HTML)
 
 
+def _code_spans(text: str) -> list[tuple[int, int]]:
+    """Where ``text``'s code spans are: a run of backticks not escaped by a backslash, up to
+    the next run of as many. Anything else, an escaped or unclosed run too, is text."""
+    spans: list[tuple[int, int]] = []
+    end = 0
+    for run in _TICKS.finditer(text):
+        if run.start(2) < end or len(run.group(1)) % 2:
+            continue
+        ticks = run.group(2)
+        close = re.compile(f"(?<!`){ticks}(?!`)").search(text, run.end())
+        if close is not None:
+            spans.append((run.start(2), close.end()))
+            end = close.end()
+    return spans
+
+
+def _escape_brackets(text: str) -> str:
+    return _BRACKET.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text)
+
+
 def _brackets(text: str) -> str:
     """Every ``[`` and ``]`` outside code spans escaped (each backslash before one doubled):
     costsim writes no links, so a recorded ``[text](url)`` or ``![](url)`` shows as written
@@ -85,13 +106,10 @@ def _brackets(text: str) -> str:
         return text
     out: list[str] = []
     start = 0
-    for span in _CODE.finditer(text):
-        out.append(
-            _BRACKET.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text[start : span.start()])
-        )
-        out.append(span.group())
-        start = span.end()
-    out.append(_BRACKET.sub(lambda m: m.group(1) * 2 + "\\" + m.group(2), text[start:]))
+    for begin, end in _code_spans(text):
+        out += [_escape_brackets(text[start:begin]), text[begin:end]]
+        start = end
+    out.append(_escape_brackets(text[start:]))
     return "".join(out)
 
 
