@@ -9,6 +9,7 @@ estimate is looked up by the same pair.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from collections.abc import Set as AbstractSet
 
@@ -44,18 +45,25 @@ def delta_class(original: Call, transformed: Call) -> str:
     own class when only the model or cache markers differ."""
     before, after = list(content_blocks(original)), list(content_blocks(transformed))
     ids_before, ids_after = {id(b) for b in before}, {id(b) for b in after}
-    added = [b for b in after if id(b) not in ids_before]
-    removed = [b for b in before if id(b) not in ids_after]
-    for block in list(added):  # requests parsed apart hold equal blocks, not the same ones
-        if block in removed:
-            removed.remove(block)
-            added.remove(block)
-    kinds = {block.kind for block in (*added, *removed)}
+    # requests parsed apart hold equal blocks, not the same ones: paired off by value
+    added = Counter(_value(b) for b in after if id(b) not in ids_before)
+    removed = Counter(_value(b) for b in before if id(b) not in ids_after)
+    kinds = {kind for kind, _ in (added - removed) + (removed - added)}
     thinking = original.thinking != transformed.thinking
     tools = original.tools != transformed.tools
     if not kinds and not thinking and not tools:
         return content_class(transformed)
     return _class_of(kinds, thinking, tools)
+
+
+def _value(block: Block) -> tuple[str, object]:
+    """A block's kind and what compares it: itself, or its ``repr`` when it holds a mapping
+    (a tool call's input)."""
+    try:
+        hash(block)
+    except TypeError:
+        return block.kind, repr(block)
+    return block.kind, block
 
 
 def _class_of(kinds: AbstractSet[str], thinking: bool, tools: bool) -> str:
