@@ -52,9 +52,18 @@ def test_only_the_unreadable_call_is_left_out_and_strict_runs_still_stop(
         strict = _run("report", path, *flags)
         assert strict.exit_code == 2
         assert "interaction 1: response body is not valid JSON" in strict.stderr
-    text = _run("report", path, "--lenient", *flags).stdout
-    assert text.startswith("2 LLM calls in 1 cassette: $")
-    assert "1 LLM-looking interaction not metered" in text
+    text = _run("report", path, "--lenient", *flags)
+    assert text.stdout.startswith("2 LLM calls in 1 cassette: $")
+    assert "1 LLM-looking interaction not metered" in text.stdout
+    assert "interaction 1: response body is not valid JSON" in text.stderr  # a warning too
+    for command in (
+        ["simulate", path, "-s", "caching"],
+        ["advise", "caching", path],
+        ["calibrate", path],
+    ):
+        said = _run(*command, "--lenient", *flags)
+        assert said.exit_code == 0, (command, said.output)
+        assert "only that call is left out (--lenient)" in said.stderr, command
 
 
 def test_a_comparison_keeps_the_cassette_s_good_calls(tmp_path: Path) -> None:
@@ -65,7 +74,13 @@ def test_a_comparison_keeps_the_cassette_s_good_calls(tmp_path: Path) -> None:
         api.compare(scenario, jobs=1)
     compared = api.compare(scenario, jobs=1, lenient=True)
     assert compared.data.comparison.baseline.llm_calls == 2
-    assert compared.skipped == ()
+    # said as a skipped file is (it left out nothing else), every run, cached or not
+    (said,) = compared.skipped
+    assert said.error == (
+        f"{path}: interaction 1: response body is not valid JSON (Expecting value at line 1 "
+        "column 1): only that call is left out (--lenient)"
+    )
+    assert api.compare(scenario, jobs=1, lenient=True).skipped == compared.skipped
     with pytest.raises(InteractionError, match="interaction 1"):
         api.compare(scenario, jobs=1)  # the lenient run's comparison is not a strict one's
     (tmp_path / "good").mkdir()

@@ -36,6 +36,7 @@ from costsim.metering.evaluate import Grouping, first_folder
 from costsim.metering.evaluate import calibrate as fit_and_measure
 from costsim.metering.meter import Meter
 from costsim.model import CassetteTrace
+from costsim.providers.normalise import left_out
 from costsim.strategies.registry import Step, Variant, make_step
 from costsim.strategies.syntax import parse_variants
 
@@ -97,7 +98,8 @@ def load(
     found = find_cassettes(paths_of(paths), Selection.of(include, exclude), lenient=lenient)
     settings = with_progress(resolve(jobs, cache), progress, "loading")
     traces, skipped = load_all(found.files, lenient=lenient, settings=settings)
-    return Traces(tuple(traces), tuple(skipped), tuple(found.warnings()))
+    dropped = [message for trace in traces for message in left_out(trace)]
+    return Traces(tuple(traces), tuple(skipped), (*found.warnings(), *dropped))
 
 
 def with_progress(settings: Settings, progress: Progress | None, what: str) -> Settings:

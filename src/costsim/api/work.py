@@ -326,7 +326,7 @@ def simulate_run(job: SimulateJob, items: list[Item]) -> BatchShare:
             return BatchShare(cached, (), hit)
     traces, errors, as_hashed = _read_traces(items, store, job.lenient)
     merged = _batch_share(job, traces)
-    whole = not errors and as_hashed and not any(left_out(trace) for trace in traces)
+    whole = not errors and as_hashed  # a call left out is among the errors
     if store is not None and key is not None and whole:
         return BatchShare(merged, errors, store.put_made("share", key, lambda: _dump_share(merged)))
     return BatchShare(merged, errors)
@@ -347,6 +347,8 @@ def _read_traces(
         except CostsimError as exc:
             errors.append((index, str(exc)))
             continue
+        # a call a lenient read left out is said as a skipped file is (the rest is read)
+        errors += [(index, message) for message in left_out(trace)]
         traces.append(trace)
         as_hashed = as_hashed and same
     return traces, tuple(errors), as_hashed

@@ -249,8 +249,8 @@ paths_argument = click.argument("paths", nargs=-1, required=True, type=click.Pat
 lenient_option = click.option(
     "--lenient",
     is_flag=True,
-    help="Skip unreadable cassettes and folders (and a FIFO or device named) with a warning "
-    "instead of stopping.",
+    help="Leave out what cannot be read, with a warning, instead of stopping: a call (the "
+    "rest of its cassette is read), a cassette, a folder, a FIFO or device named.",
 )
 as_of_option = click.option(
     "--as-of",

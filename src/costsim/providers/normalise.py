@@ -98,10 +98,16 @@ def _left_out(interaction: Interaction, problem: str) -> InteractionNote:
     )
 
 
-def left_out(trace: CassetteTrace) -> bool:
-    """Whether a lenient read left an unreadable call of ``trace`` out (a strict read of the
-    same bytes raises: such a trace is never kept in the cache)."""
-    return any(note.note.message.endswith(_LEFT_OUT) for note in trace.notes)
+def left_out(trace: CassetteTrace) -> list[str]:
+    """What a lenient read of ``trace`` left out: one sentence per call that cannot be read,
+    naming the file and the interaction (a strict read of the same bytes raises: such a
+    trace is never kept in the cache)."""
+    return [
+        f"{trace.path}: interaction {note.provenance.index}: {note.note.message[: -len(_LEFT_OUT)]}"
+        f": only that call is left out (--lenient)"
+        for note in trace.notes
+        if note.note.message.endswith(_LEFT_OUT)
+    ]
 
 
 def _served(call: Call) -> Call:
