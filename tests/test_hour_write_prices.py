@@ -133,3 +133,9 @@ def test_the_oracle_writes_for_an_hour_only_where_the_hour_has_a_price(
     assert (totals.cache_write_1h_tokens > 0) is hour
     assert (totals.cache_write_5m_tokens > 0) is not hour
     assert totals.cache_read_tokens > 0
+
+
+def test_advice_says_a_1h_ttl_has_no_known_price_where_it_has_none(tmp_path: Path) -> None:
+    path = _conversation(tmp_path, f"{BEDROCK}{BEDROCK_MODEL}/invoke", "claude-sonnet-4-20250514")
+    said = " ".join(run_cli("advise", "caching", path, "--no-cache").output.split())
+    assert "re-sent after 5 minutes (a 1h TTL keeps it, at no known price)" in said

@@ -138,6 +138,13 @@ class _Leaks:
             leak.examples.append(example)
 
 
+def _hour_priced(call: Call) -> bool:
+    """Whether the model has a 1-hour cache-write price (Bedrock's Claude Sonnet 4 has none:
+    a 1h write there is unpriced, see :mod:`costsim.pricing.hour_writes`)."""
+    prices = unit_prices(call.priced_model, call.price_provider, call.recorded_at)
+    return prices is None or prices.hour_priced
+
+
 def _leaks(engine: Engine) -> tuple[list[Leak], int]:
     leaks = _Leaks()
     never = 0
@@ -179,6 +186,8 @@ def _leaks(engine: Engine) -> tuple[list[Leak], int]:
                         "re-sent after the longest TTL (1h)"
                         if gap > engine.rules.ttl_seconds["1h"]
                         else "re-sent after 5 minutes (a 1h TTL keeps it)"
+                        if _hour_priced(call)
+                        else "re-sent after 5 minutes (a 1h TTL keeps it, at no known price)"
                     )
                     detail = f"{where}: {tokens:,} tokens re-sent after {_duration(gap)}"
                     leaks.add(reason, call, tokens, total, detail)
