@@ -284,3 +284,12 @@ def test_the_plugin_s_summary_and_markdown_report_show_a_recorded_name_as_text(
     markdown = (pytester.path / "out.md").read_text()
     assert not RAW.search(markdown), repr(markdown)
     assert "<script>" not in markdown and "&lt;script&gt;alert(1)&lt;/script&gt;" in markdown
+
+
+def test_html_shows_a_recorded_control_character_as_its_escape(tmp_path: Path) -> None:
+    """An HTML page written to a terminal (``--format html`` without ``-o``) set its title:
+    the recorded ESC ] 0 ; ... BEL went into the page as it was."""
+    recorded_as(tmp_path, HOSTILE)
+    out = _run("report", tmp_path, "--by", "model", "--format", "html", "--no-cache")
+    assert not RAW.search(out.replace("\n", "")), repr(RAW.search(out.replace("\n", "")))
+    assert SHOWN.replace("\\r\\n", "") in out.replace("\\r\\n", "")

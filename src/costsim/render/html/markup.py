@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from html import escape
 
+from costsim.render.visible import visible, visible_lines
+
 __all__ = ["Node", "Trusted", "el", "number"]
 
 VOID = frozenset({"meta", "br", "hr", "img", "input", "link", "wbr"})
@@ -50,7 +52,7 @@ class Node:
             if value is True:
                 out.append(f" {name}")
             else:
-                out.append(f' {name}="{escape(_attr(value), quote=True)}"')
+                out.append(f' {name}="{escape(visible(_attr(value)), quote=True)}"')
         if self.tag in VOID:
             out.append(">")
             return
@@ -64,7 +66,9 @@ class Node:
             elif isinstance(child, Trusted):
                 out.append(child.markup)
             else:
-                out.append(escape(child, quote=False))
+                # a control character is no HTML (and sets a terminal's title when the page
+                # is written to one): shown as its escape, as every text format shows it
+                out.append(escape(visible_lines(child), quote=False))
         out.append(f"</{self.tag}>")
 
     def walk(self) -> Iterable[Node]:
