@@ -64,6 +64,7 @@ def test_only_the_unreadable_call_is_left_out_and_strict_runs_still_stop(
         said = _run(*command, "--lenient", *flags)
         assert said.exit_code == 0, (command, said.output)
         assert "only that call is left out (--lenient)" in said.stderr, command
+        assert "skipped" not in said.stderr, command  # the file was read, not skipped
 
 
 def test_a_comparison_keeps_the_cassette_s_good_calls(tmp_path: Path) -> None:

@@ -63,12 +63,14 @@ if TYPE_CHECKING:
         Traces,
     )
     from costsim.io.walk import Progress
+    from costsim.providers.normalise import CALL_LEFT_OUT
     from costsim.render.options import EXTENSIONS, FORMATS, format_for
     from costsim.scenario import Scenario, find_scenarios
 
 __all__ = [
     "ADVICE_TOPICS",
     "BREAKDOWN_KEYS",
+    "CALL_LEFT_OUT",
     "CASSETTE_SORT_KEYS",
     "EXTENSIONS",
     "FORMATS",
@@ -166,6 +168,7 @@ _HOMES = {
     "Strategies": "costsim.api.results",
     "Traces": "costsim.api.results",
     "Progress": "costsim.io.walk",
+    "CALL_LEFT_OUT": "costsim.providers.normalise",
     "EXTENSIONS": "costsim.render.options",
     "FORMATS": "costsim.render.options",
     "format_for": "costsim.render.options",

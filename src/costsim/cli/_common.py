@@ -129,11 +129,14 @@ class Output:
 
     def transcript(self, result: Result, where: str = "", failures: str = "") -> Transcript:
         """What :meth:`show` prints for ``result``: its warnings, skipped files and text."""
-        from costsim.api import Transcript
+        from costsim.api import CALL_LEFT_OUT, Transcript
         from costsim.render.paths import printable
 
         fmt, width, verbose, wide = self.layout()
-        skipped = (f"{where}skipped {item.error}" for item in result.skipped)
+        skipped = (  # a call a lenient read left out is not its whole file skipped
+            f"{where}{'' if item.error.endswith(CALL_LEFT_OUT) else 'skipped '}{item.error}"
+            for item in result.skipped
+        )
         text = printable(result.render(fmt, width=width, verbose=verbose, wide=wide))
         warnings = tuple(printable(message) for message in (*result.warnings, *skipped))
         return Transcript(warnings=warnings, text=text, failures=printable(failures))

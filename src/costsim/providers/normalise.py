@@ -42,6 +42,7 @@ from costsim.providers.told import billed_error, usage_told
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
 __all__ = [
+    "CALL_LEFT_OUT",
     "CassetteTrace",
     "InteractionNote",
     "call_from_interaction",
@@ -89,6 +90,8 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
 
 
 _LEFT_OUT = ": left out of the totals (--lenient)"
+CALL_LEFT_OUT = "only that call is left out (--lenient)"
+"""How a warning of a call a lenient read left out ends (the rest of its file is read)."""
 
 
 def _left_out(interaction: Interaction, problem: str) -> InteractionNote:
@@ -104,7 +107,7 @@ def left_out(trace: CassetteTrace) -> list[str]:
     trace is never kept in the cache)."""
     return [
         f"{trace.path}: interaction {note.provenance.index}: {note.note.message[: -len(_LEFT_OUT)]}"
-        f": only that call is left out (--lenient)"
+        f": {CALL_LEFT_OUT}"
         for note in trace.notes
         if note.note.message.endswith(_LEFT_OUT)
     ]

@@ -123,7 +123,8 @@ def _tests_figure(run: TestRun) -> Figure:
         )
         for name, cost in ranked
     ]
-    notes = [f"The {TOP} costliest of {len(ranked)} tests are drawn."] * (len(ranked) > TOP)
+    drawn = f"The {TOP} costliest of {tests_text(list(run.tests))} are drawn."
+    notes = [drawn] * (len(ranked) > TOP)
     return Figure("tests", title, chart, Table(title, headers, rows), notes)
 
 
