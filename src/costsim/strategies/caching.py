@@ -17,9 +17,9 @@ Policies (Anthropic explicit caching):
 ``auto`` and ``oracle`` replace the recorded breakpoints and ignore ``placement``/``rolling``.
 
 Static/dynamic split (:mod:`costsim.strategies.system_split`): calls of one agent whose system
-text differs between calls share static lines at its start and end (instructions, rules) and
-changing ones between (a running summary, a timestamp). The changing lines are moved after the
-static text and its breakpoint, so they stop invalidating the cached prefix. OpenAI caches
+text differs between calls share static lines (instructions, rules) among changing ones (a
+running summary, a timestamp). The changing lines are moved after the static text and its
+breakpoint, so they stop invalidating the cached prefix. OpenAI caches
 automatically; there only the split applies.
 """
 
@@ -77,14 +77,10 @@ class CachingParams(Params):
 
 
 def _moved(split: SystemSplit, changing: str) -> str:
-    if not split.tail:
-        where = f"the static {len(split.head):,}-character head"
-    else:
-        where = (
-            f"the {len(split.static):,} every call of the agent sends ({len(split.head):,} "
-            f"before them, {len(split.tail):,} after)"
-        )
-    return f"moved {len(changing):,} changing system characters after {where}"
+    return (
+        f"moved {len(changing):,} changing system characters after the "
+        f"{len(split.static):,} every call of the agent sends"
+    )
 
 
 class Caching:

@@ -3,12 +3,11 @@ agent (a timestamp line, a running summary, a count of open tickets) moved after
 that does not, so the changing part stops invalidating the cached prefix.
 
 Calls of one agent are those whose system text opens alike (its first 120 characters). Among
-an agent's distinct system texts, the static part is the whole lines every one of them opens
-with (the head) and the whole lines every one of them ends with (the tail); what lies
-between, in each, changes. The split request sends the head, then the tail,
-then its changing lines: where a timestamp sits near the top of a long prompt, the rules
-after it are static too, and cached with the head. Lines between two changing ones are moved
-with them (each text is cut in one place, not diffed line by line).
+an agent's distinct system texts, the static part is the lines every one of them holds, in
+the same order (matched line by line, as ``difflib`` matches sequences); the rest of each text
+changes. The split request sends the static lines, then its own changing ones, each in the
+order it had them: a timestamp near the top and a ticket count in the middle of a long prompt
+move, and the rules around them are cached whole.
 """
 
 from __future__ import annotations
@@ -17,6 +16,8 @@ import dataclasses
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
+from difflib import SequenceMatcher
+from functools import lru_cache
 
 from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
 
@@ -50,30 +51,24 @@ def agent_key(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SystemSplit:
-    """An agent's static system text: the lines every call opens with and ends with."""
+    """An agent's static system text (the lines every call sends, in order), and what
+    changes in each of its distinct texts."""
 
-    head: str
-    tail: str
-
-    @property
-    def static(self) -> str:
-        return self.head + self.tail
+    static: str
+    parts: dict[str, str]
+    """Each distinct system text of the agent -> its changing lines, in order."""
 
     def changing(self, text: str) -> str | None:
-        """What changes in ``text`` (between the head and the tail); None when ``text`` is
-        not laid out so (a short prompt whose opening only looks like the agent's)."""
-        if len(text) < len(self.head) + len(self.tail):
-            return None
-        if not (text.startswith(self.head) and text.endswith(self.tail)):
-            return None
-        return text[len(self.head) : len(text) - len(self.tail)]
+        """What changes in ``text``; None when it is not one of the agent's texts (a short
+        prompt whose opening only looks like the agent's)."""
+        return self.parts.get(text)
 
     def apply(self, call: Call, changing: str, mark: CacheControl | None) -> Call:
-        """``call`` sending its static text (with ``mark`` at its end), then ``changing``.
+        """``call`` sending the static text (with ``mark`` at its end), then ``changing``.
         A prompt whose last line has no line end keeps its lines apart: the changing text's
         own last line end goes between them (the same characters, in another order)."""
         static = self.static
-        if self.tail and not static.endswith("\n") and changing.endswith("\n"):
+        if not static.endswith("\n") and changing.endswith("\n"):
             static, changing = static + "\n", changing[:-1]
         if call.flavour is Flavour.OPENAI_CHAT:
             first = call.messages[0]
@@ -86,36 +81,31 @@ class SystemSplit:
         return dataclasses.replace(call, system=blocks)
 
 
-def _common_prefix(texts: list[str]) -> int:
-    """The length of the text every one of ``texts`` opens with."""
-    ordered = sorted(texts)
-    first, last = ordered[0], ordered[-1]
-    common = 0
-    while common < min(len(first), len(last)) and first[common] == last[common]:
-        common += 1
-    return common
-
-
-def _head(texts: list[str]) -> str:
-    """The whole lines every text opens with; of one-line texts, what they open with."""
-    common = _common_prefix(texts)
-    first = texts[0]
-    cut = first.rfind("\n", 0, common)  # a line end inside what they share, not after it
-    if cut >= 0:
-        return first[: cut + 1]
-    return "" if any("\n" in text for text in texts) else first[:common]
-
-
-def _tail(texts: list[str], head: str) -> str:
-    """The whole lines every text ends with, beyond ``head`` in each."""
-    common = _common_prefix([text[::-1] for text in texts])
-    room = min(len(text) for text in texts) - len(head)
-    size = min(common, room) if room > 0 else 0
-    candidate = texts[0][len(texts[0]) - size :] if size else ""
-    if size and all(len(text) == size or text[-size - 1] == "\n" for text in texts):
-        return candidate  # it starts a line in every text
-    start = candidate.find("\n")  # else it starts inside a changing line: from the next one
-    return candidate[start + 1 :] if start >= 0 else ""
+@lru_cache(maxsize=256)
+def _split(texts: tuple[str, ...]) -> SystemSplit | None:
+    """The split of one agent's distinct texts (sorted): once per set of texts, however many
+    variants place breakpoints on the trace."""
+    lines = [text.splitlines(keepends=True) for text in texts]
+    base = lines[0]
+    static = set(range(len(base)))
+    places: list[dict[int, int]] = []  # per other text: its line matched to each base line
+    for other in lines[1:]:
+        matcher = SequenceMatcher(None, base, other, autojunk=False)
+        matched = {
+            a + k: b + k for a, b, size in matcher.get_matching_blocks() for k in range(size)
+        }
+        static &= matched.keys()
+        places.append(matched)
+    order = sorted(static)
+    text = "".join(base[i] for i in order)
+    if len(text) < MIN_STATIC_CHARS:
+        return None
+    held = [set(order), *({matched[i] for i in order} for matched in places)]
+    parts = {
+        source: "".join(line for index, line in enumerate(own) if index not in kept)
+        for source, own, kept in zip(texts, lines, held, strict=True)
+    }
+    return SystemSplit(text, parts)
 
 
 def system_splits(calls: Iterable[Call]) -> dict[str, SystemSplit]:
@@ -130,9 +120,7 @@ def system_splits(calls: Iterable[Call]) -> dict[str, SystemSplit]:
     for key, distinct in groups.items():
         if len(distinct) < 2:
             continue
-        texts = sorted(distinct)
-        head = _head(texts)
-        split = SystemSplit(head, _tail(texts, head))
-        if len(split.static) >= MIN_STATIC_CHARS:
+        split = _split(tuple(sorted(distinct)))
+        if split is not None:
             splits[key] = split
     return splits
