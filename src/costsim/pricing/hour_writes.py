@@ -14,11 +14,9 @@ from datetime import datetime
 from decimal import Decimal
 from functools import lru_cache
 
-from genai_prices import Usage as PriceUsage
-from genai_prices import calc_price
-
 from costsim.model import Usage
 from costsim.model.quoting import quoted
+from costsim.pricing.flat import flat
 from costsim.pricing.priced import Price
 
 __all__ = ["hour_writes"]
@@ -47,13 +45,5 @@ def hour_writes(result: Price, usage: Usage, model: str, provider: str, when: da
 def _priced(model: str, provider: str, day: datetime) -> bool:
     """Whether the model's price on ``day`` names a 1-hour write price (True when it has no
     price at all: that is said already)."""
-    try:
-        found = calc_price(
-            PriceUsage(input_tokens=0, output_tokens=0),
-            model,
-            provider_id=provider,
-            genai_request_timestamp=day,
-        )
-    except (LookupError, ValueError, ArithmeticError):
-        return True
-    return getattr(found.model_price, "cache_write_1h_mtok", None) is not None
+    found = flat(model, provider, day)
+    return found is None or getattr(found.model_price, "cache_write_1h_mtok", None) is not None

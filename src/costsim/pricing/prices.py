@@ -17,6 +17,7 @@ from genai_prices import calc_price
 
 from costsim.model import Usage
 from costsim.model.quoting import quoted
+from costsim.pricing.flat import flat as _flat
 from costsim.pricing.hour_writes import hour_writes
 from costsim.pricing.linear import KINDS, LinearPrices
 from costsim.pricing.priced import Price
@@ -24,7 +25,7 @@ from costsim.pricing.reads import ReadPricing, read_rule
 from costsim.pricing.tiers import tier_price
 
 if TYPE_CHECKING:
-    from genai_prices.types import PriceCalculation
+    pass
 
 __all__ = [
     "Price",
@@ -351,23 +352,6 @@ def tier_starts(model: str, provider: str, when: datetime) -> tuple[int, ...] | 
                 return None
             starts.add(start)
     return tuple(sorted(starts))
-
-
-@cache
-def _flat(model: str, provider: str, when: datetime) -> PriceCalculation | None:
-    """genai-prices' calculation for no usage at ``when``: the model price in force (its
-    tiers, a per-request fee) and how genai-prices writes a zero amount."""
-    if not model:
-        return None
-    try:
-        return calc_price(
-            PriceUsage(input_tokens=0, output_tokens=0),
-            model,
-            provider_id=provider,
-            genai_request_timestamp=when,
-        )
-    except (LookupError, ValueError, ArithmeticError):
-        return None
 
 
 def search_fee_known(model: str, provider: str, at: datetime | None) -> bool:

@@ -16,8 +16,7 @@ from decimal import Decimal
 from enum import StrEnum
 from functools import lru_cache
 
-from genai_prices import Usage as PriceUsage
-from genai_prices import calc_price
+from costsim.pricing.flat import flat
 
 __all__ = ["ReadPricing", "ReadRule", "read_rule"]
 
@@ -93,14 +92,8 @@ def _base_model(model: str, provider: str) -> str | None:
 def _rates(model: str, provider: str, when: datetime) -> tuple[object, object] | None:
     """(input, cache read) prices per million tokens of the model in force on ``when``: a
     ``Decimal``, tiered prices, or None when absent; None when the model is unknown."""
-    try:
-        found = calc_price(
-            PriceUsage(input_tokens=0, output_tokens=0),
-            model,
-            provider_id=provider,
-            genai_request_timestamp=when,
-        )
-    except (LookupError, ValueError, ArithmeticError):
+    found = flat(model, provider, when)
+    if found is None:
         return None
     prices = found.model_price
     return getattr(prices, "input_mtok", None), getattr(prices, "cache_read_mtok", None)
