@@ -10,10 +10,8 @@ opening with the other's rest.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -21,6 +19,7 @@ from costsim.engine import Engine, Variant, make_step
 from costsim.model import Call, Flavour, Provenance, TextBlock
 from costsim.providers.normalise import load_trace
 from costsim.strategies.system_split import SystemSplit, agent_key, system_splits
+from tests.test_hostile_input import ANTHROPIC_RESPONSE, ANTHROPIC_URI, interaction, write_yaml
 
 HEAD = "You are the support agent for Acme Shop. Follow these rules.\n"
 RULES = "".join(f"Rule {i}: confirm the order id, never invent order data.\n" for i in range(400))
@@ -30,46 +29,24 @@ def _line(k: int) -> str:
     return f"Current time: 2025-11-03T10:0{k}:00Z. Open tickets: {k + 3}.\n"
 
 
-def _cassette(tmp_path: Path, where: str, name: str = "conv.yaml") -> Path:
+def _cassette(tmp_path: Path, where: str) -> Path:
     """Four calls of one conversation a minute apart; the changing line in the ``middle``
-    of the system prompt (after its first line) or at its ``end``; no breakpoint recorded."""
+    of the system prompt (after its opening) or at its ``end``; no breakpoint recorded."""
     interactions = []
     messages: list[dict[str, object]] = []
+    head = HEAD * 3  # an agent is known by its first 120 characters
     for k in range(4):
-        head = HEAD * 3  # an agent is known by its first 120 characters
         system = head + _line(k) + RULES if where == "middle" else head + RULES + _line(k)
         messages = [*messages, {"role": "user", "content": f"Where is order 5512{k}?"}]
         request = {"model": "claude-sonnet-4-5", "max_tokens": 512, "system": system}
-        request["messages"] = messages
-        response = {
-            "id": f"msg_{k}",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5",
-            "content": [{"type": "text", "text": "It ships tomorrow."}],
-            "stop_reason": "end_turn",
-            "usage": {"input_tokens": 5600 + 40 * k, "output_tokens": 20},
-        }
-        interactions.append(
-            {
-                "request": {
-                    "method": "POST",
-                    "uri": "https://api.anthropic.com/v1/messages",
-                    "body": json.dumps(request),
-                    "headers": {"content-type": ["application/json"]},
-                },
-                "response": {
-                    "status": {"code": 200, "message": "OK"},
-                    "headers": {"date": [f"Mon, 03 Nov 2025 10:0{k}:00 GMT"]},
-                    "body": {"string": json.dumps(response)},
-                },
-            }
-        )
-        messages = [*messages, {"role": "assistant", "content": "It ships tomorrow."}]
-    path = tmp_path / where / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump({"version": 1, "interactions": interactions}))
-    return path
+        reply = {**ANTHROPIC_RESPONSE, "model": "claude-sonnet-4-5"}
+        reply["usage"] = {"input_tokens": 5600 + 40 * k, "output_tokens": 20}
+        item = interaction(ANTHROPIC_URI, {**request, "messages": messages}, reply)
+        item["response"]["headers"]["Date"] = [f"Mon, 03 Nov 2025 10:0{k}:00 GMT"]
+        interactions.append(item)
+        messages = [*messages, {"role": "assistant", "content": "Hello!"}]
+    (tmp_path / where).mkdir(parents=True, exist_ok=True)
+    return write_yaml(tmp_path / where / "conv.yaml", interactions)
 
 
 def test_only_the_changing_line_moves_and_the_rules_after_it_are_cached(tmp_path: Path) -> None:
