@@ -1084,6 +1084,22 @@ def test_out_of_order():
     assert (entry["prompt_tokens"], entry["output_tokens"]) == (TWO_CALLS_PROMPT, 58 + 31)
 
 
+def test_tests_not_in_the_baseline_are_named_in_one_note(project: pytest.Pytester) -> None:
+    """Each new test repeated the whole sentence, one note per test."""
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    project.runpytest("--costsim", "--costsim-save", "base").assert_outcomes(passed=1)
+    news = "".join(f"\ndef test_new_{n}():\n    _replay(1)\n" for n in range(7))
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n" + news)
+    result = project.runpytest("--costsim", "--costsim-compare", "base")
+    text = " ".join(result.stdout.str().split())
+    assert text.count("not in baseline base") == 1
+    assert (
+        "not in baseline base (new, or not saved: it failed then): test_agent.py::test_new_0, "
+        "test_agent.py::test_new_1, test_agent.py::test_new_2, test_agent.py::test_new_3, "
+        "test_agent.py::test_new_4 and 2 more"
+    ) in text
+
+
 def test_what_if_costs_from_workers_add_up() -> None:
     from costsim.api.testing import WhatIfCost
     from costsim.plugin.session import CostsimSession
