@@ -139,3 +139,15 @@ def test_advice_says_a_1h_ttl_has_no_known_price_where_it_has_none(tmp_path: Pat
     path = _conversation(tmp_path, f"{BEDROCK}{BEDROCK_MODEL}/invoke", "claude-sonnet-4-20250514")
     said = " ".join(run_cli("advise", "caching", path, "--no-cache").output.split())
     assert "re-sent after 5 minutes (a 1h TTL keeps it, at no known price)" in said
+
+
+def test_check_cache_says_a_write_without_a_breakpoint_is_not_a_ttl_split(tmp_path: Path) -> None:
+    """Recorded 1h writes, a request without a breakpoint: check-cache blamed the 5m/1h split
+    of a prediction that wrote nothing."""
+    path = write_yaml(
+        tmp_path / "auto.yaml",
+        [interaction(ANTHROPIC, {**ANTHROPIC_REQUEST, "model": "claude-sonnet-4-5"}, _reply("x"))],
+    )
+    said = " ".join(run_cli("check-cache", path, "--no-cache").output.split())
+    assert "recorded write of 2,400 tokens where the simulator writes none" in said
+    assert "5m/1h split" not in said
