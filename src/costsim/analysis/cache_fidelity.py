@@ -132,9 +132,8 @@ def _reason(call: Call, predicted: CacheResult, engine: Engine, granularity: int
         return "recorded read has no earlier entry in the trace the simulator could match"
     if usage.cache_write and call.provider == "openai":
         return "OpenAI write boundary (GPT-5.6+) is approximated"
-    if usage.cache_write > tolerance(usage.prompt_total) and not (
-        predicted.write_5m or predicted.write_1h
-    ):
+    nothing = not (predicted.read or predicted.write_5m or predicted.write_1h)
+    if usage.cache_write > tolerance(usage.prompt_total) and nothing:
         return (
             f"recorded write of {usage.cache_write:,} tokens where the simulator writes none: "
             "no breakpoint in the request caches that prefix (one added on the way, by a "
