@@ -118,6 +118,24 @@ def test_two_workers_whose_prompts_differ_by_their_number_are_two_agents() -> No
         assert splits[agent_key(text)].changing(text) in {_line(k) for k in range(3)}
 
 
+def test_a_prompt_that_opens_with_its_changing_line_is_still_one_agent() -> None:
+    """``Today is 2025-11-03.`` first: each prompt opened unlike every other, so none was split
+    (the auditor's recording with a 61-character head: +23.8% where the split saves 54%)."""
+    texts = [f"Today is 2025-11-0{k}. {HEAD}" + RULES for k in range(1, 4)]
+    splits = system_splits(_call(text) for text in texts)
+    split = splits[agent_key(texts[0])]
+    assert all(splits[agent_key(text)] is split for text in texts)  # one agent's
+    assert split.static == RULES
+    assert split.changing(texts[1]) == f"Today is 2025-11-02. {HEAD}"
+
+
+def test_prompts_that_share_little_but_their_opening_are_not_one_agent() -> None:
+    """Two workers whose prompts open alike but for their number, each with its own rules and
+    none changing: grouped, each would have sent its own rules after the breakpoint."""
+    texts = [f"You are worker {w}.\n" + RULES.replace("Rule", f"W{w}") for w in (1, 2)]
+    assert system_splits(_call(text) for text in texts) == {}
+
+
 def test_a_last_line_without_a_line_end_never_runs_into_the_changing_text() -> None:
     """Moved after the static text, the changing line ran into its last line (``endnow 1``)."""
     texts = [HEAD * 3 + f"now {k}\n" + RULES + "end" for k in range(3)]

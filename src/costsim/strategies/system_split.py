@@ -2,7 +2,8 @@
 agent (a timestamp line, a running summary, a count of open tickets) moved after the text
 that does not, so the changing part stops invalidating the cached prefix.
 
-Calls of one agent are those whose system text opens alike (its first 120 characters). Among
+Calls of one agent are those whose system text opens alike (its first 120 characters; see
+:func:`system_splits` for prompts that open with a date). Among
 an agent's distinct system texts, the static part is the lines every one of them holds, in
 the same order (matched line by line, as ``difflib`` matches sequences); the rest of each text
 changes. The split request sends the static lines, then its own changing ones, each in the
@@ -13,6 +14,7 @@ move, and the rules around them are cached whole.
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -26,6 +28,10 @@ __all__ = ["SystemSplit", "agent_key", "system_splits", "system_text"]
 MIN_STATIC_CHARS = 200
 """A split needs this much static text (shorter, it would not reach a model's minimum)."""
 _AGENT_KEY_CHARS = 120
+_DIGITS = re.compile(r"\d")
+_MOSTLY = 0.5
+"""Prompts that open alike but for digits are one agent when at least this share of the
+shortest is lines they all send."""
 
 
 def system_text(call: Call) -> str | None:
@@ -110,17 +116,28 @@ def _split(texts: tuple[str, ...]) -> SystemSplit | None:
 
 def system_splits(calls: Iterable[Call]) -> dict[str, SystemSplit]:
     """Per agent (:func:`agent_key`), the split of calls whose system text changes; agents
-    whose system text never changes, or whose static part is short, are left out."""
+    whose system text never changes, or whose static part is short, are left out.
+
+    A prompt whose opening changes (``Today is 2025-11-03.``) opens unlike every other: such
+    prompts, alone under their openings, are one agent when they open alike but for digits
+    and most of their text is the same lines (two workers numbered 1 and 2, each with its own
+    rules, are not)."""
     groups: dict[str, set[str]] = defaultdict(set)
     for call in calls:
         text = system_text(call)
         if text and len(text) > MIN_STATIC_CHARS:
             groups[agent_key(text)].add(text)
     splits: dict[str, SystemSplit] = {}
+    alone: dict[str, set[str]] = defaultdict(set)
     for key, distinct in groups.items():
         if len(distinct) < 2:
+            alone[_DIGITS.sub("#", key)] |= distinct
             continue
         split = _split(tuple(sorted(distinct)))
         if split is not None:
             splits[key] = split
+    for distinct in alone.values():
+        split = _split(tuple(sorted(distinct))) if len(distinct) > 1 else None
+        if split is not None and len(split.static) >= min(map(len, distinct)) * _MOSTLY:
+            splits.update((agent_key(text), split) for text in distinct)
     return splits
