@@ -122,7 +122,8 @@ def test_the_oracle_writes_for_an_hour_only_where_the_hour_has_a_price(
 ) -> None:
     """The third call comes 20 minutes after the second: a 1h entry serves both later calls,
     a 5m one the second only. The oracle writes for the hour where the hour has a price; where
-    it has none, for 5 minutes (a 1h plan was unpriced, so rejected: nothing was saved)."""
+    it has none, a plan that writes for an hour is unpriced, so it is never the one chosen: the
+    oracle writes for 5 minutes, and its cost stays known."""
     from costsim.engine import Engine, Variant, make_step
     from costsim.providers.normalise import load_trace
 

@@ -19,7 +19,7 @@ from costsim.model.quoting import quoted
 from costsim.pricing.flat import flat
 from costsim.pricing.priced import Price
 
-__all__ = ["hour_writes"]
+__all__ = ["hour_rate", "hour_writes"]
 
 
 def hour_writes(result: Price, usage: Usage, model: str, provider: str, when: datetime) -> Price:
@@ -47,3 +47,12 @@ def _priced(model: str, provider: str, day: datetime) -> bool:
     price at all: that is said already)."""
     found = flat(model, provider, day)
     return found is None or getattr(found.model_price, "cache_write_1h_mtok", None) is not None
+
+
+def hour_rate(result: Price) -> tuple[Decimal | None, bool]:
+    """The amount of a probe of 1h-written tokens alone, and whether it is the model's own 1h
+    price: where there is none, the 5m-rate amount (the least it can be), for the rates that
+    weigh and split costs (a call that writes for an hour there is unpriced all the same)."""
+    if result.amount is not None:
+        return result.amount, True
+    return (result.lower_bound, False) if result.lower_bound else (None, False)

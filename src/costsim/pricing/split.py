@@ -23,6 +23,7 @@ from functools import cache
 from typing import TYPE_CHECKING
 
 from costsim.model import Usage
+from costsim.pricing.hour_writes import hour_rate
 from costsim.pricing.prices import Price, price, price_period
 
 if TYPE_CHECKING:
@@ -110,9 +111,7 @@ def _rates_on(model: str, provider: str, when: datetime) -> dict[str, Decimal] |
     rates = {}
     for name, sample in _SAMPLES.items():
         result = price(sample, model=model, provider=provider, at=when)
-        amount = result.amount
-        if amount is None and name == "cache_write_1h" and result.lower_bound:
-            amount = result.lower_bound  # no 1h price: a call writing for 1h is unpriced
+        amount = hour_rate(result)[0] if name == "cache_write_1h" else result.amount
         if amount is None:
             return None
         rates[name] = amount

@@ -12,6 +12,7 @@ from decimal import Decimal
 from functools import cache
 
 from costsim.model import Usage
+from costsim.pricing.hour_writes import hour_rate
 from costsim.pricing.prices import price, price_moment, tier_starts, today
 
 __all__ = ["UnitPrices", "unit_prices"]
@@ -81,8 +82,8 @@ def _unit_prices(
     for name, usage in probes.items():
         result = price(usage, model=model, provider=provider, at=when)
         amount = result.amount
-        if amount is None and name == "write_1h" and result.lower_bound:
-            amount, hour_priced = result.lower_bound, False  # the 5m rate, the least it can be
+        if name == "write_1h":
+            amount, hour_priced = hour_rate(result)
         if amount is None:
             return None
         amounts[name] = amount

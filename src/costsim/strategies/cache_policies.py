@@ -269,9 +269,7 @@ def _plan(requests: list[_Request], force: str | None) -> dict[int, Marks]:
     demand = _reads(requests)
     chosen: dict[tuple[int, int], str] = {}
     for (writer, index), readers in demand.items():
-        prices = requests[writer].prices
-        hour = prices is None or prices.hour_priced  # no 1h price: a 1h write is unpriced
-        options = [force] if force else ["5m", "1h"] if hour else ["5m"]
+        options = [force] if force else ["5m", "1h"]
         values = {ttl: _value(requests[writer], index, readers, ttl) for ttl in options}
         best = max(values, key=lambda ttl: (values[ttl], ttl == "5m"))
         if values[best] > 0:
