@@ -10,7 +10,7 @@ the estimate stops there.
 from __future__ import annotations
 
 from costsim.engine.simulate import SimulatedCall, VariantResult
-from costsim.metering.classes import content_class, delta_class
+from costsim.metering.classes import content_class
 from costsim.metering.evaluate import exclusion_reason
 from costsim.metering.meter import Meter
 from costsim.model import Call, Usage
@@ -79,9 +79,8 @@ def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> flo
     the table's, widened for sources it was not fitted on; for text and tool calls, no more
     than the recorded prompt itself says the estimator misses on this content
     (:func:`self_checked_error`)."""
-    band = meter.delta_band(original, transformed)
-    changed = delta_class(original, transformed)  # text added to a reasoning request: text's
-    whole = abs(band.delta) * meter.errors.total(transformed.flavour.value, changed).p90 / 100
+    band = meter.delta_band(original, transformed)  # text added to a reasoning request: text's
+    whole = abs(band.delta) * meter.errors.total(transformed.flavour.value, band.klass).p90 / 100
     error = max(band.p90, whole) * INCREMENT_FACTOR
     checked = self_checked_error(meter, original, transformed, band.delta)
     return error if checked is None else min(error, checked)

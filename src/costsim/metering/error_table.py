@@ -61,6 +61,9 @@ class TokenBand:
     delta: float
     median: float
     p90: float
+    klass: str = "text"
+    """The content class of what changed (:func:`~costsim.metering.classes.delta_class`),
+    whose tables gave the error."""
 
     @property
     def low(self) -> float:

@@ -184,9 +184,10 @@ class Meter:
         if transformed is original:
             return TokenBand(0.0, 0.0, 0.0)
         delta = self.delta(original, transformed)
-        error = self.errors.increment(transformed.flavour.value, delta_class(original, transformed))
+        changed = delta_class(original, transformed)
+        error = self.errors.increment(transformed.flavour.value, changed)
         size = abs(delta)
-        return TokenBand(delta, size * error.median / 100, size * error.p90 / 100)
+        return TokenBand(delta, size * error.median / 100, size * error.p90 / 100, changed)
 
     def _coefficients_for(self, name: str) -> Coefficients:
         return self._coefficients.get(name) or default_coefficients(name)
