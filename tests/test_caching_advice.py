@@ -218,6 +218,43 @@ def test_advice_names_the_block_that_breaks_the_prefix(tmp_path: Path) -> None:
     assert dynamic.tokens > 2000
 
 
+def test_advice_counts_the_lines_after_a_changing_line_inside_one_block(tmp_path: Path) -> None:
+    """A timestamp line atop a one-block system prompt: the block breaks the prefix at its
+    first line, and the rules after it (the same in every call) are what a split caches. They
+    were not counted at all (only whole blocks after a changing one were), and every call was
+    said to share no prefix with any later one."""
+    import costsim
+
+    rules = "You review pull requests carefully.\n" * 400
+
+    def call(index: int, stamp: str) -> Call:
+        return Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model="claude-sonnet-4-5-20250929",
+            provenance=Provenance(tmp_path / "agent.yaml", index),
+            system=(TextBlock(f"Now: {stamp}\n{rules}"),),
+            messages=(Message("user", (TextBlock(f"review #{index}"),)),),
+            usage=Usage(uncached_input=3300, output=40),
+            recorded_at=WHEN + timedelta(seconds=30 * index),
+        )
+
+    calls = tuple(call(i, f"09:00:{30 * i:02d}") for i in range(2))
+    advice = costsim.advise([CassetteTrace(tmp_path / "agent.yaml", calls, 0, 0)]).data
+    dynamic = {leak.reason: leak for leak in advice.leaks}["dynamic content early in the prompt"]
+    assert "system block 0 changes at character 11: '00\\n" in dynamic.examples[0]
+    # the rules are 14,400 of the block's 14,414 characters: that share of its tokens
+    block = 3300 - len("review #1") // 4 - 10  # about: the message and its framing are short
+    assert 0.95 * block <= dynamic.tokens <= 3300
+    assert advice.never_resent_calls == 1  # the last call: no later call re-sends its rules
+    # text only: a changed line with nothing after it leaves nothing on the table
+    short = tuple(
+        dataclasses.replace(c, system=(TextBlock(f"Now: {i}\n" + "x" * 50),))
+        for i, c in enumerate(calls)
+    )
+    advice = costsim.advise([CassetteTrace(tmp_path / "agent.yaml", short, 0, 0)]).data
+    assert not advice.leaks and advice.never_resent_calls == 2
+
+
 def test_check_cache_names_server_tool_iterations() -> None:
     response = (OtherBlock("server_tool_use", {"name": "code_execution"}),)
     call = Call(

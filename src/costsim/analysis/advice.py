@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from difflib import SequenceMatcher
 
 from costsim.analysis.comparison import VariantSummary, summarise
 from costsim.cache.prefix import PrefixBlock
@@ -25,6 +26,7 @@ from costsim.model.quoting import quoted
 from costsim.pricing.ledger import Totals
 from costsim.pricing.units import unit_prices
 from costsim.strategies.registry import Variant, make_step
+from costsim.strategies.system_split import MIN_STATIC_CHARS, opening
 from costsim.strategies.trace import SimCall
 
 __all__ = ["POLICIES", "CachingAdvice", "Leak", "advise_caching"]
@@ -191,9 +193,11 @@ def _leaks(engine: Engine) -> tuple[list[Leak], int]:
                     )
                     detail = f"{where}: {tokens:,} tokens re-sent after {_duration(gap)}"
                     leaks.add(reason, call, tokens, total, detail)
-            previous = next((s.call for s in reversed(seen) if s.call.model == call.model), None)
-            if previous is not None:
-                _dynamic(leaks, previous, call, prefix.blocks, shared, where, total)
+            previous = next((s for s in reversed(seen) if s.call.model == call.model), None)
+            if previous is not None and _dynamic(
+                leaks, previous.call, call, prefix.blocks, shared, where, total
+            ):
+                shared_later.add(id(previous.call))
             seen.append(_Seen(call, at, keys))
         never += sum(1 for s in seen if id(s.call) not in shared_later)
     return sorted(leaks.table.values(), key=lambda leak: -leak.usd), never
@@ -207,20 +211,21 @@ def _dynamic(
     shared: int,
     where: str,
     total: int,
-) -> None:
-    """A block that changes between two requests while what follows it does not."""
+) -> bool:
+    """A block that changes between two requests while what follows it does not: the blocks
+    after it, and, in a text block, its own lines after the first that changed (a timestamp
+    line atop a long system prompt; a split moves the line and caches the rest). Whether
+    there was such a block."""
     old, new = _items(previous), _items(call)
     first = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
     if first is None or first <= shared:
-        return
+        return False
     same_after = [i for i in range(first + 1, min(len(old), len(new))) if old[i] == new[i]]
-    if not same_after:
-        return
-    tokens = sum(
-        blocks[i].tokens - (blocks[i - 1].tokens if i else 0) for i in same_after if i < len(blocks)
-    )
+    tokens = sum(_own(blocks, i) for i in same_after if i < len(blocks))
+    if first < len(blocks):
+        tokens += round(_own(blocks, first) * _same_lines_after_change(old[first], new[first]))
     if tokens <= 0:
-        return
+        return False
     detail = _excerpt(old[first], new[first])
     leaks.add(
         "dynamic content early in the prompt",
@@ -229,6 +234,31 @@ def _dynamic(
         total,
         f"{where}: {_name(call, first)} changes{detail}; {tokens:,} identical tokens after it",
     )
+    return True
+
+
+def _own(blocks: tuple[PrefixBlock, ...], index: int) -> int:
+    """The tokens of block ``index`` alone (block positions are cumulative)."""
+    return blocks[index].tokens - (blocks[index - 1].tokens if index else 0)
+
+
+def _same_lines_after_change(old: Block | ToolDef, new: Block | ToolDef) -> float:
+    """The share of ``new``'s text that is lines ``old`` also has, after the first line that
+    differs (matched line by line, as the caching split matches them); 0 for blocks that are
+    not text, texts that do not open alike but for digits (two agents' prompts, which a split
+    keeps apart), or when those lines are too few to reach any model's cache minimum."""
+    if not (isinstance(old, TextBlock) and isinstance(new, TextBlock)) or not new.text:
+        return 0.0
+    if opening(old.text) != opening(new.text):
+        return 0.0
+    before = old.text.splitlines(keepends=True)
+    after = new.text.splitlines(keepends=True)
+    matches = SequenceMatcher(None, before, after, autojunk=False).get_matching_blocks()
+    head = matches[0].size if matches and matches[0].a == matches[0].b == 0 else 0
+    same = sum(
+        len(line) for match in matches for line in after[max(match.b, head) : match.b + match.size]
+    )
+    return same / len(new.text) if same >= MIN_STATIC_CHARS else 0.0
 
 
 def advise_caching(

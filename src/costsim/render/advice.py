@@ -96,7 +96,10 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
         lines.append(f"Best possible (oracle, knows the future): Δ cost {band_text(oracle.delta)}")
     leaks: list[str] = []
     if advice.leaks:
-        leaks.append("Left on the table (re-sent prompt tokens no placement reads back):")
+        leaks.append(
+            "Left on the table (re-sent prompt tokens the recorded requests could not read "
+            "from cache):"
+        )
         for leak in advice.leaks:
             leaks.append(
                 f"  {leak.reason}: {plural(leak.calls, 'call')}, {leak.tokens:,} tokens, billed "

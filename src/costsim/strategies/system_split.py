@@ -23,7 +23,7 @@ from functools import lru_cache
 
 from costsim.model import Block, CacheControl, Call, Flavour, Message, TextBlock
 
-__all__ = ["SystemSplit", "agent_key", "system_splits", "system_text"]
+__all__ = ["SystemSplit", "agent_key", "opening", "system_splits", "system_text"]
 
 MIN_STATIC_CHARS = 200
 """A split needs this much static text (shorter, it would not reach a model's minimum)."""
@@ -53,6 +53,12 @@ def agent_key(text: str) -> str:
     """What names an agent: its system text's opening. (Digits count: two workers whose
     prompts open alike but for their number are two agents, each with its own split.)"""
     return text[:_AGENT_KEY_CHARS]
+
+
+def opening(text: str) -> str:
+    """An agent's opening with its digits masked: prompts that open with a date or a count
+    (``Today is 2025-11-03.``) open alike by it."""
+    return _DIGITS.sub("#", agent_key(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,7 +137,7 @@ def system_splits(calls: Iterable[Call]) -> dict[str, SystemSplit]:
     alone: dict[str, set[str]] = defaultdict(set)
     for key, distinct in groups.items():
         if len(distinct) < 2:
-            alone[_DIGITS.sub("#", key)] |= distinct
+            alone[opening(key)] |= distinct
             continue
         split = _split(tuple(sorted(distinct)))
         if split is not None:
