@@ -26,7 +26,9 @@ def printable(text: str) -> str:
 
 def display_path(path: Path) -> str:
     """A path relative to the working directory: below it, or up to two folders above it
-    (``../.costsim/main.json``); else as given. Printable (see :func:`printable`)."""
+    (``../.costsim/main.json``) when that is shorter than the absolute path given
+    (``/tmp/run/a.yaml``, not ``../../tmp/run/a.yaml``); else as given. Printable (see
+    :func:`printable`)."""
     return printable(_display(path, os.getcwd()))
 
 
@@ -41,7 +43,8 @@ def _display(path: Path, cwd: str) -> str:
         pass
     if path.is_absolute():
         relative = Path(os.path.relpath(resolved, here))
-        if relative.parts[:3].count("..") <= 2 and ".." not in relative.parts[2:]:
+        near = relative.parts[:3].count("..") <= 2 and ".." not in relative.parts[2:]
+        if near and len(str(relative)) < len(str(path)):
             return str(relative)
     return str(path)
 
