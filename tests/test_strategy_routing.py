@@ -136,6 +136,32 @@ def test_downgrade_of_a_tool_call_is_a_divergence() -> None:
     assert result.divergences == 1
 
 
+@pytest.mark.parametrize(
+    ("recorded", "routed", "down"),
+    [
+        pytest.param("claude-sonnet-4-5", "claude-opus-4-5", False, id="sonnet-to-opus-is-up"),
+        pytest.param("claude-opus-4-5", "claude-sonnet-4-5", True, id="opus-to-sonnet-is-down"),
+    ],
+)
+def test_the_direction_of_a_route_is_judged_below_the_long_context_tier(
+    recorded: str, routed: str, down: bool
+) -> None:
+    """Sonnet 4.5 is $3 a million input tokens ($6 above 200K in a request that enables the
+    1M window), Opus 4.5 $5. Priced at a million tokens, Sonnet read $6: a route to Opus was
+    a tool call's downgrade, and one from Opus a dearer route without a divergence."""
+    call = dataclasses.replace(
+        _call(0, (Message("user", (TextBlock("hi?"),)),), Usage(uncached_input=50, output=5)),
+        model=recorded,
+        response=(ToolUseBlock("t1", "grep", {}),),
+    )
+    trace = CassetteTrace(Path("d.yaml"), (call,), 0, 0)
+    result = Engine([trace]).run(Variant("r", (make_step("routing", {"default": routed}),)))
+    dearer = [e.message for e in result.events if "whose input price is higher" in e.message]
+    assert result.divergences == (1 if down else 0)
+    assert dearer == ([] if down else [f"1 call routed from {recorded} to {routed}, whose "
+                                       "input price is higher"])  # fmt: skip
+
+
 def test_no_cross_provider_routing_and_validation() -> None:
     call = _call(0, (Message("user", (TextBlock("hi"),)),), Usage(uncached_input=50, output=5))
     trace = CassetteTrace(Path("x.yaml"), (call,), 0, 0)

@@ -150,9 +150,15 @@ def _recorded_model(models: dict[str, str], call: Call) -> str | None:
 def _input_price(model: str, provider: str, when: datetime | None) -> tuple[float | None, str]:
     """(the model's input price per million tokens, or None; its name as ``--by model``
     names it: one name per price, so a dated name and its alias are one model)."""
-    result = price(Usage(uncached_input=1_000_000), model=model, provider=provider, at=when)
+    # the thousand tokens after a first thousand, scaled to a million: below every
+    # long-context tier (Sonnet 4.5's doubles its rate above 200K tokens, so priced at a
+    # million it read dearer than Opus 4.5) and without a per-request fee
+    result = price(Usage(uncached_input=2_000), model=model, provider=provider, at=when)
+    first = price(Usage(uncached_input=1_000), model=model, provider=provider, at=when)
     model_id = result.model_id if result.source == "genai-prices" else None
-    amount = None if result.amount is None else float(result.amount)
+    amount = None
+    if result.amount is not None and first.amount is not None:
+        amount = float((result.amount - first.amount) * 1_000)
     return amount, model_label(model, provider, model_id)
 
 
