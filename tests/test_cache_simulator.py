@@ -217,7 +217,8 @@ def test_openai_writes_billed_from_gpt_56() -> None:
 def test_a_block_moved_to_another_position_keeps_every_other_field() -> None:
     import dataclasses
 
-    from costsim.cache.prefix import PrefixBlock, _placed
+    from costsim.cache.alignment import placed as _placed
+    from costsim.cache.prefix import PrefixBlock
     from costsim.model import CacheControl
 
     # a field added to PrefixBlock must be carried over by _placed (built field by field)

@@ -18,9 +18,9 @@ and carries the ``label`` of the breakpoint position it is (tools, system, messa
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
-from itertools import pairwise
 
+from costsim.cache.alignment import align
+from costsim.cache.blocks import Prefix, PrefixBlock
 from costsim.cache.digests import canonical, fields_key, plain
 from costsim.metering.models import keeps_thinking
 from costsim.metering.serialise import Position, Serialiser
@@ -45,39 +45,6 @@ recordings whose breakpoint sits on the last block bill 2 to 4 tokens beyond wha
 ran): without them a breakpoint there cached the whole prompt, and caching looked a little
 better than it is. Keyed by the flavour's shape (Claude on Bedrock's Converse API too). A
 token either way is below any band's resolution: a position that leans on it stays exact."""
-
-
-@dataclass(frozen=True, slots=True)
-class PrefixBlock:
-    key: str
-    """Identity of the prefix up to and including this block, for this model."""
-    tokens: int
-    """Cumulative prompt tokens up to and including this block."""
-    breakpoint: CacheControl | None
-    section: str
-    content: str = ""
-    """Identity of the prefix's content alone (the same request sent to another model)."""
-    label: str = ""
-    """Where a breakpoint here sits: ``tools``, ``system``, ``message N``, ``last message``
-    or ``automatic`` (the request-level breakpoint)."""
-    exact: bool = False
-    """The position is a recorded number (a cache boundary, the whole prompt), not estimated."""
-
-
-@dataclass(frozen=True, slots=True)
-class Prefix:
-    blocks: tuple[PrefixBlock, ...]
-    total: int
-    hidden: int = 0
-    """Prompt tokens after the last block that the provider added (server-tool iterations)."""
-
-    @property
-    def client(self) -> int:
-        """Prompt tokens the client sent (what breakpoints can cache)."""
-        return self.total - self.hidden
-
-    def breakpoints(self) -> list[int]:
-        return [i for i, block in enumerate(self.blocks) if block.breakpoint is not None]
 
 
 class PrefixBuilder:
@@ -126,9 +93,9 @@ class PrefixBuilder:
         ``anchor``: recorded tokens up to the last breakpoint (cache read + write); when given,
         positions are scaled piecewise so that breakpoint lands exactly there. ``reference``:
         the prefix of the recorded request ``origin`` that ``call`` changes, whose positions
-        the blocks it shares keep (see :func:`_align`). ``hidden``: tokens of ``total`` the
-        provider added after the request (server-tool iterations). A call a variant left as it
-        was is built once for all the variants that bill it.
+        the blocks it shares keep (see :func:`costsim.cache.alignment.align`). ``hidden``:
+        tokens of ``total`` the provider added after the request (server-tool iterations). A
+        call a variant left as it was is built once for all the variants that bill it.
         """
         key = (id(call), total, anchor, id(reference), hidden)
         hit = self._built.get(key)
@@ -200,7 +167,7 @@ class PrefixBuilder:
                 if origin is not None
                 else None
             )
-            blocks = _align(blocks, reference, raw, client, recorded, tail)
+            blocks = align(blocks, reference, raw, client, recorded, tail)
         return Prefix(tuple(blocks), total, hidden)
 
 
@@ -279,111 +246,3 @@ def _scale(
             for r in raw
         ], pivot
     return [round(r * (total - tail) / raw_total) for r in raw], None
-
-
-def _align(
-    blocks: list[PrefixBlock],
-    reference: Prefix,
-    raw: list[int],
-    total: int,
-    recorded: list[int] | None = None,
-    tail: int = 0,
-) -> list[PrefixBlock]:
-    """Blocks shared with ``reference`` (same prefix identity) keep its token positions,
-    which may be pinned to what was recorded. The rest: when the request has the reference's
-    blocks (its content changed, not its shape) and ``recorded`` gives the reference's raw
-    positions, each block's recorded position moved by the growth before it (:func:`_grown`);
-    else scaled to end ``tail`` tokens before ``total``. No position lies past that end: a
-    request that dropped most of its tools can be estimated shorter than the shared blocks'
-    recorded positions, and a breakpoint there wrote the whole prompt, the tokens after its
-    last block included."""
-    shared = 0
-    while (
-        shared < min(len(blocks), len(reference.blocks))
-        and blocks[shared].content == reference.blocks[shared].content
-    ):
-        shared += 1
-    grown = _grown(reference, raw, total, recorded) if shared < len(blocks) else None
-    if shared == 0 and grown is None:
-        return blocks
-    end = total - tail
-    if shared == len(blocks) and total != reference.client and reference.client > 0:
-        # the same content to another model (routed): its count changed all along the
-        # prompt, so the positions scale with it (they kept the recorded model's, exact)
-        rate = total / reference.client
-        return [
-            _placed(block, min(round(kept.tokens * rate), end), False)
-            for block, kept in zip(blocks, reference.blocks, strict=False)
-        ]
-    aligned = [
-        _placed(block, min(kept.tokens, end), kept.exact and kept.tokens <= end)
-        for block, kept in zip(blocks[:shared], reference.blocks, strict=False)
-    ]
-    if grown is not None:
-        low = aligned[-1].tokens if aligned else 0
-        for i, block in enumerate(blocks[shared:], start=shared):
-            low = min(max(grown[i], low), end)  # positions never go back
-            aligned.append(_placed(block, low, False))
-        return aligned
-    head_tokens = aligned[-1].tokens
-    head_raw, raw_total = raw[shared - 1], raw[-1]
-    span = raw_total - head_raw
-    for i, block in enumerate(blocks[shared:], start=shared):
-        share = (raw[i] - head_raw) / span if span > 0 else 1.0
-        aligned.append(_placed(block, round(head_tokens + share * (end - head_tokens)), False))
-    return aligned
-
-
-def _grown(
-    reference: Prefix, raw: list[int], total: int, recorded: list[int] | None
-) -> list[int] | None:
-    """Each block's position as the reference's plus the growth before it, the request's
-    growth in tokens shared out as its raw growth is (a system prompt edited by 20 tokens
-    moves every later breakpoint by about 20, not by a share of the whole prompt's estimate
-    error); None when the shapes differ, or the blocks did not all change one way (text moved
-    from one block to another: shared out by the whole's growth, a block's shift could reach
-    past the prompt), or the growths in tokens and raw do not agree in sign."""
-    count = len(reference.blocks)
-    if recorded is None or not raw or len(raw) != count or len(recorded) != count:
-        return None
-    steps = [b - a for a, b in pairwise([0, *raw])]
-    recorded_steps = [b - a for a, b in pairwise([0, *recorded])]
-    moved = [new - old for new, old in zip(steps, recorded_steps, strict=True)]
-    if any(m > 0 for m in moved) and any(m < 0 for m in moved):
-        return None
-    tokens, raw_growth = total - reference.client, raw[-1] - recorded[-1]
-    if raw_growth == 0:
-        return None if tokens else [block.tokens for block in reference.blocks]
-    if tokens * raw_growth < 0:
-        return None
-    rate = tokens / raw_growth
-    return [
-        round(block.tokens + (raw[i] - recorded[i]) * rate)
-        for i, block in enumerate(reference.blocks)
-    ]
-
-
-def _placed(block: PrefixBlock, tokens: int, exact: bool) -> PrefixBlock:
-    """``block`` at another position (built directly: ``dataclasses.replace`` reads every
-    field by name, and a long conversation moves thousands of blocks)."""
-    return PrefixBlock(
-        key=block.key,
-        tokens=tokens,
-        breakpoint=block.breakpoint,
-        section=block.section,
-        content=block.content,
-        label=block.label,
-        exact=exact,
-    )
-
-
-def moved_block(key: str, recorded: Prefix, now: Prefix) -> PrefixBlock | None:
-    """The block of ``now`` in the place of ``recorded``'s block ``key``, when the request was
-    changed in content only (as many blocks as recorded) and that block with it; None
-    otherwise (the entry is then the recorded one)."""
-    if len(recorded.blocks) != len(now.blocks):
-        return None
-    at = next((i for i, block in enumerate(recorded.blocks) if block.key == key), None)
-    if at is None or now.blocks[at].key == key:
-        return None
-    return now.blocks[at]

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from costsim.cache.prefix import Prefix, moved_block
+from costsim.cache.alignment import moved_block
+from costsim.cache.prefix import Prefix
 from costsim.cache.rules import CacheRules, tolerance
 from costsim.cache.simulators import SIMULATORS, CacheSimulator
 from costsim.model import Call, CassetteTrace

@@ -6,7 +6,8 @@ one. A prefix the recording shows warm counts as sent: the client had sent it be
 
 from __future__ import annotations
 
-from costsim.cache.prefix import Prefix, moved_block
+from costsim.cache.alignment import moved_block
+from costsim.cache.prefix import Prefix
 from costsim.strategies.base import Context
 from costsim.strategies.cache_policies import (
     Marks,

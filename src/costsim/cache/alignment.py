@@ -1,0 +1,119 @@
+"""Where the blocks of a request a variant changed sit, in tokens: those it shares with the
+recorded request keep its positions (which may be recorded numbers); the rest are placed by
+what changed before them (see :func:`align`)."""
+
+from __future__ import annotations
+
+from itertools import pairwise
+
+from costsim.cache.blocks import Prefix, PrefixBlock
+
+__all__ = ["align", "moved_block", "placed"]
+
+
+def align(
+    blocks: list[PrefixBlock],
+    reference: Prefix,
+    raw: list[int],
+    total: int,
+    recorded: list[int] | None = None,
+    tail: int = 0,
+) -> list[PrefixBlock]:
+    """Blocks shared with ``reference`` (same prefix identity) keep its token positions,
+    which may be pinned to what was recorded. The rest: when the request has the reference's
+    blocks (its content changed, not its shape) and ``recorded`` gives the reference's raw
+    positions, each block's recorded position moved by the growth before it (:func:`_grown`);
+    else scaled to end ``tail`` tokens before ``total``. No position lies past that end: a
+    request that dropped most of its tools can be estimated shorter than the shared blocks'
+    recorded positions, and a breakpoint there wrote the whole prompt, the tokens after its
+    last block included."""
+    shared = 0
+    while (
+        shared < min(len(blocks), len(reference.blocks))
+        and blocks[shared].content == reference.blocks[shared].content
+    ):
+        shared += 1
+    grown = _grown(reference, raw, total, recorded) if shared < len(blocks) else None
+    if shared == 0 and grown is None:
+        return blocks
+    end = total - tail
+    if shared == len(blocks) and total != reference.client and reference.client > 0:
+        # the same content to another model (routed): its count changed all along the
+        # prompt, so the positions scale with it (they kept the recorded model's, exact)
+        rate = total / reference.client
+        return [
+            placed(block, min(round(kept.tokens * rate), end), False)
+            for block, kept in zip(blocks, reference.blocks, strict=False)
+        ]
+    aligned = [
+        placed(block, min(kept.tokens, end), kept.exact and kept.tokens <= end)
+        for block, kept in zip(blocks[:shared], reference.blocks, strict=False)
+    ]
+    if grown is not None:
+        low = aligned[-1].tokens if aligned else 0
+        for i, block in enumerate(blocks[shared:], start=shared):
+            low = min(max(grown[i], low), end)  # positions never go back
+            aligned.append(placed(block, low, False))
+        return aligned
+    head_tokens = aligned[-1].tokens
+    head_raw, raw_total = raw[shared - 1], raw[-1]
+    span = raw_total - head_raw
+    for i, block in enumerate(blocks[shared:], start=shared):
+        share = (raw[i] - head_raw) / span if span > 0 else 1.0
+        aligned.append(placed(block, round(head_tokens + share * (end - head_tokens)), False))
+    return aligned
+
+
+def _grown(
+    reference: Prefix, raw: list[int], total: int, recorded: list[int] | None
+) -> list[int] | None:
+    """Each block's position as the reference's plus the growth before it, the request's
+    growth in tokens shared out as its raw growth is (a system prompt edited by 20 tokens
+    moves every later breakpoint by about 20, not by a share of the whole prompt's estimate
+    error); None when the shapes differ, or the blocks did not all change one way (text moved
+    from one block to another: shared out by the whole's growth, a block's shift could reach
+    past the prompt), or the growths in tokens and raw do not agree in sign."""
+    count = len(reference.blocks)
+    if recorded is None or not raw or len(raw) != count or len(recorded) != count:
+        return None
+    steps = [b - a for a, b in pairwise([0, *raw])]
+    recorded_steps = [b - a for a, b in pairwise([0, *recorded])]
+    moved = [new - old for new, old in zip(steps, recorded_steps, strict=True)]
+    if any(m > 0 for m in moved) and any(m < 0 for m in moved):
+        return None
+    tokens, raw_growth = total - reference.client, raw[-1] - recorded[-1]
+    if raw_growth == 0:
+        return None if tokens else [block.tokens for block in reference.blocks]
+    if tokens * raw_growth < 0:
+        return None
+    rate = tokens / raw_growth
+    return [
+        round(block.tokens + (raw[i] - recorded[i]) * rate)
+        for i, block in enumerate(reference.blocks)
+    ]
+
+
+def placed(block: PrefixBlock, tokens: int, exact: bool) -> PrefixBlock:
+    """``block`` at another position (built directly: ``dataclasses.replace`` reads every
+    field by name, and a long conversation moves thousands of blocks)."""
+    return PrefixBlock(
+        key=block.key,
+        tokens=tokens,
+        breakpoint=block.breakpoint,
+        section=block.section,
+        content=block.content,
+        label=block.label,
+        exact=exact,
+    )
+
+
+def moved_block(key: str, recorded: Prefix, now: Prefix) -> PrefixBlock | None:
+    """The block of ``now`` in the place of ``recorded``'s block ``key``, when the request was
+    changed in content only (as many blocks as recorded) and that block with it; None
+    otherwise (the entry is then the recorded one)."""
+    if len(recorded.blocks) != len(now.blocks):
+        return None
+    at = next((i for i, block in enumerate(recorded.blocks) if block.key == key), None)
+    if at is None or now.blocks[at].key == key:
+        return None
+    return now.blocks[at]
