@@ -18,6 +18,7 @@ from costsim.metering.meter import Meter
 from costsim.metering.serialise import serialise
 from costsim.metering.tokenizers import counter
 from costsim.model import (
+    CacheControl,
     Call,
     CassetteTrace,
     Flavour,
@@ -132,6 +133,32 @@ def test_heuristic_saves_the_unsent_definitions_exactly() -> None:
     expected = price(item.usage, model="gpt-4o", provider="openai", at=WHEN).amount
     assert result.totals().cost_usd == expected
     assert result.divergences == 0
+
+
+def test_tools_dropped_ahead_of_a_breakpoint_shorten_its_write_not_what_follows_it() -> None:
+    """Anthropic, a breakpoint at the end of the system prompt: recorded 30 uncached tokens
+    after it and 1,700 written. Unsent definitions come off the write; the 30 tokens after
+    the breakpoint are the same as recorded (they were 10: a share of the prompt's change
+    taken from them too, which made the saving about 4% too large)."""
+    system = (TextBlock("You are a careful coding agent. " * 150, cache_control=CacheControl()),)
+    call = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("s.yaml"), 0),
+        system=system,
+        messages=(Message("user", (TextBlock("Please read src/app.py."),)),),
+        tools=TOOLS,
+        response=(ToolUseBlock("c0", "read_file", {}),),
+        recorded_at=WHEN,
+        usage=Usage(uncached_input=30, cache_write_5m=1700, output=40),
+    )
+    result = _run(_trace(call))
+    usage = result.traces[0].calls[0].usage
+    assert _sent(result) == ["read_file", "ask_user"]
+    assert usage is not None
+    removed = 1730 - usage.prompt_total
+    assert removed > 0
+    assert (usage.uncached_input, usage.cache_write_5m) == (30, 1700 - removed)
 
 
 def test_latest_user_text_skips_tool_results_and_older_turns() -> None:

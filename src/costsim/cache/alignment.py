@@ -18,15 +18,19 @@ def align(
     total: int,
     recorded: list[int] | None = None,
     tail: int = 0,
+    same_tail: int = 0,
 ) -> list[PrefixBlock]:
     """Blocks shared with ``reference`` (same prefix identity) keep its token positions,
     which may be pinned to what was recorded. The rest: when the request has the reference's
     blocks (its content changed, not its shape) and ``recorded`` gives the reference's raw
     positions, each block's recorded position moved by the growth before it (:func:`_grown`);
-    else scaled to end ``tail`` tokens before ``total``. No position lies past that end: a
-    request that dropped most of its tools can be estimated shorter than the shared blocks'
-    recorded positions, and a breakpoint there wrote the whole prompt, the tokens after its
-    last block included."""
+    else the request's last ``same_tail`` blocks, the recorded request's last ones, end as
+    far before ``total`` as they did before the recorded total (tools dropped ahead of a
+    breakpoint shorten what it writes, not the recorded tokens after it), and the blocks
+    between are scaled to end where those begin (to end ``tail`` tokens before ``total``
+    when there are none). No position lies past that end: a request that dropped most of its
+    tools can be estimated shorter than the shared blocks' recorded positions, and a
+    breakpoint there wrote the whole prompt, the tokens after its last block included."""
     shared = 0
     while (
         shared < min(len(blocks), len(reference.blocks))
@@ -34,7 +38,9 @@ def align(
     ):
         shared += 1
     grown = _grown(reference, raw, total, recorded) if shared < len(blocks) else None
-    if shared == 0 and grown is None:
+    after = 0 if grown is not None else min(same_tail, len(blocks), len(reference.blocks))
+    after = min(after, len(blocks) - shared, len(reference.blocks) - shared)
+    if shared == 0 and grown is None and after == 0:
         return blocks
     end = total - tail
     if shared == len(blocks) and total != reference.client and reference.client > 0:
@@ -55,13 +61,41 @@ def align(
             low = min(max(grown[i], low), end)  # positions never go back
             aligned.append(placed(block, low, False))
         return aligned
-    head_tokens = aligned[-1].tokens
-    head_raw, raw_total = raw[shared - 1], raw[-1]
-    span = raw_total - head_raw
-    for i, block in enumerate(blocks[shared:], start=shared):
+    return aligned + _between(blocks, reference, raw, total, end, shared, after, aligned)
+
+
+def _between(
+    blocks: list[PrefixBlock],
+    reference: Prefix,
+    raw: list[int],
+    total: int,
+    end: int,
+    shared: int,
+    after: int,
+    head: list[PrefixBlock],
+) -> list[PrefixBlock]:
+    """The positions of the blocks after the ``shared`` head: the last ``after`` as far
+    before ``total`` as the recorded request's last ones were before its total, those
+    between scaled by their raw positions from the head's end to where the last ones begin."""
+    low = head[-1].tokens if head else 0
+    head_raw = raw[shared - 1] if shared else 0
+    stop = len(blocks) - after  # the first of the last blocks
+    origin = len(reference.blocks) - after  # where they are in the reference
+    upto = end
+    if after:
+        behind = reference.client - (reference.blocks[origin - 1].tokens if origin else 0)
+        upto = min(max(total - behind, low), end)
+    span = (raw[stop - 1] if stop else 0) - head_raw
+    placed_blocks: list[PrefixBlock] = []
+    for i in range(shared, stop):
         share = (raw[i] - head_raw) / span if span > 0 else 1.0
-        aligned.append(placed(block, round(head_tokens + share * (end - head_tokens)), False))
-    return aligned
+        placed_blocks.append(placed(blocks[i], round(low + share * (upto - low)), False))
+    low = upto
+    for i in range(stop, len(blocks)):
+        kept = reference.blocks[origin + i - stop]
+        low = min(max(total - (reference.client - kept.tokens), low), end)
+        placed_blocks.append(placed(blocks[i], low, False))
+    return placed_blocks
 
 
 def _grown(

@@ -167,8 +167,30 @@ class PrefixBuilder:
                 if origin is not None
                 else None
             )
-            blocks = align(blocks, reference, raw, client, recorded, tail)
+            same = self._same_tail(call, origin) if origin is not None else 0
+            blocks = align(blocks, reference, raw, client, recorded, tail, same)
         return Prefix(tuple(blocks), total, hidden)
+
+    def _same_tail(self, call: Call, origin: Call) -> int:
+        """How many of the request's last blocks are the recorded request's last blocks: the
+        same content (markers aside) in the same section, a message's from the same role."""
+        count = 0
+        for (mine, where), (theirs, was) in zip(
+            reversed(_sections(call)), reversed(_sections(origin)), strict=False
+        ):
+            if where != was or (mine is not theirs and self._digest(mine) != self._digest(theirs)):
+                break
+            count += 1
+        return count
+
+
+def _sections(call: Call) -> list[tuple[Block | ToolDef, str]]:
+    """The request's blocks in prefix order, each with its section (a message's role)."""
+    return [
+        *((tool, "tools") for tool in call.tools),
+        *((block, "system") for block in call.system),
+        *((block, message.role) for message in call.messages for block in message.content),
+    ]
 
 
 def _stripped(call: Call) -> set[int]:
