@@ -306,3 +306,24 @@ def test_a_prompt_the_server_extends_keeps_the_tables_band() -> None:
     search = ToolDef("tool_search_tool_regex", type="tool_search_tool_regex_20251119")
     before, after = (dataclasses.replace(c, tools=(search,)) for c in (before, after))
     assert self_checked_error(meter, before, after, meter.delta(before, after)) is None
+
+
+@pytest.mark.parametrize(
+    "spec",
+    [
+        "truncation:head=3000,max_chars=9000,tail=2000",  # the static defaults, kept
+        "truncation:head=100",
+        "truncation:max_chars=4000",
+        "truncation:head=10,max_chars=4000",
+    ],
+)
+def test_a_label_reads_back_as_the_variant_it_names(spec: str) -> None:
+    """``max_chars=9000,head=3000,tail=2000`` was labelled ``truncation:max_chars=9000`` (the
+    head and tail equal the defaults), which reads back as head 3,375 and tail 2,250."""
+    from costsim.strategies.syntax import parse_variant
+
+    variant = parse_variant(spec)
+    again = parse_variant(variant.describe()).steps[0].params
+    params = variant.steps[0].params
+    assert variant.describe() == spec
+    assert (again.head, again.tail) == (params.head, params.tail)  # type: ignore[attr-defined]

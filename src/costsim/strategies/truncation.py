@@ -46,10 +46,16 @@ class TruncationParams(Params):
     """Error results are capped at this many characters."""
 
     def written(self) -> dict[str, Any]:
+        """Besides what differs from the defaults, ``head`` and ``tail`` where they differ from
+        what follows from ``max_chars`` (``max_chars=9000,head=3000`` keeps its 3,000: left
+        out, head would follow to 3,375)."""
         values = super().written()
-        for name in ("head", "tail"):
-            if name not in self.model_fields_set:  # follows max_chars: not written
+        follows = {"head": self.max_chars * 3 // 8, "tail": self.max_chars // 4}
+        for name, value in follows.items():
+            if getattr(self, name) == value:
                 values.pop(name, None)
+            else:
+                values[name] = getattr(self, name)
         return values
 
     @model_validator(mode="after")
