@@ -18,6 +18,7 @@ from costsim.errors import ConfigError
 from costsim.metering.serialise import serialise
 from costsim.metering.tokenizers import counter
 from costsim.model import (
+    CacheControl,
     Call,
     CassetteTrace,
     Flavour,
@@ -203,6 +204,31 @@ def test_equal_results_parsed_apart_are_one_result() -> None:
     assert len([e for e in result.events if e.kind == "change"]) == 2
     new = [item.call for item in result.traces[0].calls]
     assert new[1].messages[2].content[0] is new[2].messages[2].content[0]
+
+
+def test_a_result_marked_as_the_last_message_is_re_sent_with_its_own_markers() -> None:
+    """A rolling breakpoint marks the newest tool result; the next request re-sends that
+    result without it. The filtered copy of the marked one was re-sent everywhere, marker
+    included: 5, 6, 7 breakpoints, the rolling one dropped past the API's 4, and a strategy
+    that only removes text billed +16% to +148% on browser traces."""
+    mark = CacheControl()
+    marked = (
+        Message("assistant", (USE_NAV,)),
+        Message("tool", (ToolResultBlock("c1", (TextBlock(NAVIGATE, cache_control=mark),)),)),
+    )
+    trace = _trace()
+    calls = (
+        trace.calls[0],
+        dataclasses.replace(trace.calls[1], messages=(USER, *marked)),
+        trace.calls[2],  # the same result, unmarked
+    )
+    result = _run(CassetteTrace(Path("e.yaml"), calls, 0, 0))
+    new = [item.call for item in result.traces[0].calls]
+    assert new[1].messages[2].content[0].content[0].cache_control == mark
+    again = new[2].messages[2].content[0]
+    assert isinstance(again, ToolResultBlock) and again.content[0].cache_control is None
+    assert again.text == new[1].messages[2].content[0].text  # filtered the same way
+    assert len([e for e in result.events if e.kind == "change"]) == 2  # announced once
 
 
 # --- divergence -------------------------------------------------------------------------------------

@@ -98,6 +98,10 @@ class _Filter:
         first = done is None
         if done is None:
             done = self.by_value[key] = self._filter(block, tool)
+        elif done.what:  # another copy's: re-sent with this copy's own breakpoints
+            marked = _marked_as(done.new, block)
+            if marked is not done.new:
+                done = dataclasses.replace(done, new=marked)
         self.by_id[id(block)] = (block, done)
         return done, first
 
@@ -129,6 +133,21 @@ class _Filter:
             for match in pattern.finditer(text):
                 found.add(match.group(1) if pattern.groups else match.group(0))
         return found
+
+
+def _marked_as(filtered: ToolResultBlock, block: ToolResultBlock) -> ToolResultBlock:
+    """``filtered`` (filtered from another copy of ``block``, which a breakpoint may have
+    marked as the last message then) with ``block``'s own cache markers, on it and on each
+    of its parts (filtering keeps the parts, one for one)."""
+    parts = tuple(
+        new if new.cache_control == old.cache_control
+        else dataclasses.replace(new, cache_control=old.cache_control)
+        for new, old in zip(filtered.content, block.content, strict=True)
+    )  # fmt: skip
+    same = filtered.cache_control == block.cache_control
+    if same and all(new is old for new, old in zip(parts, filtered.content, strict=True)):
+        return filtered
+    return dataclasses.replace(filtered, cache_control=block.cache_control, content=parts)
 
 
 def _part_key(part: Block) -> Any:
