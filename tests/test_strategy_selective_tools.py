@@ -161,6 +161,18 @@ def test_tools_dropped_ahead_of_a_breakpoint_shorten_its_write_not_what_follows_
     assert (usage.uncached_input, usage.cache_write_5m) == (30, 1700 - removed)
 
 
+def test_the_breakpoint_on_the_last_tool_moves_to_the_last_tool_sent() -> None:
+    """Code that marks its last tool marks the last it sends: dropping the marked tool had
+    dropped the breakpoint, and with it the cache of the tools."""
+    mark = CacheControl()
+    tools = (*TOOLS[:-1], dataclasses.replace(TOOLS[-1], cache_control=mark))
+    call = _chat("Please read src/app.py.", "read_file", tools=tools)
+    result = _run(_trace(call), {"mode": "oracle"})
+    sent = result.traces[0].calls[0].call.tools
+    assert [t.name for t in sent] == ["read_file"]
+    assert sent[0].cache_control == mark
+
+
 def test_latest_user_text_skips_tool_results_and_older_turns() -> None:
     first = _chat("Open the README.md file.", "read_file")
     history = (

@@ -183,7 +183,7 @@ class SelectiveTools:
             if len(keep) == len(call.tools):
                 calls.append(item)
                 continue
-            new = dataclasses.replace(call, tools=keep)
+            new = dataclasses.replace(call, tools=_marked_last(call.tools, keep))
             # the prompt change the variant is billed for (calibrated), not the raw count
             removed = round(-context.meter.delta(call, new))
             events.append(
@@ -227,3 +227,13 @@ class SelectiveTools:
                 names = history
                 note = "the history calls tools and Anthropic requires their definitions: kept"
         return tuple(t for t in call.tools if t.name in names), note
+
+
+def _marked_last(offered: tuple[ToolDef, ...], keep: tuple[ToolDef, ...]) -> tuple[ToolDef, ...]:
+    """``keep`` with the cache breakpoint the offered list ended on moved to its own last
+    tool: code that marks its last tool marks the last it sends (dropped, the breakpoint
+    caching the tools and system prompt would be lost with it)."""
+    mark = offered[-1].cache_control if offered else None
+    if mark is None or not keep or keep[-1].cache_control is not None:
+        return keep
+    return (*keep[:-1], dataclasses.replace(keep[-1], cache_control=mark))
