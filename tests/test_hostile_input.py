@@ -628,8 +628,9 @@ def test_cli_report_on_a_missing_file(tmp_path: Path) -> None:
 
 
 def test_cli_report_lenient_of_only_bad_files_says_so(tmp_path: Path) -> None:
-    """It said "No cassettes: nothing to report." of a file it had found and skipped."""
-    bad, _ = _bad_interactions()["response-corrupt-gzip"]
+    """It said "No cassettes: nothing to report." of a file it had found and skipped (a file
+    whose structure is broken: one call that cannot be read loses only itself)."""
+    bad, _ = _bad_interactions()["status-not-a-number"]
     with_bad_second(tmp_path / "bad.yaml", bad)
     lenient = run_cli("report", "--lenient", tmp_path / "bad.yaml")
     assert lenient.exit_code == 0, lenient.output
@@ -642,7 +643,7 @@ def test_cli_report_lenient_skips_the_bad_file(tmp_path: Path) -> None:
     folder = tmp_path / "recordings"
     folder.mkdir()
     write_yaml(folder / "good.yaml", [interaction(), interaction()])
-    bad, _ = _bad_interactions()["response-corrupt-gzip"]
+    bad, _ = _bad_interactions()["status-not-a-number"]
     with_bad_second(folder / "bad.yaml", bad)
 
     strict = run_cli("report", folder)

@@ -88,3 +88,47 @@ def test_a_comparison_keeps_the_cassette_s_good_calls(tmp_path: Path) -> None:
     alone = write_yaml(tmp_path / "good" / "good.yaml", [interaction(), interaction()])
     assert api.report(alone).totals.cost_usd == api.report(path, lenient=True).totals.cost_usd
     assert api.report(path, lenient=True).totals.cost_usd > Decimal(0)
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br"])
+def test_a_body_that_cannot_be_decompressed_loses_only_its_call(
+    tmp_path: Path, encoding: str
+) -> None:
+    """One response of three stored as corrupt compressed data: ``--lenient`` dropped the
+    whole cassette, its two good calls ($0.0087 in a trial) with it."""
+    broken = interaction(response=b"\xde\xad\xbe\xef" * 8)
+    broken["response"]["headers"]["Content-Encoding"] = [encoding]
+    path = write_yaml(tmp_path / "one_corrupt.yaml", [interaction(), broken, interaction()])
+    lenient = _run("report", path, "--lenient", "--format", "json", "--no-cache")
+    assert lenient.exit_code == 0, lenient.output
+    document = json.loads(lenient.stdout)
+    assert document["totals"]["llm_calls"] == 2 and not document["skipped"]
+    assert "interaction 1: response body: is corrupt" in lenient.stderr
+    assert "only that call is left out (--lenient)" in lenient.stderr
+    strict = _run("report", path, "--no-cache")
+    assert strict.exit_code == 2
+    assert "interaction 1: response body: is corrupt" in strict.stderr
+
+
+def test_the_plugin_names_a_replayed_body_that_cannot_be_decompressed() -> None:
+    """The pytest plugin reads what vcrpy replays: a corrupt gzip body raised a bare
+    ValueError there, not the error naming the cassette and interaction."""
+    from types import SimpleNamespace
+
+    from costsim.api.testing import read_vcr_call
+
+    request = SimpleNamespace(
+        method="POST",
+        uri="https://api.anthropic.com/v1/messages",
+        headers={"content-type": "application/json"},
+        body=json.dumps({"model": "claude-sonnet-4-5", "max_tokens": 9, "messages": []}),
+    )
+    response = {
+        "status": {"code": 200},
+        "headers": {"Content-Encoding": ["gzip"]},
+        "body": {"string": b"\x1f\x8b\x08garbage"},
+    }
+    with pytest.raises(
+        InteractionError, match=r"x\.yaml: interaction 1: response body: is corrupt"
+    ):
+        read_vcr_call("x.yaml", 1, request, response)

@@ -82,6 +82,9 @@ class Body:
 
     raw: bytes | None = None
     parsed: Any = None
+    problem: str | None = None
+    """Why the stored body cannot be read (corrupt gzip, say): the interaction is then
+    unreadable, an error for whatever reads it, or left out alone by a lenient read."""
 
     @property
     def empty(self) -> bool:
@@ -253,8 +256,8 @@ def _interaction(path: Path, index: int, raw: Any) -> Interaction:
     def body(message: Mapping[str, Any], headers: Headers, side: str) -> Body:
         try:
             return _body(message, headers)
-        except ValueError as exc:
-            raise InteractionError(path, index, f"{side} body: {exc}") from None
+        except ValueError as exc:  # the interaction is whole: what reads it says so
+            return Body(problem=f"{side} body: {exc}")
 
     return Interaction(
         path=path,

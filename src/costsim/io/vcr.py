@@ -30,8 +30,19 @@ def interaction_from_vcr(
         method=str(request.method).upper(),
         uri=str(request.uri),
         request_headers=request_headers,
-        request_body=Body(raw=decode_body(raw_request, request_headers) if raw_request else None),
+        request_body=_body(raw_request, request_headers, "request"),
         status=int(code or 0),
         response_headers=response_headers,
-        response_body=Body(raw=decode_body(stored, response_headers) if stored else None),
+        response_body=_body(stored, response_headers, "response"),
     )
+
+
+def _body(stored: str | bytes | None, headers: Headers, side: str) -> Body:
+    """The body, or why it cannot be read (corrupt gzip, say): what reads the interaction
+    then raises an error naming it."""
+    if not stored:
+        return Body()
+    try:
+        return Body(raw=decode_body(stored, headers))
+    except ValueError as exc:
+        return Body(problem=f"{side} body: {exc}")

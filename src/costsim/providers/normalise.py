@@ -71,7 +71,7 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
     notes: list[InteractionNote] = []
     for interaction in cassette.interactions:
         try:
-            call = _call(interaction)
+            call = _call(_readable(interaction))
         except InteractionError as exc:
             if not lenient or exc.path != interaction.path:
                 raise
@@ -125,8 +125,16 @@ def _served(call: Call) -> Call:
 
 def call_from_interaction(interaction: Interaction) -> Call | None:
     """The LLM call an interaction made to Anthropic or OpenAI (or a gateway), else None."""
-    call = _call(interaction)
+    call = _call(_readable(interaction))
     return noted(_served(call), interaction) if isinstance(call, Call) else None
+
+
+def _readable(interaction: Interaction) -> Interaction:
+    """The interaction, when both its bodies could be read; else its error."""
+    for body in (interaction.request_body, interaction.response_body):
+        if body.problem is not None:
+            raise interaction.fail(body.problem)
+    return interaction
 
 
 def _request_json(interaction: Interaction) -> Mapping[str, Any] | None:
