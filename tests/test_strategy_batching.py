@@ -163,6 +163,25 @@ def test_dependent_input_is_a_divergence_and_non_batchable_tools_stay() -> None:
     assert none.totals().cost_usd == Engine([trace]).run(Variant("b")).totals().cost_usd
 
 
+def test_a_field_name_an_earlier_result_mentions_is_no_dependency() -> None:
+    """``{"element": ...}``: the tool's field, not a value taken from a result that says
+    "element" (a trial saw ``browser_hover uses 'element' from an earlier result``)."""
+    trace = _trace(final_answer=False)
+    calls = list(trace.calls)
+    first_result = Message(
+        "tool", (ToolResultBlock("call_a", (TextBlock("every element is visible"),)),)
+    )
+    hover = ToolUseBlock("call_b", "browser_navigate", {"element": "Help", "ref": "e7"})
+    calls[1] = dataclasses.replace(
+        calls[1], messages=(*calls[1].messages[:-1], first_result), response=(hover,)
+    )
+    calls[2] = dataclasses.replace(calls[2], messages=(*calls[1].messages, *calls[2].messages[3:]))
+    result = Engine([CassetteTrace(Path("d.yaml"), tuple(calls), 0, 0)]).run(
+        Variant("batch", (make_step("batching"),))
+    )
+    assert result.totals().llm_calls == 1 and result.divergences == 0
+
+
 def test_batching_over_the_corpus(corpus: Path) -> None:
     from costsim.analysis.report import load_traces
 

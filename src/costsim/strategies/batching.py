@@ -30,6 +30,7 @@ from costsim.model import (
 )
 from costsim.model.continuity import continues
 from costsim.strategies.base import Context, Params
+from costsim.strategies.tool_input import input_values
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Batching", "BatchingParams"]
@@ -123,7 +124,8 @@ def _dependent_input(run: Sequence[SimCall]) -> str | None:
             b.text for m in new for b in m.content if isinstance(b, ToolResultBlock)
         )
         for use in (b for b in item.call.response if isinstance(b, ToolUseBlock)):
-            for value in _VALUE.findall(str(use.input)):
+            words = (w for text in input_values(use.input) for w in _VALUE.findall(text))
+            for value in words:
                 if value in results_so_far and value not in seen_before:
                     return f"{use.name} uses {value[:40]!r} from an earlier result in the batch"
     return None

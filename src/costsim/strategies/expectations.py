@@ -30,7 +30,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -47,6 +47,7 @@ from costsim.strategies.result_sections import (
     filter_text,
     filter_with,
 )
+from costsim.strategies.tool_input import input_values
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 _WORD = re.compile(r"[\w-]+")
@@ -159,17 +160,6 @@ def _tool_names(call: Call) -> dict[str, str]:
     return {b.id: b.name for b in blocks if isinstance(b, ToolUseBlock)}
 
 
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, dict):
-        for item in value.values():
-            yield from _strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _strings(item)
-
-
 @dataclass(slots=True)
 class _Refs:
     """References seen in kept and in removed content, in trace order."""
@@ -185,7 +175,7 @@ class _Refs:
         if key in self.checked:
             return []
         self.checked.add(key)
-        words = {w for text in _strings(block.input) for w in _WORD.findall(text)}
+        words = {w for text in input_values(block.input) for w in _WORD.findall(text)}
         return sorted(r for r in words if r in self.removed and r not in self.kept)
 
 
