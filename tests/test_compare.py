@@ -508,3 +508,36 @@ def test_the_answer_is_a_variant_a_client_can_deploy(tmp_path: Path) -> None:
     scenario.write_text(body.replace("  cache: [caching]\n", ""))
     only = " ".join(_run("compare", str(scenario)).stdout.split("\n\n")[0].split()[3:])
     assert only.startswith("oracle saves an oracle (it knows the trace's future: a bound")
+
+
+def test_by_tool_counts_a_screenshot_result_at_what_the_provider_bills() -> None:
+    """A browser tool's screenshot was 0 result tokens (only text was counted)."""
+    from costsim.analysis.groups import tool_tokens
+    from costsim.metering.media import image_tokens
+    from costsim.model import (
+        Call,
+        Flavour,
+        ImageBlock,
+        Message,
+        Provenance,
+        ToolResultBlock,
+        ToolUseBlock,
+    )
+    from costsim.pricing.ledger import meter
+
+    shot = ImageBlock("image/png", "sha256:ab", 90_000, width=1280, height=800)
+    use = ToolUseBlock("t1", "browser_take_screenshot", {})
+    call = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("v.yaml"), 0),
+        messages=(
+            Message("assistant", (use,)),
+            Message("user", (ToolResultBlock("t1", (shot,)),)),
+        ),
+    )
+    (metered,) = [meter(call)]
+    table = tool_tokens([metered])
+    expected = image_tokens(shot, Flavour.ANTHROPIC_MESSAGES, "claude-sonnet-4-5")
+    assert expected > 1000  # 1280 x 800 / 750
+    assert table["browser_take_screenshot"].result_tokens >= expected

@@ -125,18 +125,23 @@ class _Counts:
     requests share most of their blocks with the recording's."""
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[int, str], tuple[object, int]] = {}
+        self._seen: dict[tuple[int, str, str], tuple[object, int]] = {}
 
-    def of(self, item: ToolDef | ToolResultBlock, encoding: str) -> int:
-        hit = self._seen.get((id(item), encoding))
+    def of(self, item: ToolDef | ToolResultBlock, encoding: str, call: Call) -> int:
+        """Tokens of a definition or a result; a result's images and documents at what the
+        call's provider bills for them (a screenshot counted as 0 hid most of a browser
+        tool's weight)."""
+        key = (id(item), encoding, call.model if isinstance(item, ToolResultBlock) else "")
+        hit = self._seen.get(key)
         if hit is not None and hit[0] is item:
             return hit[1]
         count = counter(encoding)
         if isinstance(item, ToolResultBlock):
-            tokens = block_tokens(item, count).tokens
+            stats = block_tokens(item, count, flavour=call.flavour, model=call.model)
+            tokens = stats.tokens + stats.fixed
         else:
             tokens = count(item.name) + count(item.description) + count(str(item.input_schema))
-        self._seen[(id(item), encoding)] = (item, tokens)
+        self._seen[key] = (item, tokens)
         return tokens
 
 
@@ -146,13 +151,13 @@ def _call_tools(call: Call, counts: _Counts) -> dict[str, list[int]]:
     for tool in call.tools:
         entry = table[tool.name]
         entry[0] += 1
-        entry[1] += counts.of(tool, encoding)
+        entry[1] += counts.of(tool, encoding, call)
     names = {b.id: b.name for m in call.messages for b in m.content if isinstance(b, ToolUseBlock)}
     for message in call.messages:
         for block in message.content:
             if isinstance(block, ToolResultBlock):
                 name = names.get(block.tool_use_id, "(unknown tool)")
-                table[name][2] += counts.of(block, encoding)
+                table[name][2] += counts.of(block, encoding, call)
     return table
 
 
