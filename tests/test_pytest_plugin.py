@@ -1258,9 +1258,12 @@ def test_errored_calls_fixture_scopes_and_the_baseline_total_are_said(
     project.runpytest("--costsim", "--costsim-report", "out.json", "--costsim-report", "o.html")
     assert _report(project)["total"]["errored_calls"] == 1  # type: ignore[index]
     # the HTML page counts them as the terminal does (it said "5 LLM calls in 3 tests")
-    assert (
-        "for 5 LLM calls in 2 tests and 1 fixture scope." in (project.path / "o.html").read_text()
-    )
+    page = (project.path / "o.html").read_text()
+    assert "for 5 LLM calls in 2 tests and 1 fixture scope." in page
+    # and flags the errored call and says what it is, as the terminal and Markdown do (the
+    # page had neither: a trial found no "est.", "errored" or their notes in it)
+    assert "3 (1 errored)" in page
+    assert "errored: 1 call the API answered with an error (4xx/5xx): unbilled" in page
     grown = project.runpytest("--costsim", "--costsim-compare", "base")
     text = " ".join(grown.stdout.str().split())
     assert "; no regression; the tests in both cost $" in text and "(+0.0%)" in text

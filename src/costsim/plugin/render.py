@@ -221,7 +221,11 @@ UNRECORDED_SHOWN = 3
 """Calls recorded without usable usage named in the summary without -v."""
 
 
-def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
+def _notes(
+    state: CostsimSession, costs: Costs, options: SummaryOptions, *, drift: bool = True
+) -> list[str]:
+    """The notes under the table (``drift``: with the drifted requests; the HTML report
+    shows those in a table of its own)."""
     total = whole(costs)
     lines = []
     if total.unpriced_calls:
@@ -245,7 +249,7 @@ def _notes(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
             f"errored: {plural(total.errored_calls, 'call')} the API answered with an error "
             "(4xx/5xx): unbilled, no tokens counted"
         )
-    lines += drift_lines(state, options)
+    lines += drift_lines(state, options) if drift else []
     lines += [f"unpriced: {entry}" for entry in total.unpriced]
     lines += [f"unreadable: {error}" for error in state.errors]
     example = min(state.selected, default="tests/test_agent.py::test_refund")
@@ -361,6 +365,7 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
     from costsim.render.html.testrun import DriftRow, TestRun, WhatIf, test_run_page
 
     costs = state.costs()
+    options = SummaryOptions(strategies=strategies, markdown=True)
     variants = [v.name for v in parse_strategies(strategies)] if strategies else []
     legends = [(name, _what_if_legend(state, name, costs)) for name in variants if costs]
     run = TestRun(
@@ -375,14 +380,26 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
             for e in state.drifted()
         ],
         notes=[
-            *(f"unpriced: {entry}" for entry in whole(costs).unpriced),
-            *(f"unreadable: {error}" for error in state.errors),
             *(f"cost with {name}{legend}" for name, legend in legends if legend),
-            *state.notes,
+            *(f"cost with {v}: note: {note}" for v in variants for note in _said(state, v)),
+            *_html_notes(_notes(state, costs, options, drift=False)),
         ],
         failures=failures,
+        calls={test: cells(cost)["calls"] for test, cost in costs.items()},
     )
     return test_run_page(run)
+
+
+def _html_notes(lines: list[str]) -> list[str]:
+    """The terminal's notes as list items: a line indented under another (a cassette the
+    note names) joins it."""
+    items: list[str] = []
+    for line in lines:
+        if line.startswith("  ") and items:
+            items[-1] += f"; {line.strip()}"
+        else:
+            items.append(line.strip())
+    return items
 
 
 def _details(entry: DriftEntry) -> str:

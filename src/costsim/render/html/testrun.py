@@ -59,6 +59,8 @@ class TestRun:
     drift: Sequence[DriftRow] = ()
     notes: Sequence[str] = ()
     failures: Sequence[str] = ()
+    calls: Mapping[str, str] = field(default_factory=dict)
+    """Per test, its calls as the terminal writes them (``2 (2 est.)``); else the count."""
 
 
 def _cost(cost: TestCost, decimals: int | None = None) -> Cell:
@@ -108,7 +110,7 @@ def _tests_figure(run: TestRun) -> Figure:
     rows = [
         (
             cell(name),
-            tokens_cell(cost.calls),
+            num(run.calls[name], cost.calls) if name in run.calls else tokens_cell(cost.calls),
             tokens_cell(cost.prompt_tokens),
             tokens_cell(cost.uncached_input_tokens),
             tokens_cell(cost.cache_read_tokens),
