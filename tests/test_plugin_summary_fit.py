@@ -280,7 +280,7 @@ def test_the_total_row_counts_calls_without_flags() -> None:
 
 def test_a_markdown_note_keeps_its_star() -> None:
     """'- * partial cost' rendered as a list in a list, its star lost."""
-    from costsim.plugin.render import _literal_star
+    from costsim.plugin.report_file import _literal_star
 
     assert (
         f"- {_literal_star('* partial cost: 1 call unpriced')}"

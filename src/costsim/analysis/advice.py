@@ -77,14 +77,6 @@ class CachingAdvice:
         return min(candidates, key=lambda o: o.delta.value or Decimal(0), default=None)
 
 
-def _items(call: Call) -> list[Block | ToolDef]:
-    return [
-        *call.tools,
-        *call.system,
-        *(block for message in call.messages for block in message.content),
-    ]
-
-
 def _name(call: Call, index: int) -> str:
     tools, system = len(call.tools), len(call.system)
     if index < tools:
@@ -216,7 +208,7 @@ def _dynamic(
     after it, and, in a text block, its own lines after the first that changed (a timestamp
     line atop a long system prompt; a split moves the line and caches the rest). Whether
     there was such a block."""
-    old, new = _items(previous), _items(call)
+    old, new = previous.prompt_blocks, call.prompt_blocks
     first = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
     if first is None or first <= shared:
         return False

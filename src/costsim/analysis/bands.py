@@ -41,11 +41,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
-from itertools import pairwise
 
 from costsim.analysis.bill_spread import bill_spreads, on_the_bill, priced_alike, repriced
+from costsim.analysis.boundary_band import boundary_terms, segments
 from costsim.analysis.prompt_band import (
     changed_prompt_error,
+    error_price,
     prompt_error,
     prompt_sides,
     removes_only,
@@ -59,14 +60,12 @@ from costsim.analysis.spread import (
     Terms,
 )
 from costsim.analysis.trace_sums import TraceSums
-from costsim.cache.results import CacheResult
 from costsim.engine.simulate import SimulatedCall, TraceResult, VariantResult
 from costsim.metering.error_table import OUTPUT_ERRORS
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassettePath, Usage
 from costsim.model.reasoning import output_hidden
 from costsim.pricing.units import UnitPrices, unit_prices
-from costsim.strategies.cache_policies import marks_of
 
 __all__ = [
     "CONFIDENCE",
@@ -84,19 +83,6 @@ CONFIDENCE = 0.9
 
 OUTPUT_FACTOR = 8.0
 """An output estimated from the response text: this many times the output p90."""
-BOUNDARY_FACTOR = 2.0
-"""An estimated prefix position: this many times the whole-prompt p90 on its distance to the
-nearest recorded number."""
-
-
-def _segments(usage: Usage) -> list[tuple[str, int]]:
-    parts = [
-        ("read", usage.cache_read),
-        ("1h", usage.cache_write_1h),
-        ("5m", usage.cache_write_5m),
-        ("uncached", usage.uncached_input),
-    ]
-    return [(kind, tokens) for kind, tokens in parts if tokens > 0]
 
 
 def _prices(item: SimulatedCall, usage: Usage, as_of: datetime | None) -> UnitPrices | None:
@@ -159,81 +145,6 @@ def _output_cap(call: Call) -> int | None:
     return None
 
 
-def _boundaries(
-    item: SimulatedCall, usage: Usage, meter: Meter, prices: UnitPrices, ident: object
-) -> Terms:
-    cache = item.cache
-    if cache is None:
-        return {}
-    relative = meter.expected_error(item.call).p90 / 100 * BOUNDARY_FACTOR
-    client = usage.prompt_total - item.hidden
-    writes_exact = all(write.exact for write in cache.writes)
-    segments = _segments(usage)
-    terms: Terms = {}
-    position = 0
-    for (kind, tokens), (following, _) in pairwise(segments):
-        position += tokens
-        exact = cache.read_exact if kind == "read" else writes_exact
-        if position >= client and item.hidden:
-            # the client's part ends where server-side iterations begin: an estimate
-            error = relative * client
-        elif exact or position >= client:
-            continue
-        else:
-            error = relative * min(position, client - position)
-        step = abs(prices.of(kind) - prices.of(following))
-        if error and step:
-            key = ("boundary", ident, kind, following, position)
-            terms[key] = Spread.even(Decimal(str(round(error, 3))) * step)
-    unshown = _unshown_reads(item)
-    if unshown and item.call.provider == "openai":
-        # automatic caching is best-effort: a prefix the simulation reads may be missed
-        terms[("best-effort", ident)] = Spread(ZERO, unshown * (prices.input - prices.cache_read))
-    if item.hidden:
-        hidden = _hidden_term(item, cache, prices)
-        if hidden:
-            terms[("hidden", ident)] = hidden
-    return terms
-
-
-def _unshown_reads(item: SimulatedCall) -> int:
-    """Cache reads billed that the recording does not show. A read the recording shows is a
-    fact (counted as uncertain in a replay, it moved a routed variant's saving by the whole
-    read at the recorded model's price); one the simulation adds is a guess, and one the
-    bill leaves out (anchored on a recording that missed it) is not billed at all."""
-    billed = item.usage.cache_read if item.usage is not None else 0
-    origin = item.sim.origin
-    shown = origin.usage.cache_read if origin is not None and origin.usage is not None else 0
-    return max(0, billed - shown)
-
-
-def _hidden_term(item: SimulatedCall, cache: CacheResult, prices: UnitPrices) -> Spread:
-    """Tokens server-side tool iterations added, billed uncached: the provider's loop re-sends
-    the request, so where the request can cache (OpenAI's automatic caching always; elsewhere
-    where this call's breakpoints cache something) they may have been read instead, and so
-    may what the simulation writes; or written, at the dearest TTL written (where writing
-    costs more)."""
-    read_step = max(prices.input - prices.cache_read, ZERO)
-    automatic = item.call.provider == "openai"  # caches every long prefix, unasked
-    if not (automatic or cache.read or cache.writes):
-        return Spread()  # no breakpoint caches anything: neither could the iterations
-    ttls = {write.ttl for write in cache.writes} | set(_ttls(item.call))
-    write = prices.write_1h if "1h" in ttls else prices.write_5m
-    written = sum(
-        (w.tokens * max(prices.of(w.ttl) - prices.cache_read, ZERO) for w in cache.writes),
-        start=ZERO,
-    )
-    return Spread(item.hidden * read_step + written, item.hidden * max(write - prices.input, ZERO))
-
-
-def _ttls(call: Call) -> set[str]:
-    """The TTLs of the cache breakpoints a request carries."""
-    ttls = set(marks_of(call).values())
-    if call.cache_control is not None:
-        ttls.add("1h" if call.cache_control.ttl == "1h" else "5m")
-    return ttls
-
-
 def call_terms(
     item: SimulatedCall,
     meter: Meter,
@@ -259,18 +170,16 @@ def call_terms(
     if ident is None:
         ident = id(sim.origin) if sim.origin is not None else id(sim.call)
     terms: Terms = {}
-    segments = _segments(usage)
-    tail = segments[-1][0] if segments else "uncached"
     prompt = prompt_error(item, usage, meter)
     if prompt:
         below, above = prompt_sides(item, usage, prompt, removes_only)
-        price = prices.of(tail)
+        price = error_price(item, usage, meter, segments(usage), prices)
         terms[("prompt", ident)] = Spread(
             Decimal(str(round(below, 3))) * price, Decimal(str(round(above, 3))) * price
         )
     if item.resimulated or (usage.estimated and item.cache is not None):
         # an estimated call's cache split is the simulation's too (no recorded usage)
-        terms.update(_boundaries(item, usage, meter, prices, ident))
+        terms.update(boundary_terms(item, usage, meter, prices, ident, prompt))
     below, above = _output_error(item, usage, meter)
     if below or above:
         terms[("output", ident)] = Spread(

@@ -9,11 +9,14 @@ the estimate stops there.
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 from costsim.engine.simulate import SimulatedCall, VariantResult
 from costsim.metering.classes import content_class
 from costsim.metering.evaluate import exclusion_reason
 from costsim.metering.meter import Meter
 from costsim.model import Call, Usage
+from costsim.pricing.units import UnitPrices
 from costsim.strategies.registry import get_strategy
 
 __all__ = [
@@ -22,6 +25,7 @@ __all__ = [
     "SELF_CHECKED",
     "SIGN_KNOWN",
     "changed_prompt_error",
+    "error_price",
     "prompt_error",
     "prompt_sides",
     "removes_only",
@@ -131,3 +135,82 @@ def removes_only(result: VariantResult) -> bool:
     return not result.sent and all(
         getattr(get_strategy(step.strategy), "removes_only", False) for step in result.variant.steps
     )
+
+
+def error_price(
+    item: SimulatedCall,
+    usage: Usage,
+    meter: Meter,
+    segments: list[tuple[str, int]],
+    prices: UnitPrices,
+) -> Decimal:
+    """The price per token of a changed request's prompt error: that of the billed segments
+    (``segments``: ``read``, ``1h``, ``5m`` or ``uncached`` with their tokens, in prompt
+    order) holding what it changed, each by its share of the change. A tool result truncated
+    early in a conversation is re-sent in every later request, each reading it from the
+    cache the one before wrote: were the cut larger or smaller than estimated, those reads
+    would be, at the read price, while a result cut as it is first sent is written (priced
+    all at the last segment's, the uncached price, a trial's band on an 85% saving was ten
+    times too wide). A prompt estimated whole errs in its last segment."""
+    tail = segments[-1][0] if segments else "uncached"
+    changed = _changed(item, usage, meter)
+    if not changed:
+        return prices.of(tail)
+    weight = sum(share for _, share in changed)
+    if weight <= 0:  # blocks changed in place, each as long as it was: alike
+        changed, weight = [(position, 1.0) for position, _ in changed], float(len(changed))
+
+    def at(position: int) -> str:
+        end = 0
+        for kind, tokens in segments:
+            end += tokens
+            if position < end:
+                return kind
+        return tail
+
+    by_kind: dict[str, float] = {}
+    for position, share in changed:
+        kind = at(position)
+        by_kind[kind] = by_kind.get(kind, 0.0) + share
+    if len(by_kind) == 1:  # one segment: its price, exactly
+        return prices.of(next(iter(by_kind)))
+    total = Decimal(str(weight))
+    return sum(
+        (prices.of(kind) * Decimal(str(share)) / total for kind, share in by_kind.items()),
+        start=Decimal(0),
+    )
+
+
+def _changed(item: SimulatedCall, usage: Usage, meter: Meter) -> list[tuple[int, float]]:
+    """Where (prompt tokens before it) the variant changed the recorded request, and by how
+    much (raw tokens): each block it changed, when it kept the request's blocks one for one;
+    else where the first change begins. Empty for a prompt estimated whole, one sent to
+    another model (its count changed all along), or one changed only past its blocks."""
+    origin, call = item.sim.origin, item.call
+    if origin is None or origin.usage is None or call is origin or call.model != origin.model:
+        return []
+    mine, theirs = call.prompt_blocks, origin.prompt_blocks
+    differ = [
+        i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a is not b and a != b
+    ]
+    if len(mine) != len(theirs):
+        first = differ[0] if differ else min(len(mine), len(theirs))
+        differ = [first] if first < len(mine) else []
+    if not differ:
+        return []
+    positions = [p.cumulative for p in meter.serialiser.positions(call)]
+    before = [p.cumulative for p in meter.serialiser.positions(origin)]
+    if not positions or positions[-1] <= 0:
+        return []
+    rate = usage.prompt_total / positions[-1]
+
+    def size(cumulative: list[int], index: int) -> int:
+        return cumulative[index] - (cumulative[index - 1] if index else 0)
+
+    return [
+        (
+            round((positions[i - 1] if i else 0) * rate),
+            abs(size(positions, i) - size(before, i)) if len(before) == len(positions) else 1.0,
+        )
+        for i in differ
+    ]

@@ -200,6 +200,16 @@ class Call:
         return tuple(steps)
 
     @property
+    def prompt_blocks(self) -> list[Block | ToolDef]:
+        """What the request sends, in prefix order: tool definitions, system blocks, then
+        every message's blocks."""
+        return [
+            *self.tools,
+            *self.system,
+            *(block for message in self.messages for block in message.content),
+        ]
+
+    @property
     def priced_model(self) -> str:
         """The model to price: the dated name the response reports, else the requested one.
 

@@ -182,7 +182,7 @@ def _report(run: Run, state: CostsimSession, failures: list[str]) -> None:
     reports = [Path(report) for report in dict.fromkeys(run.option("report") or [])]
     if not reports:  # (each file once, in the order given)
         return
-    from costsim.plugin.render import write_report
+    from costsim.plugin.report_file import write_report
     from costsim.plugin.unserved import unserved_note
 
     notes = list(state.notes)

@@ -8,13 +8,10 @@ drifted call; the report files carry every figure.
 
 from __future__ import annotations
 
-import json
 from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, requires, version
-from pathlib import Path
-from typing import Any
 
-from costsim.api.testing import TestCost, WhatIfCost, parse_strategies, write_atomic
+from costsim.api.testing import TestCost, WhatIfCost, parse_strategies
 from costsim.plugin.cells import cells, cost_text, what_if_cell, what_if_change
 from costsim.plugin.drift_text import drift_lines
 from costsim.plugin.ids import cut_test_ids
@@ -23,21 +20,31 @@ from costsim.plugin.ranking import (
     answer_line,
     listing,
     others_how,
-    ranked_tests,
     tests_text,
     unknown_text,
     whole,
 )
 from costsim.plugin.run import SummaryOptions, wrap
-from costsim.plugin.session import CostsimSession, DriftEntry
+from costsim.plugin.session import CostsimSession
 from costsim.render.band_text import spread_text
 from costsim.render.events_text import alike
-from costsim.render.report import FORMAT_VERSION
 from costsim.render.rows import merged, others_label, others_note
 from costsim.render.text import ELLIPSIS, extra_bytes, fit_table, money_places, plural
-from costsim.render.visible import markdown_cell, markdown_lines, visible
+from costsim.render.visible import markdown_cell, visible
 
-__all__ = ["SummaryOptions", "cost_text", "summary_lines", "wrap", "write_report"]
+__all__ = [
+    "Costs",
+    "SummaryOptions",
+    "cost_text",
+    "note_lines",
+    "said_notes",
+    "summary_lines",
+    "table_lines",
+    "what_if_columns",
+    "what_if_legend",
+    "what_if_sum",
+    "wrap",
+]
 
 TEST_COLUMN_MIN = 30
 """Characters of a test id kept before the table drops a column."""
@@ -50,7 +57,7 @@ _COLUMNS: tuple[tuple[str, bool], ...] = (
 """(header, shown only with -vv or in reports)."""
 
 
-def _what_if_sum(state: CostsimSession, column: str, tests: list[str]) -> WhatIfCost | None:
+def what_if_sum(state: CostsimSession, column: str, tests: list[str]) -> WhatIfCost | None:
     """A what-if variant's cost over ``tests``; None unless each of them has it."""
     values = [state.what_if_costs.get(name, {}).get(column) for name in tests]
     if None in values:
@@ -66,14 +73,14 @@ def _what_if_band(whole: WhatIfCost | None) -> str:
     return f"; TOTAL p90 {spread_text(whole.spread.rounded())}"
 
 
-def _what_if_legend(state: CostsimSession, column: str, costs: Costs) -> str:
+def what_if_legend(state: CostsimSession, column: str, costs: Costs) -> str:
     """What a what-if column changes in the tests' total cost, with the band of that change,
     then how far its own total may be off."""
-    summed = _what_if_sum(state, column, list(costs))
+    summed = what_if_sum(state, column, list(costs))
     return f"{what_if_change(summed, whole(costs))}{_what_if_band(summed)}"
 
 
-def _what_if_columns(state: CostsimSession) -> list[str]:
+def what_if_columns(state: CostsimSession) -> list[str]:
     """The what-if variants of the run, in the order the tests list them."""
     return list(dict.fromkeys(name for costs in state.what_if_costs.values() for name in costs))
 
@@ -97,7 +104,7 @@ def _rows(
         summed = merged((costs[name] for name in shown.others), TestCost())
         named.append((others_label(len(shown.others)), summed, shown.others))
     named.append(("TOTAL", whole(costs), list(costs)))
-    sums = [[_what_if_sum(state, column, tests) for column in what_if] for _, _, tests in named]
+    sums = [[what_if_sum(state, column, tests) for column in what_if] for _, _, tests in named]
     # one number of decimals per money column, as every table of costsim's has
     # (a row with nothing priced reads "unpriced": its $0 sets no decimals)
     decimals = money_places(
@@ -129,7 +136,7 @@ _WIDE_DROP_ORDER = ("hit rate", "prompt", "calls", "output")
 reasoning model's cost is)."""
 
 
-def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
+def table_lines(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
     wide = options.verbose >= 2 or options.markdown
     columns = [name for name, detail in _COLUMNS if wide or not detail]
     what_if = [v.name for v in parse_strategies(options.strategies)] if options.strategies else []
@@ -164,8 +171,8 @@ def _table(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list
     leaves = f"(left out to fit: {', '.join(left_out)}; a --costsim-report file has every column)"
     notes = [leaves] if left_out else []
     for i, name in enumerate(what_if, start=1):
-        notes.append(f"what-if {i}: cost with {name}{_what_if_legend(state, name, costs)}")
-        notes += [f"  note: {note}" for note in _said(state, name)]
+        notes.append(f"what-if {i}: cost with {name}{what_if_legend(state, name, costs)}")
+        notes += [f"  note: {note}" for note in said_notes(state, name)]
     if shown.others and shown.listed:
         notes.append(others_note(len(shown.others), "test", others_how(options)))
     elif shown.others:
@@ -221,7 +228,7 @@ UNRECORDED_SHOWN = 3
 """Calls recorded without usable usage named in the summary without -v."""
 
 
-def _notes(
+def note_lines(
     state: CostsimSession, costs: Costs, options: SummaryOptions, *, drift: bool = True
 ) -> list[str]:
     """The notes under the table (``drift``: with the drifted requests; the HTML report
@@ -266,151 +273,14 @@ def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     """The table (or a line saying no call was seen), then every note, fitted to the width."""
     costs = state.costs()
     if costs:
-        head = [*wrap(answer_line(costs), options.width), "", *_table(state, costs, options)]
+        head = [*wrap(answer_line(costs), options.width), "", *table_lines(state, costs, options)]
     else:
         head = ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
-    notes = [out for line in _notes(state, costs, options) for out in wrap(line, options.width)]
+    notes = [out for line in note_lines(state, costs, options) for out in wrap(line, options.width)]
     return [visible(line) for line in [*head, *notes]]  # whatever way a recorded name came
 
 
-def _total_json(state: CostsimSession, costs: Costs) -> dict[str, Any]:
-    """The run's total; with what-if variants, each one's cost over every test (null when a
-    test has no figure for it)."""
-    document = whole(costs).to_json()
-    columns = _what_if_columns(state)
-    if columns:
-        tests = list(costs)
-        sums = {name: _what_if_sum(state, name, tests) for name in columns}
-        document["what_if"] = {
-            name: None if summed is None else summed.to_json() for name, summed in sums.items()
-        }
-    return document
-
-
-def _document(
-    state: CostsimSession, failures: list[str], unserved: tuple[str, ...]
-) -> dict[str, Any]:
-    costs = state.costs()
-    return {
-        "format_version": FORMAT_VERSION,
-        "kind": "costsim.pytest",
-        "total": _total_json(state, costs),
-        "tests": {
-            name: {
-                **cost.to_json(),
-                **(
-                    {
-                        "what_if": {
-                            variant: value.to_json()
-                            for variant, value in state.what_if_costs[name].items()
-                        }
-                    }
-                    if name in state.what_if_costs
-                    else {}
-                ),
-            }
-            for name, cost in ranked_tests(costs)
-        },
-        "drift": [entry.to_json() for entry in state.drifted()],
-        "failures": failures,
-        "notes": [
-            *state.notes,
-            *(
-                f"cost with {name}: {note}"
-                for name in state.what_if_notes
-                for note in _said(state, name)
-            ),
-        ],
-        "warnings": state.errors,
-        "not_replayed": list(unserved),
-        "internal_errors": state.internal_errors,
-    }
-
-
-def write_report(
-    path: Path,
-    state: CostsimSession,
-    failures: list[str],
-    *,
-    strategies: str | None = None,
-    unserved: tuple[str, ...] = (),
-) -> None:
-    """JSON (the default), Markdown (``.md``) or HTML (``.html``), written atomically;
-    ``unserved``: the tests vcrpy could not serve (JSON lists them; the notes say so)."""
-    if path.suffix.lower() in (".html", ".htm"):
-        write_atomic(path, _html(state, failures, strategies))
-    elif path.suffix.lower() in (".md", ".markdown"):
-        options = SummaryOptions(strategies=strategies, markdown=True)
-        costs = state.costs()
-        body = _table(state, costs, options) if costs else ["No LLM calls were replayed."]
-        variants = parse_strategies(strategies) if strategies and costs else []
-        said = {v.name: _what_if_legend(state, v.name, costs) for v in variants}
-        notes = [f"- cost with {name}{legend}" for name, legend in said.items() if legend]
-        notes += [
-            f"- cost with {v.name}: note: {note}" for v in variants for note in _said(state, v.name)
-        ]
-        # a note's own leading * (the partial cost's) is a character, not a nested list
-        notes += [f"- {_literal_star(line.strip())}" for line in _notes(state, costs, options)]
-        notes += [f"- :x: {failure}" for failure in failures]
-        notes = [visible(note) for note in notes]  # a test id's line feed: one note a line
-        answer = [answer_line(costs), ""] if costs else []
-        lines = ["## costsim: LLM calls in the test run", "", *answer, *body]
-        lines += ["", *notes] if notes else []
-        write_atomic(path, markdown_lines("\n".join(lines)) + "\n")  # <, >, & as entities
-    else:
-        write_atomic(path, json.dumps(_document(state, failures, unserved), indent=2) + "\n")
-
-
-def _html(state: CostsimSession, failures: list[str], strategies: str | None) -> str:
-    from costsim.render.html.testrun import DriftRow, TestRun, WhatIf, test_run_page
-
-    costs = state.costs()
-    options = SummaryOptions(strategies=strategies, markdown=True)
-    variants = [v.name for v in parse_strategies(strategies)] if strategies else []
-    legends = [(name, _what_if_legend(state, name, costs)) for name in variants if costs]
-    run = TestRun(
-        tests=costs,
-        what_if={
-            test: {name: WhatIf(v.priced, v.unpriced_calls) for name, v in columns.items()}
-            for test, columns in state.what_if_costs.items()
-        },
-        variants=variants,
-        drift=[
-            DriftRow(e.test, e.cassette, e.index, e.kind, _details(e), e.prompt_delta)
-            for e in state.drifted()
-        ],
-        notes=[
-            *(f"cost with {name}{legend}" for name, legend in legends if legend),
-            *(f"cost with {v}: note: {note}" for v in variants for note in _said(state, v)),
-            *_html_notes(_notes(state, costs, options, drift=False)),
-        ],
-        failures=failures,
-        calls={test: cells(cost)["calls"] for test, cost in costs.items()},
-    )
-    return test_run_page(run)
-
-
-def _html_notes(lines: list[str]) -> list[str]:
-    """The terminal's notes as list items: a line indented under another (a cassette the
-    note names) joins it."""
-    items: list[str] = []
-    for line in lines:
-        if line.startswith("  ") and items:
-            items[-1] += f"; {line.strip()}"
-        else:
-            items.append(line.strip())
-    return items
-
-
-def _details(entry: DriftEntry) -> str:
-    return "; ".join(str(d) for d in entry.differences)
-
-
-def _said(state: CostsimSession, variant: str) -> list[str]:
+def said_notes(state: CostsimSession, variant: str) -> list[str]:
     """The variant's notes, those alike but for their token counts once (one per test would
     repeat a placement's note with each test's own prompt length)."""
     return [note for note, _ in alike(state.what_if_notes.get(variant, []))]
-
-
-def _literal_star(line: str) -> str:
-    return "\\" + line if line.startswith("*") else line

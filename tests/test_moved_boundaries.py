@@ -1,0 +1,110 @@
+"""Where a changed request's estimate errs, and what that costs.
+
+A tool result truncated early in a conversation is re-sent in every later request, each
+reading it from the cache the request before wrote. Were the cut larger or smaller than
+estimated, those reads would be larger or smaller, at the read price: priced at the last
+segment's price (uncached), a trial's band on an 85% saving was ten times too wide. And a
+cache boundary a variant moved from one the recording billed (a read up to where the last,
+equally cut, request ended) is unsure by the cut's error, not by a share of the whole prompt:
+that put ±$0.07 on a $0.001 change.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from pathlib import Path
+
+from costsim.analysis.bands import call_terms
+from costsim.analysis.prompt_band import prompt_error, removes_only
+from costsim.engine import Engine, Variant, make_step
+from costsim.model import (
+    CacheControl,
+    Call,
+    CassetteTrace,
+    Flavour,
+    Message,
+    Provenance,
+    TextBlock,
+    ToolResultBlock,
+    ToolUseBlock,
+    Usage,
+)
+from costsim.pricing.units import unit_prices
+
+WHEN = datetime(2025, 11, 4, 12, 0, tzinfo=UTC)
+MODEL = "claude-sonnet-4-5-20250929"
+PAGE = "".join(
+    f"<div id='row{i}'>order {i}: shipped, tracking ZX{i:06d}</div>\n" for i in range(900)
+)
+
+
+def _trace() -> CassetteTrace:
+    """Three calls of one tool loop, a breakpoint on the request (the last block): the page
+    the first tool returned is in every later request; each reads what the one before wrote."""
+    system = (TextBlock("You are a careful shop assistant. " * 80),)
+    ask = Message("user", (TextBlock("Where is order 12?"),))
+    use = ToolUseBlock("t1", "get_page", {"url": "https://shop/orders"})
+    page = Message("user", (ToolResultBlock("t1", (TextBlock(PAGE),)),))
+    reply = Message("assistant", (TextBlock("Order 12 has shipped."),))
+    thanks = Message("user", (TextBlock("Thanks, and order 13?"),))
+    histories = [(ask,), (ask, Message("assistant", (use,)), page), (ask, Message("assistant", (use,)), page, reply, thanks)]  # fmt: skip
+    usages = [
+        Usage(uncached_input=3, cache_write_5m=1200, output=30),
+        Usage(uncached_input=3, cache_read=1200, cache_write_5m=31000, output=20),
+        Usage(uncached_input=3, cache_read=32200, cache_write_5m=40, output=20),
+    ]
+    calls = tuple(
+        Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model=MODEL,
+            provenance=Provenance(Path("loop.yaml"), i),
+            system=system,
+            messages=history,
+            cache_control=CacheControl(),
+            response=(use,) if i == 0 else (TextBlock("ok"),),
+            usage=usage,
+            recorded_at=WHEN + timedelta(seconds=20 * i),
+        )
+        for i, (history, usage) in enumerate(zip(histories, usages, strict=True))
+    )
+    return CassetteTrace(Path("loop.yaml"), calls, 0, 0)
+
+
+def test_a_cut_in_the_read_part_errs_at_the_read_price_and_moves_its_boundary_only_so_far() -> None:
+    engine = Engine([_trace()])
+    result = engine.run(Variant("cut", (make_step("truncation", {"max_chars": 4000}),)))
+    last = result.traces[0].calls[2]
+    usage = last.modelled
+    assert usage is not None and last.resimulated
+    assert usage.cache_read > 20_000 // 10  # the cut page is read from cache, not written
+    prices = unit_prices(MODEL, "anthropic", WHEN, prompt=usage.prompt_total)
+    assert prices is not None
+    error = prompt_error(last, usage, engine.meter)
+    assert error > 0
+    terms = call_terms(last, engine.meter, None, removes_only=removes_only(result))
+    prompt = terms[("prompt", id(last.sim.origin))]
+    # by hand: the error in tokens at the read price ($0.30 a million), not the uncached $3
+    assert (
+        prompt.below == Decimal(str(round(min(error, usage.prompt_total), 3))) * prices.cache_read
+    )
+    # the read ends where the second request, cut alike, ended: unsure by the cut's error
+    step = prices.write_5m - prices.cache_read
+    boundaries = [v for k, v in terms.items() if k[0] == "boundary"]
+    assert boundaries and all(b.above <= Decimal(str(round(error, 3))) * step for b in boundaries)
+
+
+def test_a_cut_in_the_part_a_request_writes_errs_at_the_write_price() -> None:
+    """The request that first sends the page writes it to the cache: its cut's error is
+    billed as a write ($3.75 a million), dearer than the uncached price it had."""
+    engine = Engine([_trace()])
+    result = engine.run(Variant("cut", (make_step("truncation", {"max_chars": 4000}),)))
+    first = result.traces[0].calls[1]
+    usage = first.modelled
+    assert usage is not None and usage.cache_read < usage.cache_write_5m
+    prices = unit_prices(MODEL, "anthropic", WHEN, prompt=usage.prompt_total)
+    assert prices is not None
+    error = prompt_error(first, usage, engine.meter)
+    terms = call_terms(first, engine.meter, None, removes_only=removes_only(result))
+    prompt = terms[("prompt", id(first.sim.origin))]
+    assert prompt.below == Decimal(str(round(min(error, usage.prompt_total), 3))) * prices.write_5m
