@@ -474,6 +474,15 @@ def test_a_saving_band_reaches_no_further_than_what_the_changed_calls_cost() -> 
     assert band.value is not None and band.low is not None and band.high is not None
     assert band.high == 0  # a cut is no dearer
     assert -touched <= band.low < band.value - band.spread.above  # unsure more below
+    # the cost and its change are one band: the cost stops where the change does (at what
+    # the call left as recorded costs), not at $0
+    cost = summary.cost
+    assert cost.low == summary.baseline.cost_usd + band.low
+    assert cost.high == summary.baseline.cost_usd + band.high
+    wide = Spread.even(summary.baseline.cost_usd)  # both bands reach past their floors
+    summary.bands = dataclasses.replace(summary.bands, cost=wide, delta=wide)
+    assert summary.delta.low == -touched
+    assert summary.cost.low == summary.baseline.cost_usd - touched > 0  # it stopped at $0
 
 
 def test_each_cassette_gives_its_recording_beside_its_baseline() -> None:

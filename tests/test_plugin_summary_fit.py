@@ -287,3 +287,17 @@ def test_a_markdown_note_keeps_its_star() -> None:
         == "- \\* partial cost: 1 call unpriced"
     )
     assert _literal_star("errored: 1 call") == "errored: 1 call"
+
+
+def test_the_what_if_total_band_stops_at_nothing() -> None:
+    """A trial's cut of 85% printed ``TOTAL p90 ±$0.571`` on a $0.193 total."""
+    from decimal import Decimal
+
+    from costsim.analysis.spread import Spread
+    from costsim.api.testing import WhatIfCost
+    from costsim.plugin.render import _what_if_band
+
+    wide = WhatIfCost(Decimal("0.193"), spread=Spread.even(Decimal("0.571")))
+    assert _what_if_band(wide) == "; TOTAL p90 -$0.193/+$0.571"
+    even = WhatIfCost(Decimal("0.193"), spread=Spread.even(Decimal("0.05")))
+    assert _what_if_band(even) == "; TOTAL p90 ±$0.0500"

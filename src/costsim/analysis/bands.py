@@ -241,8 +241,10 @@ class VariantBands:
     per_cassette: dict[CassettePath, tuple[Spread, Spread, bool]] = field(default_factory=dict)
     """Per cassette: (cost spread, delta spread, delta estimated)."""
 
-    def band(self, value: Decimal | None) -> Band:
-        return Band(value, self.cost, self.estimated, ZERO)
+    def band(self, value: Decimal | None, floor: Decimal = ZERO) -> Band:
+        """The band of the variant's cost, which is no lower than ``floor`` (what the calls
+        it leaves as recorded cost)."""
+        return Band(value, self.cost, self.estimated, max(floor, ZERO))
 
     def delta_band(self, value: Decimal | None, baseline: Decimal | None = None) -> Band:
         """The band of a change of cost that cannot save more than ``baseline`` (the cost of

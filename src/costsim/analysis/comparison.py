@@ -85,8 +85,12 @@ class VariantSummary:
 
     @property
     def cost(self) -> Band:
-        """The variant's cost and its p90 band."""
-        return self.bands.band(self.totals.cost_usd)
+        """The variant's cost and its p90 band: no lower than what the calls it leaves as
+        recorded cost, as its change saves no more than the others did (the two bands are
+        one; a trial's cost band stopped at $0 where its change's stopped at $0.0138)."""
+        touched, recorded = self._touched(), self.baseline.cost_usd
+        floor = recorded - touched if touched is not None and recorded is not None else None
+        return self.bands.band(self.totals.cost_usd, floor or Decimal(0))
 
     @property
     def delta(self) -> Band:

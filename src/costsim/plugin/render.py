@@ -8,6 +8,7 @@ drifted call; the report files carry every figure.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, requires, version
 
@@ -67,10 +68,11 @@ def what_if_sum(state: CostsimSession, column: str, tests: list[str]) -> WhatIfC
 
 def _what_if_band(whole: WhatIfCost | None) -> str:
     """``; TOTAL p90 ±$0.0004``: how far the simulated total may be off (nothing when it is
-    exact, or unknown)."""
+    exact, or unknown); never below $0 (a trial's ±$0.571 on a $0.193 total)."""
     if whole is None or whole.cost_usd is None or not whole.spread:
         return ""
-    return f"; TOTAL p90 {spread_text(whole.spread.rounded())}"
+    spread = replace(whole.spread, below=min(whole.spread.below, whole.cost_usd))
+    return f"; TOTAL p90 {spread_text(spread.rounded())}"
 
 
 def what_if_legend(state: CostsimSession, column: str, costs: Costs) -> str:
