@@ -117,6 +117,15 @@ def test_one_request_over_200k_without_server_tools_is_long_context(tmp_path: Pa
     # no server tools: the recorded prompt is one request's, so the window must have been on
     path = _cassette(tmp_path, prompt=250_000, searches=0)
     assert _cost(path) == Decimal("1.5") + Decimal("0.0225")
+    # and the report says why a request without the beta is priced so (a trial saw $1.26
+    # against its $0.63, with no note): the recorder lost the header
+    (call,) = load_trace(path).calls
+    assert [note.kind for note in call.notes] == [NoteKind.LONG_WINDOW_UNSEEN]
+    beta = {"anthropic-beta": ["context-1m-2025-08-07"]}
+    (seen,) = load_trace(_cassette(tmp_path, prompt=250_000, searches=0, headers=beta)).calls
+    assert not seen.notes
+    (short,) = load_trace(_cassette(tmp_path, prompt=150_000, searches=0, name="s.yaml")).calls
+    assert not short.notes
 
 
 def test_under_200k_the_flag_changes_nothing(tmp_path: Path) -> None:

@@ -35,6 +35,11 @@ RECORDING_RULES: tuple[Rule, ...] = (
     Rule(NoteKind.UNPRICED_FEE.value, Severity.WARNING, "a per-use fee without a price"),
     Rule("unpriced", Severity.WARNING, "a call whose model or tier has no known price"),
     Rule(NoteKind.BASE_TIER.value, Severity.INFO, "a server-tool sum over 200K at the base tier"),
+    Rule(
+        NoteKind.LONG_WINDOW_UNSEEN.value,
+        Severity.INFO,
+        "a prompt over 200K without the 1M-window beta in the recording",
+    ),
     Rule(NoteKind.ERROR_AFTER_USAGE.value, Severity.INFO, "an error after the usage: billed"),
 )
 ALL_RULES: dict[str, Rule] = {**{r.id: r for r in RECORDING_RULES}, **RULES}

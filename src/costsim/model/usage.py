@@ -95,6 +95,10 @@ class NoteKind(StrEnum):
     BASE_TIER = "base-tier"
     """A prompt over 200K tokens summed over server-tool iterations of a request without the
     1M-token window: priced at the base tier, not the long-context one."""
+    LONG_WINDOW_UNSEEN = "long-window-unseen"
+    """A prompt over 200K tokens (no server tools) of a request the recording shows without
+    the 1M-token window, which the API needs for it: the recorder dropped the header, and it
+    is priced as billed, at the long-context rate where the model has one."""
 
 
 @dataclass(frozen=True, slots=True)

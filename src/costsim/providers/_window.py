@@ -19,6 +19,8 @@ __all__ = [
     "BASE_TIER_NOTE",
     "LONG_CONTEXT_FROM",
     "LONG_WINDOW_BETA",
+    "UNSEEN_WINDOW_NOTE",
+    "hides_its_window",
     "long_window",
     "sums_standard_samplings",
 ]
@@ -30,6 +32,13 @@ LONG_CONTEXT_FROM = 200_000
 BASE_TIER_NOTE = (
     "a prompt over 200K tokens summed over server-tool iterations, without the 1M-context "
     "beta: priced at the base tier (no iteration could pass 200K)"
+)
+
+
+UNSEEN_WINDOW_NOTE = (
+    "a prompt over 200K tokens from a request the recording shows without the 1M-context "
+    "beta, which the API needs for it (the recorder dropped the anthropic-beta header?): "
+    "priced as billed, at the long-context rate where the model has one"
 )
 
 
@@ -54,5 +63,19 @@ def sums_standard_samplings(call: Call, headers: Mapping[str, str]) -> bool:
     return (
         call.flavour is Flavour.ANTHROPIC_MESSAGES
         and bool(call.server_tools)
+        and not long_window(headers, call.extra)
+    )
+
+
+def hides_its_window(call: Call, headers: Mapping[str, str]) -> bool:
+    """Whether an Anthropic call without server tools billed a prompt over 200K tokens while
+    its recorded request does not enable the long window: it must have (no single request
+    passes the standard window), so the recording lost that."""
+    usage = call.usage if call.usage is not None else call.usage_hint
+    return (
+        call.flavour is Flavour.ANTHROPIC_MESSAGES
+        and not call.server_tools
+        and usage is not None
+        and usage.prompt_total > LONG_CONTEXT_FROM
         and not long_window(headers, call.extra)
     )

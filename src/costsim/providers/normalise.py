@@ -32,7 +32,13 @@ from costsim.model.sharing import shared_calls
 from costsim.pricing.hosts import host_provider
 from costsim.pricing.tiers import CONTEXTS
 from costsim.providers import Adapter, ParsedResponse, adapter_for
-from costsim.providers._window import BASE_TIER_NOTE, LONG_CONTEXT_FROM, sums_standard_samplings
+from costsim.providers._window import (
+    BASE_TIER_NOTE,
+    LONG_CONTEXT_FROM,
+    UNSEEN_WINDOW_NOTE,
+    hides_its_window,
+    sums_standard_samplings,
+)
 from costsim.providers.background import body_of, completed, is_pending, noted
 from costsim.providers.batches import batch_results_note
 from costsim.providers.chains import chained
@@ -224,6 +230,9 @@ def _build(
         call = _at_service_tier(call, response.service_tier)
     if sums_standard_samplings(call, interaction.request_headers):
         return _at_base_tier(call)
+    if hides_its_window(call, interaction.request_headers):
+        note = Note(NoteKind.LONG_WINDOW_UNSEEN, UNSEEN_WINDOW_NOTE)
+        return dataclasses.replace(call, notes=(*call.notes, note))
     return call
 
 
