@@ -230,6 +230,10 @@ def test_a_block_moved_to_another_position_keeps_every_other_field() -> None:
         "content",
         "label",
         "exact",
+        "text",
+        "head",
     ]
-    block = PrefixBlock("k", 10, CacheControl("1h"), "messages", "c", "message 2", True)
+    block = PrefixBlock(
+        "k", 10, CacheControl("1h"), "messages", "c", "message 2", True, "some text", "h"
+    )
     assert _placed(block, 42, False) == dataclasses.replace(block, tokens=42, exact=False)

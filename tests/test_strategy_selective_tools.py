@@ -173,6 +173,52 @@ def test_the_breakpoint_on_the_last_tool_moves_to_the_last_tool_sent() -> None:
     assert sent[0].cache_control == mark
 
 
+def test_the_tokens_after_a_moved_breakpoint_stay_as_recorded() -> None:
+    """Seven tools, the breakpoint on the last, 3,480 tokens read up to it and 252 after it;
+    the oracle keeps two (the marked one dropped, its breakpoint moved to the last kept). The
+    kept tools' positions are the recorded request's, scaled from raw counts: they reached
+    past where the 252 recorded tokens after the breakpoint begin in the shorter request,
+    which left 19 of them uncached (a re-trial's hand count: 252, and 1,150 written)."""
+    topics = ("read a file", "run the tests", "search the web", "send an email",
+              "create an event", "query the database", "commit to git")  # fmt: skip
+    tools = tuple(
+        ToolDef(
+            f"tool_{i}",
+            " ".join(
+                f"Use this tool to {topic} step {k}, taking care to respect the workspace "
+                "rules and report errors verbosely."
+                for k in range(14)
+            ),
+            QUERY_SCHEMA,
+        )
+        for i, topic in enumerate(topics)
+    )
+    tools = (*tools[:-1], dataclasses.replace(tools[-1], cache_control=CacheControl()))
+    use = ToolUseBlock("c0", "tool_0", {"query": "src/app.py"})
+    call = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("s.yaml"), 0),
+        system=(TextBlock("You are a coding assistant working in /srv/app. Answer briefly."),),
+        messages=(
+            Message("user", (TextBlock("Please read src/app.py and then run its tests."),)),
+            Message("assistant", (use,)),
+            Message(
+                "user", (ToolResultBlock("c0", (TextBlock("def main():\n    return 42\n" * 20),)),)
+            ),
+        ),
+        tools=tools,
+        response=(ToolUseBlock("c1", "tool_1", {"query": "tests/test_app.py"}),),
+        recorded_at=WHEN,
+        usage=Usage(uncached_input=252, cache_read=3480, output=45),
+    )
+    result = _run(_trace(call), {"mode": "oracle"})
+    usage = result.traces[0].calls[0].usage
+    assert _sent(result) == ["tool_0", "tool_1"]
+    assert usage is not None and usage.prompt_total < 3732
+    assert (usage.uncached_input, usage.cache_write_5m) == (252, usage.prompt_total - 252)
+
+
 def test_latest_user_text_skips_tool_results_and_older_turns() -> None:
     first = _chat("Open the README.md file.", "read_file")
     history = (

@@ -19,6 +19,7 @@ from decimal import Decimal
 from difflib import SequenceMatcher
 
 from costsim.analysis.comparison import VariantSummary, summarise
+from costsim.cache.openai import shared_chars
 from costsim.cache.prefix import PrefixBlock
 from costsim.engine.simulate import Engine
 from costsim.model import Block, Call, TextBlock, ToolDef
@@ -106,6 +107,8 @@ class _Seen:
     call: Call
     at: float
     keys: dict[str, int]
+    texts: dict[str, str] = field(default_factory=dict)
+    """Its text blocks where a cache matches token by token, by what precedes each."""
 
 
 class _Leaks:
@@ -152,18 +155,10 @@ def _leaks(engine: Engine) -> tuple[list[Leak], int]:
             at = call.recorded_at.timestamp() if call.recorded_at else float(position)
             keys = {block.key: i for i, block in enumerate(prefix.blocks)}
             where = f"{trace.path.name}#{call.provenance.index}"
-            shared, source = -1, None
-            for index in range(len(prefix.blocks) - 1, -1, -1):
-                source = next(
-                    (s for s in reversed(seen) if prefix.blocks[index].key in s.keys), None
-                )
-                if source is not None:
-                    shared = index
-                    break
+            shared, tokens, source = _shared_with(prefix.blocks, seen)
             total = call.usage.prompt_total
             if source is not None:
                 shared_later.add(id(source.call))
-                tokens = prefix.blocks[shared].tokens
                 minimum = (
                     engine.rules.openai_minimum
                     if call.provider == "openai"
@@ -190,9 +185,39 @@ def _leaks(engine: Engine) -> tuple[list[Leak], int]:
                 leaks, previous.call, call, prefix.blocks, shared, where, total
             ):
                 shared_later.add(id(previous.call))
-            seen.append(_Seen(call, at, keys))
+            texts = {block.head: block.text for block in prefix.blocks if block.text}
+            seen.append(_Seen(call, at, keys, texts))
         never += sum(1 for s in seen if id(s.call) not in shared_later)
     return sorted(leaks.table.values(), key=lambda leak: -leak.usd), never
+
+
+def _shared_with(
+    blocks: tuple[PrefixBlock, ...], seen: list[_Seen]
+) -> tuple[int, int, _Seen | None]:
+    """(the last block a request shares whole with an earlier one, or -1; the tokens it
+    shares; that earlier request): the latest to share the most. Where the cache matches
+    token by token (OpenAI), the tokens run on into the next block as far as its text and
+    the earlier request's at that place open alike (a question appended to a page)."""
+    shared, source = -1, None
+    for index in range(len(blocks) - 1, -1, -1):
+        source = next((s for s in reversed(seen) if blocks[index].key in s.keys), None)
+        if source is not None:
+            shared = index
+            break
+    tokens = blocks[shared].tokens if shared >= 0 else 0
+    following = shared + 1
+    if following < len(blocks) and blocks[following].text:
+        block = blocks[following]
+        start = blocks[shared].tokens if shared >= 0 else 0
+        for earlier in reversed(seen):
+            text = earlier.texts.get(block.head)
+            if text is None:
+                continue
+            common = shared_chars(text, block.text)
+            within = start + (block.tokens - start) * common // len(block.text)
+            if within > tokens:
+                tokens, source = within, earlier
+    return shared, tokens, source
 
 
 def _dynamic(

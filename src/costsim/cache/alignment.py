@@ -61,7 +61,7 @@ def align(
             low = min(max(grown[i], low), end)  # positions never go back
             aligned.append(placed(block, low, False))
         return aligned
-    return aligned + _between(blocks, reference, raw, total, end, shared, after, aligned)
+    return _between(blocks, reference, raw, total, end, shared, after, aligned)
 
 
 def _between(
@@ -74,19 +74,27 @@ def _between(
     after: int,
     head: list[PrefixBlock],
 ) -> list[PrefixBlock]:
-    """The positions of the blocks after the ``shared`` head: the last ``after`` as far
-    before ``total`` as the recorded request's last ones were before its total, those
-    between scaled by their raw positions from the head's end to where the last ones begin."""
-    low = head[-1].tokens if head else 0
-    head_raw = raw[shared - 1] if shared else 0
+    """The ``shared`` head, then the blocks after it: the last ``after`` as far before
+    ``total`` as the recorded request's last ones were before its total, those between
+    scaled by their raw positions from the head's end to where the last ones begin. A head
+    that reaches past where the last ones begin (its positions are the recorded request's,
+    scaled there from raw counts; the total is the recording's less the calibrated change)
+    shrinks to end there: the tokens after the last breakpoint are recorded numbers."""
     stop = len(blocks) - after  # the first of the last blocks
     origin = len(reference.blocks) - after  # where they are in the reference
+    low = head[-1].tokens if head else 0
     upto = end
     if after:
         behind = reference.client - (reference.blocks[origin - 1].tokens if origin else 0)
-        upto = min(max(total - behind, low), end)
+        begins = max(total - behind, 0)
+        if head and low > begins:
+            rate = begins / low
+            head = [placed(block, round(block.tokens * rate), False) for block in head]
+            low = head[-1].tokens
+        upto = min(max(begins, low), end)
+    head_raw = raw[shared - 1] if shared else 0
     span = (raw[stop - 1] if stop else 0) - head_raw
-    placed_blocks: list[PrefixBlock] = []
+    placed_blocks = list(head)
     for i in range(shared, stop):
         share = (raw[i] - head_raw) / span if span > 0 else 1.0
         placed_blocks.append(placed(blocks[i], round(low + share * (upto - low)), False))
@@ -138,6 +146,8 @@ def placed(block: PrefixBlock, tokens: int, exact: bool) -> PrefixBlock:
         content=block.content,
         label=block.label,
         exact=exact,
+        text=block.text,
+        head=block.head,
     )
 
 

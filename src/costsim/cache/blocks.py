@@ -25,6 +25,12 @@ class PrefixBlock:
     or ``automatic`` (the request-level breakpoint)."""
     exact: bool = False
     """The position is a recorded number (a cache boundary, the whole prompt), not estimated."""
+    text: str = ""
+    """The block's text, where a cache matches prefixes token by token (OpenAI's automatic
+    caching): a text that extends a cached one is read up to where they part."""
+    head: str = ""
+    """With ``text``: the identity of what comes before this block's text (the prefix before
+    it, and the role of its message): blocks with one ``head`` are alternatives at one place."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,11 @@
 Prompts of 1,024 tokens or more are cached automatically; a later request reads the longest
 cached prefix it shares, reported in 128-token increments (GPT-5.6 and later, which bill
 writes, read back exactly what they wrote). Entries live for the model's retention.
+
+The match is token by token, not block by block: a request whose text extends a cached one
+(a Responses ``input`` string grown by a question, a tool result a variant cut after its
+head) reads the cached prefix up to where the two texts part, its tokens in proportion to
+the characters shared.
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from costsim.cache.prefix import Prefix
 from costsim.cache.results import CacheResult, Entry, RuleNote, Write
 from costsim.cache.rules import CacheRules
 
-__all__ = ["OpenAICache"]
+__all__ = ["OpenAICache", "shared_chars"]
 
 
 def _before_last_turn(prefix: Prefix) -> int:
@@ -23,12 +28,44 @@ def _before_last_turn(prefix: Prefix) -> int:
     return tokens[-2] if len(tokens) > 1 else 0
 
 
+TEXTS_KEPT = 32
+"""Cached texts remembered at one place of a prefix (the most recent): a request is matched
+against each, so a trace of thousands of questions after one system prompt stays linear."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """A cached text block: where its prefix entry is, and what it said."""
+
+    key: str
+    text: str
+    start: int
+    """Tokens before it."""
+
+
+def shared_chars(a: str, b: str) -> int:
+    """Characters ``a`` and ``b`` open with alike (a binary search over slices: the string
+    comparisons run in C, a 40,000-character page in 16 of them)."""
+    low, high = 0, min(len(a), len(b))
+    if a[:high] == b[:high]:
+        return high
+    while low < high:
+        middle = (low + high + 1) // 2
+        if a[:middle] == b[:middle]:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
 @dataclass(slots=True)
 class OpenAICache:
     """Automatic caching: prompts of 1,024+ tokens, matched in 128-token increments."""
 
     rules: CacheRules
     entries: dict[str, Entry] = field(default_factory=dict)
+    texts: dict[str, list[_Text]] = field(default_factory=dict)
+    """Cached text blocks by what precedes them (:attr:`PrefixBlock.head`)."""
 
     def seed(
         self,
@@ -66,16 +103,26 @@ class OpenAICache:
             label = entry.label
             exact = entry.exact if matched_tokens == entry.tokens else block.exact
             entry.expires = at + entry.ttl
+        within = self._within(prefix, matched, at)
+        if within is not None and within[0] > matched_tokens:
+            matched_tokens, entry = within
+            label, exact = entry.label, False
+            entry.expires = at + entry.ttl
         read = (matched_tokens // step) * step if matched_tokens >= minimum else 0
         rules = self._diagnose(prefix, matched, at)
         write = 0
         if prefix.total >= minimum:
-            for block in prefix.blocks:
+            for index, block in enumerate(prefix.blocks):
                 if block.key not in self.entries or not self.entries[block.key].readable(at):
                     self.entries[block.key] = Entry(
                         block.tokens, retention, at, at + retention, "automatic", block.exact,
                         "retention",
                     )  # fmt: skip
+                    if block.text:
+                        start = prefix.blocks[index - 1].tokens if index else 0
+                        kept = self.texts.setdefault(block.head, [])
+                        kept.append(_Text(block.key, block.text, start))
+                        del kept[:-TEXTS_KEPT]
             if self.rules.openai_bills_writes(model, when):
                 explicit = prefix.breakpoints()
                 end = prefix.blocks[explicit[-1]].tokens if explicit else _before_last_turn(prefix)
@@ -90,6 +137,30 @@ class OpenAICache:
             read_exact=exact,
             writes=writes,
         )
+
+    def _within(self, prefix: Prefix, matched: int | None, at: float) -> tuple[int, Entry] | None:
+        """The tokens of the block after the last one matched whole that a cached text at its
+        place shares (in proportion to the characters shared, and no more than that text's
+        own entry counted), and that entry; None when none shares any."""
+        index = 0 if matched is None else matched + 1
+        if index >= len(prefix.blocks) or not prefix.blocks[index].text:
+            return None
+        block = prefix.blocks[index]
+        start = prefix.blocks[index - 1].tokens if index else 0
+        best: tuple[int, Entry] | None = None
+        for cached in self.texts.get(block.head, ()):
+            entry = self.entries.get(cached.key)
+            if entry is None or not entry.readable(at) or cached.key == block.key:
+                continue
+            shared = shared_chars(cached.text, block.text)
+            if not shared:
+                continue
+            mine = start + (block.tokens - start) * shared // len(block.text)
+            theirs = cached.start + (entry.tokens - cached.start) * shared // len(cached.text)
+            tokens = min(mine, theirs)
+            if best is None or tokens > best[0]:
+                best = (tokens, entry)
+        return best
 
     def _diagnose(self, prefix: Prefix, matched: int | None, at: float) -> tuple[RuleNote, ...]:
         floor = -1 if matched is None else matched
@@ -112,10 +183,14 @@ class OpenAICache:
         """A recorded read the cache cannot explain (by more than ``tolerance``): the prefix
         was cached up to ``read`` tokens, inside the first block that reaches that far. None
         when the trace itself cached that prefix before (an expiry is not a warm start)."""
-        explained = 0
-        for block in prefix.blocks:
+        explained, last = 0, None
+        for index, block in enumerate(prefix.blocks):
             if self.readable(block.key, at):
                 explained = max(explained, min(block.tokens, self.entries[block.key].tokens))
+                last = index
+        within = self._within(prefix, last, at)
+        if within is not None:
+            explained = max(explained, within[0])
         if read - explained <= tolerance:
             return None
         reaching = next((b for b in prefix.blocks if b.tokens >= read), None)

@@ -31,6 +31,7 @@ from costsim.model import (
     Call,
     Flavour,
     ReasoningBlock,
+    TextBlock,
     ToolDef,
     ToolResultBlock,
 )
@@ -142,24 +143,31 @@ class PrefixBuilder:
         roles = iter([message.role for message in call.messages for _ in message.content])
         stripped = _stripped(call)
         last = len(items) - 1
+        by_token = call.provider == "openai"  # its cache matches within a block
         for index, ((item, _, section), breakpoint, tokens, label) in enumerate(
             zip(items, marks, scaled, labels, strict=True)
         ):
+            before = content
             if section == "messages":
                 if not messages_started:
                     settings = canonical([call.tool_choice, call.thinking or None])
-                    content = self._chain(content, settings)
+                    content = before = self._chain(content, settings)
                     messages_started = True
                 role = next(roles)
                 if id(item) not in stripped:
-                    content = self._chain(self._chain(content, role), self._digest(item))
+                    before = self._chain(content, role)
+                    content = self._chain(before, self._digest(item))
             else:
                 content = self._chain(content, self._digest(item))
             key = self._chain(call.model, content)
             # the last block ends TURN_CLOSE before the whole prompt: a rule, not a count (a
             # token either way, below any band's resolution), so it stays a recorded number
             exact = index == pinned or (index == last and not hidden and pinned is None)
-            blocks.append(PrefixBlock(key, tokens, breakpoint, section, content, label, exact))
+            text = item.text if by_token and isinstance(item, TextBlock) else ""
+            head = self._chain(call.model, before) if text else ""
+            blocks.append(
+                PrefixBlock(key, tokens, breakpoint, section, content, label, exact, text, head)
+            )
         if reference is not None:
             raw = [p.cumulative for p in positions]
             recorded = (

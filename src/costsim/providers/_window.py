@@ -10,10 +10,11 @@ iteration did: such a call is billed at the base tier (:attr:`costsim.model.Usag
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from costsim.model import Call, Flavour
+from costsim.model import Call, Flavour, Note, NoteKind, Usage
 
 __all__ = [
     "BASE_TIER_NOTE",
@@ -23,6 +24,7 @@ __all__ = [
     "hides_its_window",
     "long_window",
     "sums_standard_samplings",
+    "windowed",
 ]
 
 LONG_WINDOW_BETA = "context-1m"
@@ -79,3 +81,30 @@ def hides_its_window(call: Call, headers: Mapping[str, str]) -> bool:
         and usage.prompt_total > LONG_CONTEXT_FROM
         and not long_window(headers, call.extra)
     )
+
+
+def windowed(call: Call, headers: Mapping[str, str]) -> Call:
+    """``call`` billed at the tier its window allows: at the base tier when its usage sums
+    server-tool iterations of a request without the long window, noted when its recording
+    hides a long window it must have had."""
+    if sums_standard_samplings(call, headers):
+        return _at_base_tier(call)
+    if hides_its_window(call, headers):
+        note = Note(NoteKind.LONG_WINDOW_UNSEEN, UNSEEN_WINDOW_NOTE)
+        return dataclasses.replace(call, notes=(*call.notes, note))
+    return call
+
+
+def _at_base_tier(call: Call) -> Call:
+    """``call`` with its usage (and a cut stream's partial usage) flagged as billed at the
+    base tier, and a note when that moves its price (a prompt over 200K tokens)."""
+
+    def flagged(usage: Usage | None) -> Usage | None:
+        return None if usage is None else dataclasses.replace(usage, base_tier=True)
+
+    usage, hint = flagged(call.usage), flagged(call.usage_hint)
+    known = usage if usage is not None else hint
+    notes = call.notes
+    if known is not None and known.prompt_total > LONG_CONTEXT_FROM:
+        notes = (*notes, Note(NoteKind.BASE_TIER, BASE_TIER_NOTE))
+    return dataclasses.replace(call, usage=usage, usage_hint=hint, notes=notes)

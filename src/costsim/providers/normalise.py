@@ -26,19 +26,12 @@ from costsim.model import (
     Note,
     NoteKind,
     Provenance,
-    Usage,
 )
 from costsim.model.sharing import shared_calls
 from costsim.pricing.hosts import host_provider
 from costsim.pricing.tiers import CONTEXTS
 from costsim.providers import Adapter, ParsedResponse, adapter_for
-from costsim.providers._window import (
-    BASE_TIER_NOTE,
-    LONG_CONTEXT_FROM,
-    UNSEEN_WINDOW_NOTE,
-    hides_its_window,
-    sums_standard_samplings,
-)
+from costsim.providers._window import windowed
 from costsim.providers.background import body_of, completed, is_pending, noted
 from costsim.providers.batches import batch_results_note
 from costsim.providers.chains import chained
@@ -228,12 +221,7 @@ def _build(
     call = searched(call)
     if response.service_tier in CONTEXTS:
         call = _at_service_tier(call, response.service_tier)
-    if sums_standard_samplings(call, interaction.request_headers):
-        return _at_base_tier(call)
-    if hides_its_window(call, interaction.request_headers):
-        note = Note(NoteKind.LONG_WINDOW_UNSEEN, UNSEEN_WINDOW_NOTE)
-        return dataclasses.replace(call, notes=(*call.notes, note))
-    return call
+    return windowed(call, interaction.request_headers)
 
 
 def _at_service_tier(call: Call, tier: str) -> Call:
@@ -245,21 +233,6 @@ def _at_service_tier(call: Call, tier: str) -> Call:
         usage=None if usage is None else dataclasses.replace(usage, tier=tier),
         usage_hint=None if hint is None else dataclasses.replace(hint, tier=tier),
     )
-
-
-def _at_base_tier(call: Call) -> Call:
-    """``call`` with its usage (and a cut stream's partial usage) flagged as billed at the
-    base tier, and a note when that moves its price (a prompt over 200K tokens)."""
-
-    def flagged(usage: Usage | None) -> Usage | None:
-        return None if usage is None else dataclasses.replace(usage, base_tier=True)
-
-    usage, hint = flagged(call.usage), flagged(call.usage_hint)
-    known = usage if usage is not None else hint
-    notes = call.notes
-    if known is not None and known.prompt_total > LONG_CONTEXT_FROM:
-        notes = (*notes, Note(NoteKind.BASE_TIER, BASE_TIER_NOTE))
-    return dataclasses.replace(call, usage=usage, usage_hint=hint, notes=notes)
 
 
 def _unrecognised(
