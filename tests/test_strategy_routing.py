@@ -21,6 +21,7 @@ from costsim.model import (
     Platform,
     Provenance,
     TextBlock,
+    ToolDef,
     ToolUseBlock,
     Usage,
 )
@@ -450,3 +451,41 @@ def test_a_change_says_when_the_prompt_is_counted_again(tmp_path: Path) -> None:
         "; its prompt counted again in o200k_base, the new model's tokenizer)"
     )
     assert "counted again" not in changes[1]  # gpt-4o counts with o200k_base already
+
+
+def test_a_routed_request_that_also_changed_shape_places_its_blocks_in_the_new_count() -> None:
+    """Routed to a model that counts ~30% more tokens, and its unused tools dropped: the
+    last blocks kept their distance to the end in the recorded model's tokens, so all the
+    growth landed ahead of them and the system prompt's breakpoint wrote 5,583 tokens where
+    it holds about 1,200 (routing alone, or the tools alone, cache nothing here)."""
+    tools = (
+        ToolDef("get_page", "Fetch a page", {"type": "object", "properties": {}}),
+        *(ToolDef(f"unused_{i}", "An unused tool. " * 30, {}) for i in range(6)),
+    )
+    system = (TextBlock("You are a careful shop assistant. " * 120, cache_control=CacheControl()),)
+    page = "".join(f"def handler_{i}(request):\n    return {{'id': {i}}}\n" for i in range(700))
+    call = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5-20250929",
+        provenance=Provenance(Path("c.yaml"), 0),
+        system=system,
+        tools=tools,
+        messages=(Message("user", (TextBlock("Review this code:\n" + page),)),),
+        response=(TextBlock("ok"),),
+        usage=Usage(uncached_input=1, output=10),
+        recorded_at=WHEN,
+    )
+    total = round(Engine([]).meter.estimate_prompt(call))
+    call = dataclasses.replace(call, usage=Usage(cache_write_5m=2000, uncached_input=total - 2000))
+    engine = Engine([CassetteTrace(Path("c.yaml"), (call,), 0, 0)])
+    steps = (
+        make_step("routing", {"default": "claude-opus-4-7"}),
+        make_step("selective_tools", {"mode": "oracle"}),
+    )
+    item = engine.run(Variant("both", steps)).traces[0].calls[0]
+    usage = item.modelled
+    assert usage is not None
+    blocks = engine.prefix(item.sim, usage.prompt_total).blocks
+    system_end = next(b.tokens for b in blocks if b.section == "system")
+    assert system_end < 2000  # the system prompt, not the code after it
+    assert usage.cache_write_5m < 2000

@@ -175,7 +175,12 @@ class PrefixBuilder:
                 if origin is not None
                 else None
             )
-            same = self._same_tail(call, origin) if origin is not None else 0
+            # another model counts the same blocks otherwise: their distances to the end too
+            same = (
+                self._same_tail(call, origin)
+                if origin is not None and origin.model == call.model
+                else 0
+            )
             blocks = align(blocks, reference, raw, client, recorded, tail, same)
         return Prefix(tuple(blocks), total, hidden)
 
