@@ -76,7 +76,7 @@ def test_every_format_gives_the_interaction_its_band(tmp_path: Path) -> None:
         low, high = Decimal(band["saving_usd_low"]), Decimal(band["saving_usd_high"])
         assert low < Decimal(band["saving_usd"]) < high and not band["saving_usd_exact"]
     text = " ".join(runner.invoke(cli, ["compare", str(scenario), "--no-cache"]).stdout.split())
-    assert "interaction saves $0.560 (-$0.144/+$0.141)" in text
+    assert "interaction saves $0.560 (-$0.125/+$0.123)" in text
     page = tmp_path / "page.html"
     runner.invoke(
         cli, ["compare", str(scenario), "--no-cache", "--format", "html", "-o", str(page)]

@@ -11,6 +11,7 @@ that put ±$0.07 on a $0.001 change.
 
 from __future__ import annotations
 
+import dataclasses
 from datetime import UTC, datetime, timedelta
 from decimal import Decimal
 from pathlib import Path
@@ -39,10 +40,10 @@ PAGE = "".join(
 )
 
 
-def _trace() -> CassetteTrace:
+def _trace(system_lines: int = 80) -> CassetteTrace:
     """Three calls of one tool loop, a breakpoint on the request (the last block): the page
     the first tool returned is in every later request; each reads what the one before wrote."""
-    system = (TextBlock("You are a careful shop assistant. " * 80),)
+    system = (TextBlock("You are a careful shop assistant. " * system_lines),)
     ask = Message("user", (TextBlock("Where is order 12?"),))
     use = ToolUseBlock("t1", "get_page", {"url": "https://shop/orders"})
     page = Message("user", (ToolResultBlock("t1", (TextBlock(PAGE),)),))
@@ -108,3 +109,36 @@ def test_a_cut_in_the_part_a_request_writes_errs_at_the_write_price() -> None:
     terms = call_terms(first, engine.meter, None, removes_only=removes_only(result))
     prompt = terms[("prompt", id(first.sim.origin))]
     assert prompt.below == Decimal(str(round(min(error, usage.prompt_total), 3))) * prices.write_5m
+
+
+def test_every_change_of_a_request_weighs_in_its_price_not_only_the_first() -> None:
+    """Unused tools dropped (read from cache in the variant too) and a page cut as it is
+    first sent (written): only the first change was priced, the read price, and adding the
+    tools' drop to the cut narrowed its band threefold."""
+    from costsim.analysis.boundary_band import segments
+    from costsim.analysis.prompt_band import error_price
+    from costsim.model import ToolDef
+
+    unused = tuple(
+        ToolDef(f"unused_{i}", "A tool this loop never calls. " * 20, {}) for i in range(4)
+    )
+    calls = [dataclasses.replace(c, tools=unused) for c in _trace(200).calls]
+    totals = [round(Engine([]).meter.estimate_prompt(c)) for c in calls]
+    read = 0
+    for index, total in enumerate(totals):  # each writes its prompt, the next reads it
+        usage = Usage(uncached_input=3, cache_read=read, cache_write_5m=total - 3 - read)
+        calls[index] = dataclasses.replace(calls[index], usage=usage)
+        read = total - 3
+    engine = Engine([CassetteTrace(Path("loop.yaml"), tuple(calls), 0, 0)])
+    steps = (
+        make_step("selective_tools", {"mode": "oracle"}),
+        make_step("truncation", {"max_chars": 4000}),
+    )
+    first = engine.run(Variant("both", steps)).traces[0].calls[1]
+    usage = first.modelled
+    assert usage is not None and usage.cache_write_5m > 0
+    prices = unit_prices(MODEL, "anthropic", WHEN, prompt=usage.prompt_total)
+    assert prices is not None
+    price = error_price(first, usage, engine.meter, segments(usage), prices)
+    assert prices.cache_read < price < prices.write_5m
+    assert price > (prices.cache_read + prices.write_5m) / 2  # the cut outweighs the tools

@@ -10,6 +10,7 @@ the estimate stops there.
 from __future__ import annotations
 
 from decimal import Decimal
+from difflib import SequenceMatcher
 
 from costsim.engine.simulate import SimulatedCall, VariantResult
 from costsim.metering.classes import content_class
@@ -137,6 +138,9 @@ def removes_only(result: VariantResult) -> bool:
     )
 
 
+_PER_TOKEN = Decimal("1e-15")
+
+
 def error_price(
     item: SimulatedCall,
     usage: Usage,
@@ -175,42 +179,46 @@ def error_price(
     if len(by_kind) == 1:  # one segment: its price, exactly
         return prices.of(next(iter(by_kind)))
     total = Decimal(str(weight))
-    return sum(
+    mixed = sum(
         (prices.of(kind) * Decimal(str(share)) / total for kind, share in by_kind.items()),
         start=Decimal(0),
     )
+    return mixed.quantize(_PER_TOKEN)  # a price per token: to a billionth of a cent
 
 
 def _changed(item: SimulatedCall, usage: Usage, meter: Meter) -> list[tuple[int, float]]:
     """Where (prompt tokens before it) the variant changed the recorded request, and by how
-    much (raw tokens): each block it changed, when it kept the request's blocks one for one;
-    else where the first change begins. Empty for a prompt estimated whole, one sent to
-    another model (its count changed all along), or one changed only past its blocks."""
+    much (raw tokens): each run of blocks it changed, dropped or added, the requests' blocks
+    matched in order (one a strategy left alone is the same object, or equal). Empty for a
+    prompt estimated whole, one sent to another model (its count changed all along), or one
+    whose blocks are all the recorded ones."""
     origin, call = item.sim.origin, item.call
     if origin is None or origin.usage is None or call is origin or call.model != origin.model:
         return []
     mine, theirs = call.prompt_blocks, origin.prompt_blocks
-    differ = [
-        i for i, (a, b) in enumerate(zip(mine, theirs, strict=False)) if a is not b and a != b
-    ]
-    if len(mine) != len(theirs):
-        first = differ[0] if differ else min(len(mine), len(theirs))
-        differ = [first] if first < len(mine) else []
-    if not differ:
+    matcher = SequenceMatcher(None, [_key(b) for b in theirs], [_key(b) for b in mine], False)
+    runs = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    if not runs:
         return []
-    positions = [p.cumulative for p in meter.serialiser.positions(call)]
-    before = [p.cumulative for p in meter.serialiser.positions(origin)]
-    if not positions or positions[-1] <= 0:
+    positions = [0, *(p.cumulative for p in meter.serialiser.positions(call))]
+    before = [0, *(p.cumulative for p in meter.serialiser.positions(origin))]
+    if positions[-1] <= 0 or len(positions) != len(mine) + 1 or len(before) != len(theirs) + 1:
         return []
     rate = usage.prompt_total / positions[-1]
-
-    def size(cumulative: list[int], index: int) -> int:
-        return cumulative[index] - (cumulative[index - 1] if index else 0)
-
     return [
         (
-            round((positions[i - 1] if i else 0) * rate),
-            abs(size(positions, i) - size(before, i)) if len(before) == len(positions) else 1.0,
+            round(positions[j1] * rate),
+            float(abs((positions[j2] - positions[j1]) - (before[i2] - before[i1]))),
         )
-        for i in differ
+        for _, i1, i2, j1, j2 in runs
     ]
+
+
+def _key(block: object) -> object:
+    """What matches a block with its recorded self: itself where it can be hashed (a block
+    rebuilt equal matches), else the object."""
+    try:
+        hash(block)
+    except TypeError:
+        return id(block)
+    return block
