@@ -483,6 +483,9 @@ def test_a_saving_band_reaches_no_further_than_what_the_changed_calls_cost() -> 
     summary.bands = dataclasses.replace(summary.bands, cost=wide, delta=wide)
     assert summary.delta.low == -touched
     assert summary.cost.low == summary.baseline.cost_usd - touched > 0  # it stopped at $0
+    # a call left alone but billed on an estimate (no recorded usage) is unsure both ways
+    summary.baseline = dataclasses.replace(summary.baseline, estimated_calls=1)
+    assert summary.cost.low == 0
 
 
 def test_each_cassette_gives_its_recording_beside_its_baseline() -> None:

@@ -87,9 +87,12 @@ class VariantSummary:
     def cost(self) -> Band:
         """The variant's cost and its p90 band: no lower than what the calls it leaves as
         recorded cost, as its change saves no more than the others did (the two bands are
-        one; a trial's cost band stopped at $0 where its change's stopped at $0.0138)."""
+        one; a trial's cost band stopped at $0 where its change's stopped at $0.0138); where
+        some recorded call has no usage, its estimate is unsure both ways: at $0."""
         touched, recorded = self._touched(), self.baseline.cost_usd
         floor = recorded - touched if touched is not None and recorded is not None else None
+        if self.baseline.estimated_calls:  # a call left alone is billed on an estimate
+            floor = None
         return self.bands.band(self.totals.cost_usd, floor or Decimal(0))
 
     @property
