@@ -308,6 +308,24 @@ def test_a_prompt_the_server_extends_keeps_the_tables_band() -> None:
     assert self_checked_error(meter, before, after, meter.delta(before, after)) is None
 
 
+def test_a_text_cut_beside_untouched_images_is_self_checked_on_the_text() -> None:
+    """A screenshot in the conversation made the whole request an images one, and its cut
+    of a text result fell back to the table's band: nine times its text-only twin's."""
+    from costsim.analysis.prompt_band import self_checked_error
+    from costsim.metering.meter import Meter
+    from costsim.model import ImageBlock, Message
+
+    before, after = _as_claude(1.0).calls[1:3]
+    shot = Message("user", (ImageBlock("image/png", "sha256:ab", 9_000, width=800, height=600),))
+    meter = Meter()
+    with_shot = [dataclasses.replace(c, messages=(shot, *c.messages)) for c in (before, after)]
+    delta = meter.delta(with_shot[0], with_shot[1])
+    assert self_checked_error(meter, with_shot[0], with_shot[1], delta) is not None
+    # an image added by the change is no text change: the table's band
+    added = dataclasses.replace(after, messages=(shot, *after.messages))
+    assert self_checked_error(meter, before, added, meter.delta(before, added)) is None
+
+
 @pytest.mark.parametrize(
     "spec",
     [

@@ -13,7 +13,7 @@ from decimal import Decimal
 from difflib import SequenceMatcher
 
 from costsim.engine.simulate import SimulatedCall, VariantResult
-from costsim.metering.classes import content_class
+from costsim.metering.classes import content_class, delta_class
 from costsim.metering.evaluate import exclusion_reason
 from costsim.metering.meter import Meter
 from costsim.model import Call, Usage
@@ -91,6 +91,8 @@ def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> flo
     return error if checked is None else min(error, checked)
 
 
+MEDIA = frozenset({"images", "documents"})
+"""Request classes whose media a provider's rule counts, beside text a self-check can read."""
 SELF_CHECKED = frozenset({"text", "tools"})
 """Content classes whose whole recorded prompt bounds the delta's error (held out by source,
 it did; for images, documents and reasoning the increments missed by far more than the
@@ -110,23 +112,32 @@ those cover 84% of the third, so these are wider than that."""
 def self_checked_error(
     meter: Meter, original: Call, transformed: Call, delta: float
 ) -> float | None:
-    """The error of a text or tool request's delta from how far the calibrated estimate of
-    its recorded prompt is from what was billed (the same estimator, on the same content);
-    None where that does not bound it: other content, another model, no recorded usage, or a
-    call calibration leaves out (a prompt the server extends or does not show)."""
+    """The error of a text or tool delta from how far the calibrated estimate of its
+    recorded prompt is from what was billed (the same estimator, on the same content);
+    None where that does not bound it: another change, another model, no recorded usage, or
+    a call calibration leaves out (a prompt the server extends or does not show). A request
+    that also holds images or documents, untouched, is measured on its own text: its miss
+    against what was billed for the rest (a screenshot's tokens come from the provider's
+    rule, not the tokenizer), so a cut of a text result beside screenshots is not banded at
+    the table's width, nine times its text-only twin's."""
     usage = original.usage
+    whole = content_class(original)
     if (
         usage is None
         or transformed.model != original.model
         or original.server_tools
-        or content_class(original) not in SELF_CHECKED
-        or content_class(transformed) not in SELF_CHECKED
+        or whole not in SELF_CHECKED | MEDIA
+        or delta_class(original, transformed) not in SELF_CHECKED
         # what calibration does not trust (a prompt the server extends: deferred or server
         # tools, stored conversations, MCP servers) says nothing about the estimator either
         or exclusion_reason(original, meter.features(original)) is not None
     ):
         return None
-    miss = abs(meter.estimate_prompt(original) - usage.prompt_total) / usage.prompt_total
+    media = meter.features(original).fixed if whole in MEDIA else 0
+    text = usage.prompt_total - media
+    if text <= 0:
+        return None
+    miss = abs(meter.estimate_prompt(original) - usage.prompt_total) / text
     return abs(delta) * max(SELF_FLOOR, SELF_FACTOR * miss) + SELF_TOKENS
 
 
