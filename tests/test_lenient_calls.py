@@ -132,3 +132,18 @@ def test_the_plugin_names_a_replayed_body_that_cannot_be_decompressed() -> None:
         InteractionError, match=r"x\.yaml: interaction 1: response body: is corrupt"
     ):
         read_vcr_call("x.yaml", 1, request, response)
+
+
+def test_another_service_s_corrupt_body_is_an_other_interaction(tmp_path: Path) -> None:
+    """An MCP server's own traffic with a corrupt gzip body stopped a strict run and was
+    called an unmetered LLM call; a readable one is an other interaction, and so is it."""
+    mcp = interaction()
+    mcp["request"]["uri"] = "http://127.0.0.1:8931/mcp"
+    mcp["request"]["body"] = json.dumps({"jsonrpc": "2.0", "method": "tools/call", "id": 1})
+    mcp["response"]["body"]["string"] = b"\xde\xad\xbe\xef" * 8
+    mcp["response"]["headers"]["Content-Encoding"] = ["gzip"]
+    path = write_yaml(tmp_path / "mcp.yaml", [interaction(), mcp, interaction()])
+    strict = _run("report", path, "--format", "json", "--no-cache")
+    assert strict.exit_code == 0, strict.output
+    document = json.loads(strict.stdout)
+    assert document["totals"]["llm_calls"] == 2 and not document["notes"]

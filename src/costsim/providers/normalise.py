@@ -70,7 +70,7 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
     notes: list[InteractionNote] = []
     for interaction in cassette.interactions:
         try:
-            call = _call(_readable(interaction))
+            call = _call_of(interaction)
         except InteractionError as exc:
             if not lenient or exc.path != interaction.path:
                 raise
@@ -124,16 +124,32 @@ def _served(call: Call) -> Call:
 
 def call_from_interaction(interaction: Interaction) -> Call | None:
     """The LLM call an interaction made to Anthropic or OpenAI (or a gateway), else None."""
-    call = _call(_readable(interaction))
+    call = _call_of(interaction)
     return noted(_served(call), interaction) if isinstance(call, Call) else None
 
 
-def _readable(interaction: Interaction) -> Interaction:
-    """The interaction, when both its bodies could be read; else its error."""
-    for body in (interaction.request_body, interaction.response_body):
-        if body.problem is not None:
-            raise interaction.fail(body.problem)
-    return interaction
+def _call_of(interaction: Interaction) -> Call | InteractionNote | None:
+    """The interaction's call (or note). One whose body cannot be read (corrupt gzip) is an
+    error when it looks like an LLM call (its path, or its request's shape); another
+    service's (an MCP server's own traffic) is an other interaction, as a readable one is."""
+    problem = interaction.request_body.problem or interaction.response_body.problem
+    if problem is None:
+        return _call(interaction)
+    if _looks_like_llm(interaction):
+        raise interaction.fail(problem)
+    return None
+
+
+def _looks_like_llm(interaction: Interaction) -> bool:
+    if looks_like_llm_path(interaction.url_path) or _is_llm_path(interaction.url_path):
+        return True
+    try:
+        request = None if interaction.request_body.problem else _request_json(interaction)
+    except InteractionError:
+        return True
+    return request is not None and bool(
+        adapter_for(interaction.method, interaction.url_path, request)
+    )
 
 
 def _request_json(interaction: Interaction) -> Mapping[str, Any] | None:
