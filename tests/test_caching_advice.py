@@ -255,6 +255,60 @@ def test_advice_counts_the_lines_after_a_changing_line_inside_one_block(tmp_path
     assert not advice.leaks and advice.never_resent_calls == 2
 
 
+@pytest.mark.parametrize("where", ["top", "bottom"])
+def test_a_changing_line_anywhere_in_a_block_leaves_the_rest_and_its_writes_on_the_table(
+    tmp_path: Path, where: str
+) -> None:
+    """A clock line at the bottom of a one-block system prompt counted nothing (only the
+    lines after the change were), though a split saves the same as for one at the top; and
+    the block, written again by each call, was valued at the input price, not the write's."""
+    import costsim
+
+    rules = "You review pull requests carefully.\n" * 400
+
+    def call(index: int) -> Call:
+        stamp = f"Now: 09:00:{30 * index:02d}\n"
+        text = stamp + rules if where == "top" else rules + stamp
+        return Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model="claude-sonnet-4-5-20250929",
+            provenance=Provenance(tmp_path / "agent.yaml", index),
+            system=(TextBlock(text, cache_control=CacheControl()),),
+            messages=(Message("user", (TextBlock(f"review #{index}"),)),),
+            usage=Usage(uncached_input=10, cache_write_5m=3300, output=40),
+            recorded_at=WHEN + timedelta(seconds=30 * index),
+        )
+
+    trace = CassetteTrace(tmp_path / "agent.yaml", (call(0), call(1)), 0, 0)
+    advice = costsim.advise([trace]).data
+    dynamic = {leak.reason: leak for leak in advice.leaks}["dynamic content early in the prompt"]
+    assert 3000 <= dynamic.tokens <= 3300
+    # written again ($3.75 a million) where a read costs $0.30
+    assert dynamic.usd == dynamic.tokens * (Decimal("3.75") - Decimal("0.30")) / 10**6
+
+
+def test_a_request_sent_after_the_longest_ttl_leaves_no_dynamic_content(tmp_path: Path) -> None:
+    """Two hours apart nothing cached is read back, whatever is split: a gap, not dynamic
+    content (it was counted so, even three days apart)."""
+    import costsim
+
+    rules = "You review pull requests carefully.\n" * 400
+    calls = tuple(
+        Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model="claude-sonnet-4-5-20250929",
+            provenance=Provenance(tmp_path / "agent.yaml", index),
+            system=(TextBlock(f"Now: {index}\n" + rules),),
+            messages=(Message("user", (TextBlock("review"),)),),
+            usage=Usage(uncached_input=3300, output=40),
+            recorded_at=WHEN + timedelta(hours=2 * index),
+        )
+        for index in range(2)
+    )
+    advice = costsim.advise([CassetteTrace(tmp_path / "agent.yaml", calls, 0, 0)]).data
+    assert "dynamic content early in the prompt" not in {leak.reason for leak in advice.leaks}
+
+
 def test_check_cache_names_server_tool_iterations() -> None:
     response = (OtherBlock("server_tool_use", {"name": "code_execution"}),)
     call = Call(

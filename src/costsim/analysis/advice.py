@@ -25,7 +25,7 @@ from costsim.engine.simulate import Engine
 from costsim.model import Block, Call, TextBlock, ToolDef
 from costsim.model.quoting import quoted
 from costsim.pricing.ledger import Totals
-from costsim.pricing.units import unit_prices
+from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.registry import Variant, make_step
 from costsim.strategies.system_split import MIN_STATIC_CHARS, opening
 from costsim.strategies.trace import SimCall
@@ -129,10 +129,20 @@ class _Leaks:
         leak = self.table.setdefault(reason, Leak(reason))
         leak.calls += 1
         leak.tokens += tokens
-        if prices is not None:
-            leak.usd += tokens * (prices.input - prices.cache_read)
+        if prices is not None:  # re-sent as it was billed: written again, else uncached
+            leak.usd += tokens * (_billed_at(call, tokens, prices) - prices.cache_read)
         if len(leak.examples) < 3:
             leak.examples.append(example)
+
+
+def _billed_at(call: Call, tokens: int, prices: UnitPrices) -> Decimal:
+    """The price a request paid for ``tokens`` it re-sent: a write's, where it wrote at
+    least that many (a breakpoint after a changing line writes the block again each time),
+    else the input price."""
+    usage = call.usage
+    if usage is None or usage.cache_write < tokens:
+        return prices.input
+    return prices.write_1h if usage.cache_write_1h > usage.cache_write_5m else prices.write_5m
 
 
 def _hour_priced(call: Call) -> bool:
@@ -181,9 +191,12 @@ def _leaks(engine: Engine) -> tuple[list[Leak], int]:
                     detail = f"{where}: {tokens:,} tokens re-sent after {_duration(gap)}"
                     leaks.add(reason, call, tokens, total, detail)
             previous = next((s for s in reversed(seen) if s.call.model == call.model), None)
-            if previous is not None and _dynamic(
-                leaks, previous.call, call, prefix.blocks, shared, where, total
-            ):
+            recent = previous is not None and at - previous.at <= engine.rules.ttl_seconds["1h"]
+            if (
+                previous is not None
+                and recent
+                and _dynamic(leaks, previous.call, call, prefix.blocks, shared, where, total)
+            ):  # beyond the longest TTL no split keeps anything: a gap, not dynamic content
                 shared_later.add(id(previous.call))
             texts = {block.head: block.text for block in prefix.blocks if block.text}
             seen.append(_Seen(call, at, keys, texts))
@@ -240,7 +253,9 @@ def _dynamic(
     same_after = [i for i in range(first + 1, min(len(old), len(new))) if old[i] == new[i]]
     tokens = sum(_own(blocks, i) for i in same_after if i < len(blocks))
     if first < len(blocks):
-        tokens += round(_own(blocks, first) * _same_lines_after_change(old[first], new[first]))
+        # a cache that matches token by token (OpenAI) reads the lines before the change
+        before = call.provider != "openai"
+        tokens += round(_own(blocks, first) * _same_lines(old[first], new[first], before))
     if tokens <= 0:
         return False
     detail = _excerpt(old[first], new[first])
@@ -259,21 +274,25 @@ def _own(blocks: tuple[PrefixBlock, ...], index: int) -> int:
     return blocks[index].tokens - (blocks[index - 1].tokens if index else 0)
 
 
-def _same_lines_after_change(old: Block | ToolDef, new: Block | ToolDef) -> float:
-    """The share of ``new``'s text that is lines ``old`` also has, after the first line that
-    differs (matched line by line, as the caching split matches them); 0 for blocks that are
-    not text, texts that do not open alike but for digits (two agents' prompts, which a split
-    keeps apart), or when those lines are too few to reach any model's cache minimum."""
+def _same_lines(old: Block | ToolDef, new: Block | ToolDef, before: bool) -> float:
+    """The share of ``new``'s text that is lines ``old`` also has (matched line by line, as
+    the caching split matches them), those before the first line that differs only with
+    ``before`` (a breakpoint caches none of a block that changed anywhere; a cache that
+    matches token by token reads up to the change); 0 for blocks that are not text, texts
+    that do not open alike but for digits (two agents' prompts, which a split keeps apart),
+    or when those lines are too few to reach any model's cache minimum."""
     if not (isinstance(old, TextBlock) and isinstance(new, TextBlock)) or not new.text:
         return 0.0
     if opening(old.text) != opening(new.text):
         return 0.0
-    before = old.text.splitlines(keepends=True)
-    after = new.text.splitlines(keepends=True)
-    matches = SequenceMatcher(None, before, after, autojunk=False).get_matching_blocks()
-    head = matches[0].size if matches and matches[0].a == matches[0].b == 0 else 0
+    lines_before = old.text.splitlines(keepends=True)
+    lines_after = new.text.splitlines(keepends=True)
+    matches = SequenceMatcher(None, lines_before, lines_after, autojunk=False).get_matching_blocks()
+    head = matches[0].size if matches and matches[0].a == matches[0].b == 0 and not before else 0
     same = sum(
-        len(line) for match in matches for line in after[max(match.b, head) : match.b + match.size]
+        len(line)
+        for match in matches
+        for line in lines_after[max(match.b, head) : match.b + match.size]
     )
     return same / len(new.text) if same >= MIN_STATIC_CHARS else 0.0
 
