@@ -1374,3 +1374,26 @@ def test_a_what_if_that_cannot_act_says_why(project: pytest.Pytester) -> None:
         "note: agents.support routes an agent with no pattern"
         in (project.path / "out.md").read_text()
     )
+
+
+@pytest.mark.parametrize("workers", [[], ["-n", "2"]], ids=["serial", "xdist"])
+def test_a_sent_request_that_cannot_be_read_is_said_not_checked(
+    project: pytest.Pytester, workers: list[str]
+) -> None:
+    """The code sends a body costsim cannot read to an LLM path: the replay serves the
+    recorded call, metered as recorded, and the run says its drift was not checked (it was
+    silent, after a change of this session; before it, an internal error)."""
+    project.makepyfile(
+        test_agent=REPLAY
+        + "\ndef test_cut():\n"
+        + "    with vcr.use_cassette('agent.yaml', record_mode='none'):\n"
+        + "        requests.post('https://api.anthropic.com/v1/messages', data=b'{\"model\": ',"
+        + " headers={'content-type': 'application/json'})\n"
+    )
+    result = project.runpytest("--costsim", "--costsim-report", "out.json", *workers)
+    result.assert_outcomes(passed=1)
+    text = " ".join(result.stdout.str().split())
+    assert "test_agent.py::test_cut: drift not checked, the request it sent is unreadable:" in text
+    assert "interaction 0: request body" in text
+    notes = _report(project)["notes"]
+    assert isinstance(notes, list) and any("drift not checked" in n for n in notes)

@@ -26,6 +26,8 @@ class Observed:
     recorded: Call
     sent: Call | None = None
     differences: tuple[Difference, ...] = ()
+    unread: str = ""
+    """Why the request the code sent now could not be read (its drift is then unchecked)."""
 
 
 def sent_call(
@@ -41,8 +43,8 @@ def sent_call(
         return Observed(recorded)
     try:
         sent = read_vcr_call(cassette_path, index, request, response)
-    except CostsimError:
-        return Observed(recorded)  # what was sent is not a readable LLM request
+    except CostsimError as exc:  # what was sent is not a readable LLM request: said
+        return Observed(recorded, unread=str(exc))
     if sent is None:
         return Observed(recorded)
     sent = replace(sent, host=recorded.host)  # the same request through another host or proxy

@@ -12,26 +12,23 @@ import json
 import os
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from pathlib import Path
 from typing import Any, ClassVar
 
 from costsim.api.testing import (
     Budget,
-    Difference,
     MeteredCall,
     TestCost,
     TestMeter,
     Totals,
     WhatIfCost,
-    amount_text,
     budget_failures,
-    drift_summary,
     read_vcr_call,
 )
 from costsim.errors import CostsimError
 from costsim.model import Call, NoteKind
 from costsim.model.ordering import naturally
+from costsim.plugin.drift_entry import DriftEntry
 from costsim.plugin.observe import Observed, sent_call
 from costsim.plugin.settings import DriftMode
 from costsim.plugin.vcr_patch import Observing, VcrPatch
@@ -42,46 +39,6 @@ __all__ = ["CostsimSession", "DriftEntry", "TestLedger"]
 
 _USAGE = frozenset({NoteKind.INVALID_USAGE, NoteKind.INCOMPLETE_STREAM, NoteKind.NO_USAGE})
 """Notes that say why a call's recorded usage could not be used."""
-
-
-@dataclass(frozen=True, slots=True)
-class DriftEntry:
-    """A replayed call whose request, as the code sent it, differs from the recording."""
-
-    test: str
-    cassette: str
-    index: int
-    differences: tuple[Difference, ...]
-    prompt_delta: int | None
-    """Metered prompt tokens as sent minus as recorded (None when neither is known)."""
-    cost_delta: Decimal | None
-
-    @property
-    def kind(self) -> str:
-        return drift_summary(list(self.differences))
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "test": self.test,
-            "cassette": self.cassette,
-            "interaction": self.index,
-            "kind": self.kind,
-            "differences": [{"aspect": d.aspect, "detail": d.detail} for d in self.differences],
-            "prompt_tokens_delta": self.prompt_delta,
-            "cost_usd_delta": amount_text(self.cost_delta),
-        }
-
-    @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> DriftEntry:
-        cost = data["cost_usd_delta"]
-        return cls(
-            test=data["test"],
-            cassette=data["cassette"],
-            index=data["interaction"],
-            differences=tuple(Difference(d["aspect"], d["detail"]) for d in data["differences"]),
-            prompt_delta=data["prompt_tokens_delta"],
-            cost_delta=None if cost is None else Decimal(cost),
-        )
 
 
 @dataclass  # not slotted: its base, Observing, is a plain class
@@ -186,6 +143,9 @@ class CostsimSession(Observing):
                 f"it ({type(exc).__name__}: {exc}); please report it"
             )
             return
+        if observed.unread:
+            said = f"drift not checked, the request it sent is unreadable: {observed.unread}"
+            self.notes.append(f"{self.current}: {said}")
         self.observed.setdefault(self.current, []).append(observed)
 
     # --- metering --------------------------------------------------------------------------
@@ -327,6 +287,7 @@ class CostsimSession(Observing):
                 },
                 "what_if_notes": self.what_if_notes,
                 "errors": self.errors,
+                "notes": self.notes,
                 "drift": [entry.to_json() for entry in self.drifted()],
                 "budgets": {
                     name: budget.model_dump(exclude_none=True)
@@ -363,6 +324,7 @@ class CostsimSession(Observing):
             mine = self.what_if_notes.setdefault(name, [])
             mine[:] = sorted({*mine, *said})  # one order, whichever worker reports first
         self.errors.extend(figures.get("errors", []))
+        self.notes.extend(figures.get("notes", []))
         self.internal_errors.extend(figures.get("internal_errors", []))
         # every worker collects every test, so each finds the same bad marker: one error
         self.usage_errors.extend(
