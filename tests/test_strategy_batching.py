@@ -7,6 +7,8 @@ from datetime import UTC, datetime
 from decimal import Decimal
 from pathlib import Path
 
+import pytest
+
 from costsim.engine import Engine, Variant, make_step
 from costsim.metering.openai_framing import call_tokens, parallel_calls_tokens
 from costsim.metering.serialise import serialise
@@ -180,6 +182,39 @@ def test_a_field_name_an_earlier_result_mentions_is_no_dependency() -> None:
         Variant("batch", (make_step("batching"),))
     )
     assert result.totals().llm_calls == 1 and result.divergences == 0
+
+
+@pytest.mark.parametrize(
+    ("result", "used", "dependent"),
+    [
+        pytest.param('- button "Pay" [ref=e7]', {"ref": "e7"}, True, id="a-short-reference"),
+        pytest.param('- button "Pay" [ref=e77]', {"ref": "e7"}, False, id="not-inside-another"),
+        pytest.param(
+            "Navigated to https://example.com/alpha",
+            {"text": "https://example.com/alpha"},
+            False,
+            id="echo-of-its-own-input",
+        ),
+    ],
+)
+def test_a_dependency_is_a_value_only_a_result_gave(
+    result: str, used: dict[str, str], dependent: bool
+) -> None:
+    """A click on ``e7`` from the page's snapshot depends on it (values under six characters
+    were never looked at); a URL the page echoes back after the model asked for it does not
+    (it was found in the result and called a dependency)."""
+    trace = _trace(final_answer=False)
+    calls = list(trace.calls)
+    first_result = Message("tool", (ToolResultBlock("call_a", (TextBlock(result),)),))
+    uses = ToolUseBlock("call_b", "browser_click", used)
+    calls[1] = dataclasses.replace(
+        calls[1], messages=(*calls[1].messages[:-1], first_result), response=(uses,)
+    )
+    calls[2] = dataclasses.replace(calls[2], messages=(*calls[1].messages, *calls[2].messages[3:]))
+    result_run = Engine([CassetteTrace(Path("d.yaml"), tuple(calls), 0, 0)]).run(
+        Variant("batch", (make_step("batching"),))
+    )
+    assert result_run.divergences == (1 if dependent else 0)
 
 
 def test_batching_over_the_corpus(corpus: Path) -> None:

@@ -15,7 +15,8 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from itertools import pairwise
 
 from pydantic import Field
 
@@ -36,6 +37,8 @@ from costsim.strategies.trace import Event, SimCall, SimTrace
 __all__ = ["Batching", "BatchingParams"]
 
 _VALUE = re.compile(r"[\w./:-]{6,}")
+_REFERENCE = re.compile(r"[a-z]{1,3}\d+(?:[a-z]\d+)*")
+"""A short reference a tool input may take from an earlier result (``e7``, ``s2e14``)."""
 
 
 class BatchingParams(Params):
@@ -113,22 +116,45 @@ def _merge_history(
 
 
 def _dependent_input(run: Sequence[SimCall]) -> str | None:
-    """A tool input of the run that uses a value first seen in an earlier result of the run."""
+    """A tool input of the run that uses a value first seen in an earlier result of the run:
+    a word of six characters or more, or a short reference (``e7``, ``s2e14``: a snapshot's
+    element) found as a whole word; not one the run's own earlier inputs wrote (a page that
+    echoes the URL the model asked for)."""
     seen_before = "\n".join(
         str(getattr(b, "text", "")) for m in run[0].call.messages for b in m.content
     )
-    results_so_far = ""
-    for item in run[1:]:
+    results_so_far, own = "", ""
+    for earlier, item in pairwise(run):
+        own += "\n".join(v for b in _uses(earlier.call) for v in input_values(b.input))
         new = item.call.messages[len(run[0].call.messages) :]
         results_so_far += "\n".join(
             b.text for m in new for b in m.content if isinstance(b, ToolResultBlock)
         )
-        for use in (b for b in item.call.response if isinstance(b, ToolUseBlock)):
-            words = (w for text in input_values(use.input) for w in _VALUE.findall(text))
-            for value in words:
-                if value in results_so_far and value not in seen_before:
+        for use in _uses(item.call):
+            for value in _values(use.input):
+                if value in own or value in seen_before:
+                    continue
+                if _found(value, results_so_far):
                     return f"{use.name} uses {value[:40]!r} from an earlier result in the batch"
     return None
+
+
+def _uses(call: Call) -> list[ToolUseBlock]:
+    return [b for b in call.response if isinstance(b, ToolUseBlock)]
+
+
+def _values(tool_input: object) -> Iterator[str]:
+    """The words of a tool input's values worth tracing: long ones, and short references."""
+    for text in input_values(tool_input):
+        yield from _VALUE.findall(text)
+        if _REFERENCE.fullmatch(text):
+            yield text
+
+
+def _found(value: str, text: str) -> bool:
+    if len(value) >= 6:
+        return value in text
+    return re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", text) is not None
 
 
 class Batching:
