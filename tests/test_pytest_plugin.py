@@ -1151,6 +1151,8 @@ def _summary_section(lines: list[str]) -> list[str]:
         (100, ["-vv"], ["cache read", "cache write", "uncached", "output", "cost"]),
         (80, ["-vv"], ["cache read", "cache write", "uncached", "cost"]),
         (60, ["--costsim-strategies", "caching:ttl=1h,routing:default=claude-haiku-4-5"], []),
+        # -vv and four what-if columns: too wide at 80 (the split was never left out)
+        (80, ["-vv", "--costsim-strategies", "truncation,caching:ttl=1h,caching,batching"], []),
     ],
 )
 def test_the_summary_fits_the_terminal_and_names_what_it_left_out(

@@ -133,9 +133,12 @@ def _rows(
 _DROP_ORDER = ("hit rate", "output", "calls", "prompt")
 """Columns left out, in this order, when the table does not fit the terminal: the cost and
 what ``-vv`` asked for (the token split) stay; the report files keep them all."""
-_WIDE_DROP_ORDER = ("hit rate", "prompt", "calls", "output")
-"""With ``-vv``: the prompt first (the split adds up to it), the output last (where a
-reasoning model's cost is)."""
+_WIDE_DROP_ORDER = (
+    "hit rate", "prompt", "calls", "output", "cache write", "uncached", "cache read",
+)  # fmt: skip
+"""With ``-vv``: the prompt first (the split adds up to it), the output next (where a
+reasoning model's cost is); then, with what-if columns beside them at 80 columns, the split
+itself, the reads last (a table 81 wide ran past the terminal)."""
 
 
 def table_lines(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
