@@ -142,3 +142,30 @@ def test_every_change_of_a_request_weighs_in_its_price_not_only_the_first() -> N
     price = error_price(first, usage, engine.meter, segments(usage), prices)
     assert prices.cache_read < price < prices.write_5m
     assert price > (prices.cache_read + prices.write_5m) / 2  # the cut outweighs the tools
+
+
+def test_a_route_to_a_model_behind_another_tool_prompt_moves_its_boundaries_by_little() -> None:
+    """Sonnet 4.5 to Opus 4.1: one tokenizer, a tool-use system prompt 183 tokens shorter: every
+    boundary shifts by about that, and a band of ±$0.87 on a +$5.16 change (a re-trial's,
+    whose hand count was inside it) is now a few percent of it."""
+    from costsim.analysis.comparison import compare_variants
+    from costsim.model import ToolDef
+
+    page = ToolDef("get_page", "Fetch a page of the shop.", {"type": "object"})
+
+    def scaled(usage: Usage | None) -> Usage | None:  # a long conversation: 160K tokens
+        if usage is None:
+            return None
+        return dataclasses.replace(
+            usage, cache_read=5 * usage.cache_read, cache_write_5m=5 * usage.cache_write_5m
+        )
+
+    calls = tuple(
+        dataclasses.replace(c, tools=(page,), usage=scaled(c.usage)) for c in _trace().calls
+    )
+    trace = CassetteTrace(Path("loop.yaml"), calls, 0, 0)
+    variant = Variant("opus", (make_step("routing", {"default": "claude-opus-4-1"}),))
+    (summary,) = compare_variants(Engine([trace]), [variant]).variants
+    delta = summary.delta
+    assert delta.value is not None and delta.value > 0
+    assert delta.spread.above < delta.value / 20 and delta.spread.below < delta.value / 20

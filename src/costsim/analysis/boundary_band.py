@@ -96,8 +96,9 @@ def _recorded_ends(item: SimulatedCall, usage: Usage) -> tuple[list[int], int] |
     if origin is None or origin.usage is None or origin.usage.prompt_total <= 0:
         return None
     rate, moved = 1.0, abs(usage.prompt_total - origin.usage.prompt_total)
-    if item.call.model != origin.model:  # the same content, counted by another tokenizer
-        rate, moved = usage.prompt_total / origin.usage.prompt_total, 0
+    if item.call.model != origin.model:  # the same content, counted by another tokenizer (or
+        # by one, behind another tool-use system prompt: shifted, not scaled)
+        rate = usage.prompt_total / origin.usage.prompt_total
     ends, end = [], 0
     for _, tokens in segments(origin.usage)[:-1]:
         end += tokens
