@@ -314,3 +314,23 @@ def test_a_cut_stream_keeps_the_flag_on_what_it_recorded(tmp_path: Path) -> None
     engine = Engine([load_trace(path)])
     (item,) = engine.run(Variant("as recorded")).traces[0].calls
     assert item.usage is not None and item.usage.base_tier and item.usage.estimated
+
+
+def test_a_model_with_a_1m_window_needs_no_beta_and_gets_no_note() -> None:
+    """Sonnet 4.6 and Opus 4.6 on take a 1M-token prompt without the beta (genai-prices lists
+    their window at 1M): a recording without it has lost nothing."""
+    from costsim.model import Call, Flavour, Message, Provenance, TextBlock, Usage
+    from costsim.providers._window import hides_its_window
+
+    def call(model: str) -> Call:
+        return Call(
+            flavour=Flavour.ANTHROPIC_MESSAGES,
+            model=model,
+            provenance=Provenance(Path("c.yaml"), 0),
+            messages=(Message("user", (TextBlock("Read all of it."),)),),
+            usage=Usage(uncached_input=250_000, output=100),
+        )
+
+    assert hides_its_window(call("claude-sonnet-4-5"), {})
+    assert not hides_its_window(call("claude-sonnet-4-6"), {})
+    assert not hides_its_window(call("claude-opus-4-7"), {})

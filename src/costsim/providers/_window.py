@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from costsim.model import Call, Flavour, Note, NoteKind, Usage
+from costsim.pricing.window import context_window
 
 __all__ = [
     "BASE_TIER_NOTE",
@@ -74,13 +75,17 @@ def hides_its_window(call: Call, headers: Mapping[str, str]) -> bool:
     its recorded request does not enable the long window: it must have (no single request
     passes the standard window), so the recording lost that."""
     usage = call.usage if call.usage is not None else call.usage_hint
-    return (
-        call.flavour is Flavour.ANTHROPIC_MESSAGES
-        and not call.server_tools
-        and usage is not None
-        and usage.prompt_total > LONG_CONTEXT_FROM
-        and not long_window(headers, call.extra)
-    )
+    if (
+        call.flavour is not Flavour.ANTHROPIC_MESSAGES
+        or call.server_tools
+        or usage is None
+        or usage.prompt_total <= LONG_CONTEXT_FROM
+        or long_window(headers, call.extra)
+    ):
+        return False
+    # a model whose standard window is 1M tokens (Sonnet 4.6, Opus 4.6 and later) needs no beta
+    window = context_window(call.priced_model, call.price_provider)
+    return window is not None and window <= LONG_CONTEXT_FROM
 
 
 def windowed(call: Call, headers: Mapping[str, str]) -> Call:
