@@ -640,6 +640,25 @@ def test_a_flex_background_response_is_billed_at_flex(tmp_path: Path) -> None:
     assert price is not None and price.amount == Decimal("0.002888")
 
 
+def test_a_background_response_whose_retrieval_cannot_be_read_says_so(tmp_path: Path) -> None:
+    """A lenient read leaves the corrupt retrieval out; the call it completes was said never
+    retrieved, though the recording retrieved it."""
+    path = tmp_path / "background.yaml"
+    _background(tmp_path, retrieved=True)  # writes the file
+    document = yaml.safe_load(path.read_text())
+    retrieval = document["interactions"][2]["response"]
+    retrieval["headers"] = {"Content-Encoding": ["gzip"]}
+    retrieval["body"] = {"string": "\x1f\x8bgarbage"}
+    path.write_text(yaml.safe_dump(document))
+    (call,) = load_trace(path, lenient=True).calls
+    assert call.usage is None
+    (note,) = call.notes
+    assert note.message == (
+        "a background response (queued when recorded) whose retrieval, interaction 2, "
+        "cannot be read: estimated"
+    )
+
+
 def test_a_background_response_never_retrieved_is_estimated_and_said(tmp_path: Path) -> None:
     (call,) = _background(tmp_path, retrieved=False).calls
     assert call.usage is None

@@ -28,6 +28,10 @@ _RETRIEVAL = re.compile(r"/responses/([^/]+)/?$")
 _NOT_RETRIEVED = (
     "a background response ({status} when recorded) the recording never retrieved done: estimated"
 )
+_UNREADABLE_RETRIEVAL = (
+    "a background response ({status} when recorded) whose retrieval, interaction {index}, "
+    "cannot be read: estimated"
+)
 
 
 def body_of(interaction: Interaction) -> Any:
@@ -75,6 +79,7 @@ def completed(calls: list[Call], interactions: Sequence[Interaction]) -> list[Ca
     if not pending:
         return calls
     done = _retrieved(interactions)
+    broken = _unreadable_retrievals(interactions)
     result = []
     for call in calls:
         body = pending.get(call.provenance.index)
@@ -82,8 +87,23 @@ def completed(calls: list[Call], interactions: Sequence[Interaction]) -> list[Ca
             result.append(call)
             continue
         found = done.get(str(body.get("id")))
-        result.append(_done(call, found) if found is not None else _not_done(call, body))
+        if found is not None:
+            result.append(_done(call, found))
+        else:
+            result.append(_not_done(call, body, broken.get(str(body.get("id")))))
     return result
+
+
+def _unreadable_retrievals(interactions: Sequence[Interaction]) -> dict[str, int]:
+    """Retrievals whose body cannot be read (a lenient read leaves them out), by response
+    id: the interaction of the last."""
+    return {
+        match.group(1): interaction.index
+        for interaction in interactions
+        if interaction.method == "GET"
+        and (match := _RETRIEVAL.search(interaction.url_path)) is not None
+        and interaction.response_body.problem is not None
+    }
 
 
 def _retrieved(interactions: Sequence[Interaction]) -> dict[str, ParsedResponse]:
@@ -119,7 +139,9 @@ def _done(call: Call, found: ParsedResponse) -> Call:
     )
 
 
-def _not_done(call: Call, body: Mapping[str, Any]) -> Call:
+def _not_done(call: Call, body: Mapping[str, Any], broken: int | None = None) -> Call:
     notes = tuple(note for note in call.notes if note.kind is not NoteKind.NO_USAGE)
     message = _NOT_RETRIEVED.format(status=body.get("status"))
+    if broken is not None:  # retrieved, but that body cannot be read
+        message = _UNREADABLE_RETRIEVAL.format(status=body.get("status"), index=broken)
     return dataclasses.replace(call, notes=(*notes, Note(NoteKind.NO_USAGE, message)))
