@@ -169,3 +169,48 @@ def test_a_route_to_a_model_behind_another_tool_prompt_moves_its_boundaries_by_l
     delta = summary.delta
     assert delta.value is not None and delta.value > 0
     assert delta.spread.above < delta.value / 20 and delta.spread.below < delta.value / 20
+
+
+def test_a_route_that_changes_only_the_tool_prompt_is_exact_by_its_rule() -> None:
+    """Sonnet 4.5 and Opus 4.1 count alike; only the documented tool-use system prompt
+    differs (496 tokens against 313). That delta is the rule's, not an estimate: it was banded
+    at six times the table's increment error (±$0.0155 on a $0.0525 hand-checked cost). A
+    model with another tokenizer (Opus 4.7) stays an estimate."""
+    from costsim.analysis.prompt_band import changed_prompt_error
+    from costsim.model import ToolDef
+
+    page = ToolDef("get_page", "Fetch a page of the shop.", {"type": "object"})
+    sonnet = dataclasses.replace(_trace().calls[1], tools=(page,))
+    meter = Engine([]).meter
+    opus41 = dataclasses.replace(sonnet, model="claude-opus-4-1")
+    assert meter.delta(sonnet, opus41) != 0
+    assert changed_prompt_error(meter, sonnet, opus41) == 0
+    opus47 = dataclasses.replace(sonnet, model="claude-opus-4-7")
+    assert changed_prompt_error(meter, sonnet, opus47) > 0
+
+
+def test_a_route_behind_a_shorter_tool_prompt_shifts_every_position_by_it() -> None:
+    """The 183 tokens Opus 4.1's tool prompt is shorter come off the front: the tokens after
+    a system breakpoint are the recorded ones (positions were scaled with the total, taking
+    3 from them: uncached 975 against 978 by hand)."""
+    from costsim.model import ToolDef
+
+    page = ToolDef("get_page", "Fetch a page of the shop.", {"type": "object"})
+    call = dataclasses.replace(
+        _trace().calls[1],
+        tools=(page,),
+        cache_control=None,
+        system=(
+            TextBlock("You are a careful shop assistant. " * 80, cache_control=CacheControl()),
+        ),
+    )
+    meter = Engine([]).meter
+    total = round(meter.estimate_prompt(call))
+    call = dataclasses.replace(call, usage=Usage(cache_write_5m=1217, uncached_input=total - 1217))
+    engine = Engine([CassetteTrace(Path("loop.yaml"), (call,), 0, 0)])
+    routed = engine.run(Variant("r", (make_step("routing", {"default": "claude-opus-4-1"}),)))
+    usage = routed.traces[0].calls[0].modelled
+    assert usage is not None
+    shift = round(meter.delta(call, dataclasses.replace(call, model="claude-opus-4-1")))
+    assert shift < 0
+    assert (usage.uncached_input, usage.cache_write_5m) == (total - 1217, 1217 + shift)

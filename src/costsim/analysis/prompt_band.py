@@ -9,6 +9,7 @@ the estimate stops there.
 
 from __future__ import annotations
 
+import dataclasses
 from decimal import Decimal
 from difflib import SequenceMatcher
 
@@ -84,11 +85,25 @@ def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> flo
     the table's, widened for sources it was not fitted on; for text and tool calls, no more
     than the recorded prompt itself says the estimator misses on this content
     (:func:`self_checked_error`)."""
+    if _rule_only(meter, original, transformed):
+        return 0.0
     band = meter.delta_band(original, transformed)  # text added to a reasoning request: text's
     whole = abs(band.delta) * meter.errors.total(transformed.flavour.value, band.klass).p90 / 100
     error = max(band.p90, whole) * INCREMENT_FACTOR
     checked = self_checked_error(meter, original, transformed, band.delta)
     return error if checked is None else min(error, checked)
+
+
+def _rule_only(meter: Meter, original: Call, transformed: Call) -> bool:
+    """Whether two requests differ only in what a documented rule counts (the tool-use
+    system prompt of another model, Sonnet 4.5's 496 tokens against Opus 4.1's 313): the same
+    content, counted alike, with the same coefficients. Its delta is the rule's, exact."""
+    if transformed.model == original.model:
+        return False
+    mine, theirs = meter.features(transformed), meter.features(original)
+    return dataclasses.replace(mine, fixed=0) == dataclasses.replace(
+        theirs, fixed=0
+    ) and meter.coefficients(transformed) == meter.coefficients(original)
 
 
 MEDIA = frozenset({"images", "documents"})

@@ -45,10 +45,20 @@ def align(
     end = total - tail
     if shared == len(blocks) and total != reference.client and reference.client > 0:
         # the same content to another model (routed): its count changed all along the
-        # prompt, so the positions scale with it (they kept the recorded model's, exact)
+        # prompt, so the positions scale with it (they kept the recorded model's, exact);
+        # counted alike but behind another tool-use system prompt (Sonnet 4.5 to Opus 4.1),
+        # they shift by the difference
+        shift = total - reference.client
+        shifted = (
+            recorded is not None and len({r - o for r, o in zip(raw, recorded, strict=False)}) == 1
+        )
         rate = total / reference.client
         return [
-            placed(block, min(round(kept.tokens * rate), end), False)
+            placed(
+                block,
+                max(0, min(kept.tokens + shift if shifted else round(kept.tokens * rate), end)),
+                False,
+            )
             for block, kept in zip(blocks, reference.blocks, strict=False)
         ]
     aligned = [
