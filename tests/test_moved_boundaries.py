@@ -187,6 +187,10 @@ def test_a_route_that_changes_only_the_tool_prompt_is_exact_by_its_rule() -> Non
     assert changed_prompt_error(meter, sonnet, opus41) == 0
     opus47 = dataclasses.replace(sonnet, model="claude-opus-4-7")
     assert changed_prompt_error(meter, sonnet, opus47) > 0
+    # a model the table does not list gets the generic tool prompt: a guess, not a rule
+    unlisted = dataclasses.replace(sonnet, model="claude-opus-9")
+    assert meter.delta(sonnet, unlisted) == 0 or changed_prompt_error(meter, sonnet, unlisted) > 0
+    assert changed_prompt_error(meter, opus41, unlisted) > 0
 
 
 def test_a_route_behind_a_shorter_tool_prompt_shifts_every_position_by_it() -> None:

@@ -19,7 +19,7 @@ from decimal import Decimal
 from difflib import SequenceMatcher
 
 from costsim.analysis.comparison import VariantSummary, summarise
-from costsim.cache.openai import shared_chars
+from costsim.cache.openai import shared_chars, tokens_into
 from costsim.cache.prefix import PrefixBlock
 from costsim.engine.simulate import Engine
 from costsim.model import Block, Call, TextBlock, ToolDef
@@ -227,7 +227,7 @@ def _shared_with(
             if text is None:
                 continue
             common = shared_chars(text, block.text)
-            within = start + (block.tokens - start) * common // len(block.text)
+            within = tokens_into(start, block.tokens, common, len(block.text))
             if within > tokens:
                 tokens, source = within, earlier
     return shared, tokens, source

@@ -17,6 +17,7 @@ from costsim.engine.simulate import SimulatedCall, VariantResult
 from costsim.metering.classes import content_class, delta_class
 from costsim.metering.evaluate import exclusion_reason
 from costsim.metering.meter import Meter
+from costsim.metering.models import tool_prompt_documented
 from costsim.model import Call, Usage
 from costsim.pricing.units import UnitPrices
 from costsim.strategies.registry import get_strategy
@@ -90,7 +91,7 @@ def changed_prompt_error(meter: Meter, original: Call, transformed: Call) -> flo
     band = meter.delta_band(original, transformed)  # text added to a reasoning request: text's
     whole = abs(band.delta) * meter.errors.total(transformed.flavour.value, band.klass).p90 / 100
     error = max(band.p90, whole) * INCREMENT_FACTOR
-    checked = self_checked_error(meter, original, transformed, band.delta)
+    checked = self_checked_error(meter, original, transformed, band.delta, band.klass)
     return error if checked is None else min(error, checked)
 
 
@@ -101,6 +102,10 @@ def _rule_only(meter: Meter, original: Call, transformed: Call) -> bool:
     if transformed.model == original.model:
         return False
     mine, theirs = meter.features(transformed), meter.features(original)
+    if mine.fixed != theirs.fixed and not (
+        tool_prompt_documented(transformed.model) and tool_prompt_documented(original.model)
+    ):
+        return False  # a model the table does not list gets the generic prompt: a guess
     return dataclasses.replace(mine, fixed=0) == dataclasses.replace(
         theirs, fixed=0
     ) and meter.coefficients(transformed) == meter.coefficients(original)
@@ -125,7 +130,7 @@ those cover 84% of the third, so these are wider than that."""
 
 
 def self_checked_error(
-    meter: Meter, original: Call, transformed: Call, delta: float
+    meter: Meter, original: Call, transformed: Call, delta: float, changed: str | None = None
 ) -> float | None:
     """The error of a text or tool delta from how far the calibrated estimate of its
     recorded prompt is from what was billed (the same estimator, on the same content);
@@ -134,7 +139,8 @@ def self_checked_error(
     that also holds images or documents, untouched, is measured on its own text: its miss
     against what was billed for the rest (a screenshot's tokens come from the provider's
     rule, not the tokenizer), so a cut of a text result beside screenshots is not banded at
-    the table's width, nine times its text-only twin's."""
+    the table's width, nine times its text-only twin's. ``changed``: the class of what
+    changed, when the caller has it (:func:`~costsim.metering.classes.delta_class`)."""
     usage = original.usage
     whole = content_class(original)
     if (
@@ -142,7 +148,7 @@ def self_checked_error(
         or transformed.model != original.model
         or original.server_tools
         or whole not in SELF_CHECKED | MEDIA
-        or delta_class(original, transformed) not in SELF_CHECKED
+        or (changed or delta_class(original, transformed)) not in SELF_CHECKED
         # what calibration does not trust (a prompt the server extends: deferred or server
         # tools, stored conversations, MCP servers) says nothing about the estimator either
         or exclusion_reason(original, meter.features(original)) is not None

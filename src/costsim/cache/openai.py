@@ -19,7 +19,7 @@ from costsim.cache.prefix import Prefix
 from costsim.cache.results import CacheResult, Entry, RuleNote, Write
 from costsim.cache.rules import CacheRules
 
-__all__ = ["OpenAICache", "shared_chars"]
+__all__ = ["OpenAICache", "shared_chars", "tokens_into"]
 
 
 def _before_last_turn(prefix: Prefix) -> int:
@@ -56,6 +56,12 @@ def shared_chars(a: str, b: str) -> int:
         else:
             high = middle - 1
     return low
+
+
+def tokens_into(start: int, end: int, chars: int, length: int) -> int:
+    """The prompt position ``chars`` characters into a text of ``length`` characters that
+    spans tokens ``start`` to ``end``: its tokens in proportion to the characters."""
+    return start + (end - start) * chars // length
 
 
 @dataclass(slots=True)
@@ -155,9 +161,10 @@ class OpenAICache:
             shared = shared_chars(cached.text, block.text)
             if not shared:
                 continue
-            mine = start + (block.tokens - start) * shared // len(block.text)
-            theirs = cached.start + (entry.tokens - cached.start) * shared // len(cached.text)
-            tokens = min(mine, theirs)
+            tokens = min(  # no further than the cached text's own entry counted
+                tokens_into(start, block.tokens, shared, len(block.text)),
+                tokens_into(cached.start, entry.tokens, shared, len(cached.text)),
+            )
             if best is None or tokens > best[0]:
                 best = (tokens, entry)
         return best

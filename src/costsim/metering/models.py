@@ -175,6 +175,15 @@ LARGEST_REQUEST_OVERHEAD = max(tokens for pair in _TOOL_PROMPT.values() for toke
 largest tool-use system prompt above (Claude Opus 4.7, tool_choice any)."""
 
 
+_DOCUMENTED_TOOL_PROMPTS = {prefix: True for prefix in _TOOL_PROMPT if prefix != "claude"}
+"""The models whose tool-use system prompt is listed (another Claude gets the generic one)."""
+
+
+def tool_prompt_documented(model: str) -> bool:
+    """Whether ``model``'s tool-use system prompt is documented, not the generic guess."""
+    return lookup(_DOCUMENTED_TOOL_PROMPTS, model, False)
+
+
 def tool_prompt_tokens(model: str, *, forced: bool) -> int:
     """Anthropic's tool-use system prompt for ``model`` (``forced``: tool_choice any / tool)."""
     auto, forced_count = lookup(_TOOL_PROMPT, model, _TOOL_PROMPT["claude"])
