@@ -154,10 +154,13 @@ def compare_scenarios(
 def _selected(files: Iterable[Path], scenario: Path, selection: Selection) -> list[Path]:
     """The cassettes ``selection`` keeps, each matched by its path under the scenario's
     folder (or its whole path, when outside it), as a walk matches the path under its root."""
+    if not selection.include and not selection.exclude:
+        return list(files)
     kept = []
+    folder = scenario.parent.resolve()
     for path in files:
         try:
-            relative = path.resolve().relative_to(scenario.parent.resolve())
+            relative = path.resolve().relative_to(folder)
         except ValueError:
             relative = path.resolve()
         if selection.wants(PurePosixPath(relative.as_posix())):
