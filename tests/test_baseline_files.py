@@ -127,8 +127,8 @@ def test_baseline_list_lists_the_good_beside_the_bad(tmp_path: Path) -> None:
     folder = _folder(tmp_path)
     result = CliRunner().invoke(cli, ["baseline", "list", "--dir", str(folder)])
     assert result.exit_code == 0, result.output
-    text = " ".join(result.stdout.split())
-    assert text.startswith("4 baselines in ") and ".costsim, 2 unreadable. name" in text
+    text = "".join(result.stdout.split())  # a long temporary path is wrapped anywhere
+    assert text.startswith("4baselinesin") and ".costsim,2unreadable.name" in text
     names = ("aaa", "main", "pr", "zzz")
     rows = {
         cells[0]: cells[1:3]
@@ -137,8 +137,8 @@ def test_baseline_list_lists_the_good_beside_the_bad(tmp_path: Path) -> None:
     }
     assert rows["main"] == ["1", "1"] and rows["pr"] == ["2", "2"]
     assert rows["aaa"][0] == rows["zzz"][0] == "unreadable"
-    assert "unreadable: baseline " in text and "aaa.json: format_version true is not one" in text
-    assert "zzz.json: not valid JSON (Expecting property name" in text
+    assert "unreadable:baseline" in text and "aaa.json:format_versiontrueisnotone" in text
+    assert "zzz.json:notvalidJSON(Expectingpropertyname" in text
     assert result.stderr.count("warning: skipped baseline ") == 2
     document = json.loads(
         CliRunner()

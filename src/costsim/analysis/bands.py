@@ -72,6 +72,7 @@ __all__ = [
     "Band",
     "Spread",
     "VariantBands",
+    "banded_calls",
     "call_terms",
     "changed_prompt_error",
     "run_terms",
@@ -190,10 +191,13 @@ def call_terms(
 
 
 def _estimated(items: Iterable[SimulatedCall]) -> bool:
-    return any(
-        item.modelled is not None
-        and (item.resimulated or item.modelled.estimated or item.sim.output is not None)
-        for item in items
+    return any(map(_guessed, items))
+
+
+def _guessed(item: SimulatedCall) -> bool:
+    """Something behind the call's cost is an estimate (its band is not exact, if narrow)."""
+    return item.modelled is not None and (
+        item.resimulated or item.modelled.estimated or item.sim.output is not None
     )
 
 
@@ -290,19 +294,33 @@ def variant_bands(
     result: VariantResult, meter: Meter, as_of: datetime | None, terms: RunTerms | None = None
 ) -> VariantBands:
     """The run's bands (``terms``: its :func:`run_terms`, when computed already)."""
+    return banded_calls(result, meter, as_of, terms)[0]
+
+
+def banded_calls(
+    result: VariantResult, meter: Meter, as_of: datetime | None, terms: RunTerms | None = None
+) -> tuple[VariantBands, list[Spread | None]]:
+    """The run's bands, and the spread of each of its calls' cost (the traces' calls in
+    order, as :meth:`VariantResult.metered` lists them; not rounded; None: nothing behind
+    the cost was estimated), which breakdowns sum by group."""
     bands = VariantBands()
+    calls: list[Spread | None] = []
     terms = run_terms(result, meter, as_of) if terms is None else terms
     for trace, baseline, (variant_terms, baseline_terms) in zip(
         result.traces, result.baselines, terms, strict=True
     ):
-        cost, delta = bill_spreads(trace, baseline, _idents, variant_terms, baseline_terms)
-        changed = bool(delta) or any(
+        spreads = bill_spreads(trace, baseline, _idents, variant_terms, baseline_terms)
+        changed = bool(spreads.delta) or any(
             item.resimulated or item.sim.output is not None or item.sim.origin is None
             for item in [*trace.calls, *baseline.calls]
         )
-        bands.cost += cost
-        bands.delta += delta
+        bands.cost += spreads.cost
+        bands.delta += spreads.delta
         bands.estimated |= _estimated(trace.calls)
         bands.delta_estimated |= changed
-        bands.per_cassette[trace.path] = (cost, delta, changed)
-    return bands
+        bands.per_cassette[trace.path] = (spreads.cost, spreads.delta, changed)
+        calls.extend(
+            spread if spread or _guessed(item) else None
+            for item, spread in zip(trace.calls, spreads.calls, strict=True)
+        )
+    return bands, calls

@@ -15,12 +15,13 @@ change the difference from the replay's estimate of the recording.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
+from dataclasses import dataclass
 
 from costsim.analysis.spread import NONE, Spread, Terms
 from costsim.engine.simulate import SimulatedCall, TraceResult
 
-__all__ = ["bill_spreads", "on_the_bill", "priced_alike", "repriced"]
+__all__ = ["TraceSpreads", "bill_spreads", "on_the_bill", "priced_alike", "repriced"]
 
 Reprice = Callable[[SimulatedCall, SimulatedCall, object], Terms | None]
 """(the variant's call, the replay's, their name in the terms) -> the replay call's terms at
@@ -59,17 +60,35 @@ def repriced(
     return terms if result is None else result
 
 
+@dataclass(frozen=True, slots=True)
+class TraceSpreads:
+    """The spreads of one trace's bill under a variant."""
+
+    cost: Spread
+    """Of the variant's cost."""
+    delta: Spread
+    """Of its change from the recording."""
+    calls: list[Spread]
+    """Of each of the variant's calls' cost, in call order (not rounded: they add up to
+    ``cost``), for the breakdowns that group calls."""
+
+
 def bill_spreads(
     variant: TraceResult,
     baseline: TraceResult,
     idents: Callable[[TraceResult], list[object]],
     variant_terms: Terms,
     baseline_terms: Terms,
-) -> tuple[Spread, Spread]:
-    """(the spread of the variant's cost, of its change from the recording)."""
-    if variant_terms is baseline_terms:  # a trace left as recorded: its estimates, no change
-        return Spread.total(variant_terms.values()), NONE.rounded()
+) -> TraceSpreads:
+    """The spreads of the variant's cost, of its change from the recording and of each call's
+    cost."""
     names = idents(variant)
+    per_call: dict[object, Spread] = {}
+    if variant_terms is baseline_terms:  # a trace left as recorded: its estimates, no change
+        for key, spread in variant_terms.items():
+            per_call[key[1]] = per_call.get(key[1], NONE) + spread
+        calls = [per_call.get(name, NONE) for name in names]
+        return TraceSpreads(Spread.total(variant_terms.values()), NONE.rounded(), calls)
     present = set(names)
     anchored = {i for i, item in zip(names, variant.calls, strict=True) if on_the_bill(item)}
     dropped = {
@@ -78,11 +97,17 @@ def bill_spreads(
         if ident not in present and on_the_bill(item)
     }
     keys = [k for k in {*variant_terms, *baseline_terms} if k[1] not in dropped]
-    change = [(k, _moved(variant_terms.get(k, NONE), baseline_terms.get(k, NONE))) for k in keys]
-    cost: Iterable[Spread] = (
-        moved if k[1] in anchored else variant_terms.get(k, NONE) for k, moved in change
-    )
-    return Spread.total(cost), Spread.total(moved for _, moved in change)
+    changes: list[Spread] = []
+    costs: list[Spread] = []
+    for key in keys:
+        moved = _moved(variant_terms.get(key, NONE), baseline_terms.get(key, NONE))
+        cost = moved if key[1] in anchored else variant_terms.get(key, NONE)
+        changes.append(moved)
+        costs.append(cost)
+        if key[1] in present:  # a call only the recording made costs the variant nothing
+            per_call[key[1]] = per_call.get(key[1], NONE) + cost
+    calls = [per_call.get(name, NONE) for name in names]
+    return TraceSpreads(Spread.total(costs), Spread.total(changes), calls)
 
 
 def _moved(variant: Spread, baseline: Spread) -> Spread:

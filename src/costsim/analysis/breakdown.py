@@ -15,6 +15,7 @@ from typing import Any
 
 from costsim.analysis.comparison import Comparison
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse, system_text
+from costsim.analysis.spread import Spread
 from costsim.pricing.ledger import MeteredCall, Totals
 
 __all__ = [
@@ -35,6 +36,9 @@ class Breakdown:
     by: str
     columns: tuple[str, ...]
     rows: dict[str, tuple[Totals | ToolUse | None, ...]]
+    spreads: dict[str, tuple[Spread | None, ...]] | None = None
+    """Per row, the p90 spread of each cost (None: nothing behind it was estimated); None
+    when they are not known (tokens per tool, or a comparison built without them)."""
 
 
 def _names(comparison: Comparison) -> list[str]:
@@ -62,7 +66,13 @@ def _rows(by: str, comparison: Comparison, agents: AgentMatcher) -> Breakdown:
     keys = sorted({k for table in tables for k in table})
     empty = ToolUse() if by == "tool" else None
     rows = {name: tuple(table.get(name, empty) for table in tables) for name in keys}
-    return Breakdown(by, tuple(_names(comparison)), dict(rows))
+    spread_tables = comparison.spreads.get(by)
+    spreads = (
+        {name: tuple(table.get(name) for table in spread_tables) for name in keys}
+        if spread_tables is not None and len(spread_tables) == len(tables)
+        else None
+    )
+    return Breakdown(by, tuple(_names(comparison)), dict(rows), spreads)
 
 
 def by_model(comparison: Comparison, agents: AgentMatcher) -> Breakdown:

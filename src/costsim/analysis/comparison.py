@@ -138,6 +138,9 @@ class Comparison:
     turns: Turns | None = None
     """Running tokens per turn of the trace with the most recorded prompt tokens, in every
     column."""
+    spreads: dict[str, list[dict[str, Spread]]] = field(default_factory=dict, repr=False)
+    """The p90 spread of each cost in ``groups`` (per key but tools, one table per column;
+    a row without one: nothing behind it was estimated)."""
 
 
 def delta_pct(new: float | Decimal | None, old: float | Decimal | None) -> float | None:
@@ -243,4 +246,5 @@ def finish(
         description=description,
         groups={"cassette": cassette_tables(share), **share.groups, "tool": share.tools},
         turns=share.turns,
+        spreads=share.spreads,
     )

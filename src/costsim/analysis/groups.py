@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from costsim.analysis.spread import NONE, Spread
 from costsim.metering.models import encoding_for
 from costsim.metering.serialise import block_tokens
 from costsim.metering.tokenizers import counter
@@ -27,6 +28,7 @@ __all__ = [
     "ToolUse",
     "group_cost",
     "merge_groups",
+    "merge_spreads",
     "system_text",
     "tool_tokens",
 ]
@@ -183,6 +185,10 @@ def tool_tokens(
     return {name: ToolUse(*values) for name, values in table.items()}
 
 
+def _cassette(item: MeteredCall) -> str:
+    return str(item.call.provenance.path)
+
+
 @dataclass(slots=True)
 class Grouper:
     """The breakdown tables of one cassette's columns (the baseline, then each variant)."""
@@ -191,23 +197,42 @@ class Grouper:
     memo: dict[int, tuple[Call, dict[str, list[int]]]] = field(default_factory=dict)
     counts: _Counts = field(default_factory=_Counts)
 
+    def _keys(self) -> dict[str, Callable[[MeteredCall], str]]:
+        """What names a call's row in each cost breakdown."""
+        return {
+            "model": lambda item: item.billed_model,
+            "provider": lambda item: item.call.billed_by,
+            "flavour": lambda item: item.call.flavour.value,
+            "agent": lambda item: self.agents.role(item.call),
+        }
+
     def tables(
         self, calls: list[MeteredCall], *, cassette: bool = True
     ) -> dict[str, dict[str, Any]]:
         """Each breakdown's table of ``calls``; ``cassette`` False: all but the per-cassette
         one (a comparison has each column's per-cassette sums already)."""
-        tables = (
-            {"cassette": group_cost(calls, lambda m: str(m.call.provenance.path))}
-            if cassette
-            else {}
-        )
-        return tables | {
-            "model": group_cost(calls, lambda item: item.billed_model),
-            "provider": group_cost(calls, lambda m: m.call.billed_by),
-            "flavour": group_cost(calls, lambda m: m.call.flavour.value),
-            "agent": group_cost(calls, lambda m: self.agents.role(m.call)),
-            "tool": tool_tokens(calls, self.memo, self.counts),
-        }
+        tables = {"cassette": group_cost(calls, _cassette)} if cassette else {}
+        costs = {name: group_cost(calls, key) for name, key in self._keys().items()}
+        return tables | costs | {"tool": tool_tokens(calls, self.memo, self.counts)}
+
+    def spreads(
+        self, calls: list[MeteredCall], spreads: list[Spread | None]
+    ) -> dict[str, dict[str, Spread]]:
+        """Per cost breakdown (the per-cassette one too), the p90 spread of each row's cost:
+        the spreads of its calls' costs (``spreads``, one per call of ``calls``; None:
+        nothing behind that call's cost was estimated) added up. A row none of whose calls
+        was estimated is left out (its cost is exact); the spreads are not rounded, so that
+        the sums of a run of cassettes are the sums of each cassette's, added."""
+        tables: dict[str, dict[str, Spread]] = {}
+        keys = {"cassette": _cassette, **self._keys()}
+        for name, key in keys.items():
+            table: dict[str, Spread] = {}
+            for item, spread in zip(calls, spreads, strict=True):
+                if spread is not None:
+                    row = key(item)
+                    table[row] = table.get(row, NONE) + spread
+            tables[name] = table
+        return tables
 
 
 def merge_groups(into: dict[str, Any], other: dict[str, Any]) -> None:
@@ -220,6 +245,12 @@ def merge_groups(into: dict[str, Any], other: dict[str, Any]) -> None:
             into[name] = mine + value
         else:
             mine.merge(value)
+
+
+def merge_spreads(into: dict[str, Spread], other: dict[str, Spread]) -> None:
+    """Add one cassette's row spreads of a column to the run's."""
+    for name, spread in other.items():
+        into[name] = into.get(name, NONE) + spread
 
 
 def _copy(totals: Totals) -> Totals:

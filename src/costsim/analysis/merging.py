@@ -10,8 +10,8 @@ from pathlib import Path
 
 from costsim.analysis.bands import Band, VariantBands
 from costsim.analysis.economics import BreakpointEconomics, _order
-from costsim.analysis.groups import merge_groups
-from costsim.analysis.outcomes import COSTS, Share, VariantPart
+from costsim.analysis.groups import merge_groups, merge_spreads
+from costsim.analysis.outcomes import COSTS, SPREADS, Share, VariantPart
 from costsim.analysis.turns import largest
 from costsim.pricing.ledger import Totals
 from costsim.strategies.registry import Variant
@@ -100,12 +100,14 @@ def _intern(table: dict[Path, Totals], recorded: Mapping[Path, Totals]) -> None:
 
 def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bool = True) -> Share:
     """The shares added up in the order given (cassette order)."""
+    columns = len(variants) + 1
     total = Share(
         Totals(),
         {},
         [_empty(variant, attribute) for variant in variants],
-        {key: [{} for _ in range(len(variants) + 1)] for key in COSTS},
-        [{} for _ in range(len(variants) + 1)],
+        groups={key: [{} for _ in range(columns)] for key in COSTS},
+        spreads={key: [{} for _ in range(columns)] for key in SPREADS},
+        tools=[{} for _ in range(columns)],
     )
     for share in shares:
         total.baseline.merge(share.baseline)
@@ -118,6 +120,9 @@ def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bo
         for key, tables in share.groups.items():
             for into, table in zip(total.groups[key], tables, strict=True):
                 merge_groups(into, table)
+        for key, spread_tables in share.spreads.items():
+            for into_spreads, spreads in zip(total.spreads[key], spread_tables, strict=True):
+                merge_spreads(into_spreads, spreads)
         for into_tools, tools in zip(total.tools, share.tools, strict=True):
             merge_groups(into_tools, tools)
         total.turns = largest(total.turns, share.turns)

@@ -18,7 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from costsim.analysis.bands import Band, VariantBands, run_terms, variant_bands
+from costsim.analysis.bands import Band, VariantBands, banded_calls, run_terms
 from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse
 from costsim.analysis.spread import NONE, RunTerms, Spread, interaction_band, marginal_band
@@ -32,8 +32,10 @@ from costsim.strategies.trace import Event
 
 __all__ = [
     "COSTS",
+    "SPREADS",
     "Share",
     "VariantPart",
+    "banded_part",
     "cassette_tables",
     "fits",
     "gap_totals",
@@ -45,6 +47,9 @@ __all__ = [
 COSTS = ("model", "provider", "flavour", "agent")
 """The cost tables a share sums per column; the per-cassette one is each column's per-cassette
 sums (see :func:`cassette_tables`), which the share holds already."""
+
+SPREADS = (*COSTS, "cassette")
+"""The cost tables whose costs' spreads a share sums per column: every one."""
 
 
 @dataclass(slots=True)
@@ -79,6 +84,9 @@ class Share:
     groups: dict[str, list[dict[str, Totals]]] = field(default_factory=dict)
     """Cost per model, provider, flavour and agent role (:data:`COSTS`): one table per column
     (the baseline, then each variant)."""
+    spreads: dict[str, list[dict[str, Spread]]] = field(default_factory=dict)
+    """The p90 spread of each cost in ``groups`` and of each cassette's (the same tables; a
+    row without one: nothing behind that cost was estimated)."""
     tools: list[dict[str, ToolUse]] = field(default_factory=list)
     """Tokens per tool, one table per column."""
     turns: Turns | None = None
@@ -91,8 +99,9 @@ def fits(share: Share, variants: Sequence[Variant], *, attribute: bool = True) -
     columns = len(variants) + 1
     if len(share.variants) != len(variants) or len(share.tools) != columns:
         return False
-    if set(share.groups) != set(COSTS) or any(len(t) != columns for t in share.groups.values()):
-        return False
+    for tables, keys in ((share.groups, COSTS), (share.spreads, SPREADS)):
+        if set(tables) != set(keys) or any(len(t) != columns for t in tables.values()):
+            return False
     if share.turns is not None and len(share.turns.series) != columns:
         return False
     for variant, item in zip(variants, share.variants, strict=True):
@@ -163,16 +172,30 @@ def part(
     """The sums of one variant's run (``calls``, ``terms``: its calls metered, and its band
     terms, already; ``sums``: what the comparison's runs share of the traces they leave as
     recorded)."""
+    return banded_part(engine, result, as_of, calls, terms, sums)[0]
+
+
+def banded_part(
+    engine: Engine,
+    result: VariantResult,
+    as_of: datetime | None,
+    calls: list[MeteredCall] | None = None,
+    terms: RunTerms | None = None,
+    sums: TraceSums | None = None,
+) -> tuple[VariantPart, list[Spread | None]]:
+    """:func:`part`, and the spread of each of the run's calls' cost (in ``calls``' order;
+    None: nothing behind it was estimated)."""
     calls = result.metered(as_of=as_of) if calls is None else calls
     baseline = result.baseline_metered(as_of=as_of)
     sums = TraceSums() if sums is None else sums
     each = _each_trace(result.traces, calls, result.baselines, sums)
     baseline_each = _each_trace(result.baselines, baseline, result.traces, sums)
-    return VariantPart(
+    bands, spreads = banded_calls(result, engine.meter, as_of, terms)
+    item = VariantPart(
         totals=_summed(each),
         per_cassette=_keyed(result.traces, each),
         events=result.events,
-        bands=variant_bands(result, engine.meter, as_of, terms),
+        bands=bands,
         baseline=_summed(baseline_each),
         baseline_per_cassette=_keyed(result.baselines, baseline_each),
         resimulated_calls=sum(
@@ -181,6 +204,7 @@ def part(
         gap=gap_totals(result, as_of),
         breakpoints=breakpoint_economics(result.traces, as_of=as_of),
     )
+    return item, spreads
 
 
 def cassette_tables(share: Share) -> list[dict[str, Totals]]:
@@ -240,6 +264,8 @@ class _Run:
 
     part: VariantPart
     tables: dict[str, dict[str, Any]]
+    spreads: dict[str, dict[str, Spread]]
+    """The spread of each cost in ``tables``."""
     calls: list[MeteredCall]
     terms: RunTerms
 
@@ -256,6 +282,7 @@ class _Runs:
         self.baseline_calls = self.baseline.metered(as_of=as_of)
         self.tables = grouper.tables(self.baseline_calls, cassette=False)
         self._recorded: _Run | None = None
+        self._recorded_terms: RunTerms | None = None
         self._done: dict[str, _Run] = {}
 
     def run(self, variant: Variant) -> _Run:
@@ -277,16 +304,37 @@ class _Runs:
             return replace(recorded, part=_as_recorded(recorded.part, result.events))
         calls = result.metered(as_of=self.as_of)
         terms = run_terms(result, self.engine.meter, self.as_of, self.sums)
-        item = part(self.engine, result, self.as_of, calls, terms, self.sums)
-        return _Run(item, self.grouper.tables(calls, cassette=False), calls, terms)
+        item, spreads = banded_part(self.engine, result, self.as_of, calls, terms, self.sums)
+        tables = self.grouper.tables(calls, cassette=False)
+        return _Run(item, tables, self.grouper.spreads(calls, spreads), calls, terms)
+
+    def _baseline_terms(self) -> RunTerms:
+        if self._recorded_terms is None:
+            self._recorded_terms = run_terms(
+                self.baseline, self.engine.meter, self.as_of, self.sums
+            )
+        return self._recorded_terms
+
+    def recorded_spreads(self) -> dict[str, dict[str, Spread]]:
+        """The spread of each cost of the recording's tables (its calls without usage)."""
+        if self._recorded is not None:
+            return self._recorded.spreads
+        spreads = banded_calls(self.baseline, self.engine.meter, self.as_of, self._baseline_terms())
+        return self.grouper.spreads(self.baseline_calls, spreads[1])
 
     def _as_recorded(self) -> _Run:
         if self._recorded is None:
-            terms = run_terms(self.baseline, self.engine.meter, self.as_of, self.sums)
-            item = part(
+            terms = self._baseline_terms()
+            item, spreads = banded_part(
                 self.engine, self.baseline, self.as_of, self.baseline_calls, terms, self.sums
             )
-            self._recorded = _Run(item, self.tables, self.baseline_calls, terms)
+            self._recorded = _Run(
+                item,
+                self.tables,
+                self.grouper.spreads(self.baseline_calls, spreads),
+                self.baseline_calls,
+                terms,
+            )
         return self._recorded
 
     def reduced(self, variant: Variant, index: int) -> Band:
@@ -322,12 +370,14 @@ def outcome(
     """The share of the engine's traces (usually one) in a comparison of ``variants``."""
     runs = _Runs(engine, as_of, Grouper(agents or AgentMatcher()))
     columns = [runs.tables]
+    spreads = [runs.recorded_spreads()]
     metered = [runs.baseline_calls]
     parts = []
     for variant in variants:
         done = runs.run(variant)
         item = runs.part(variant)
         columns.append(done.tables)
+        spreads.append(done.spreads)
         metered.append(done.calls)
         if attribute and len(variant.steps) >= 2:
             item.reduced.extend(runs.reduced(variant, index) for index in range(len(variant.steps)))
@@ -339,6 +389,7 @@ def outcome(
         baseline_per_cassette=_by_trace(runs.baseline.traces, runs.baseline_calls),
         variants=parts,
         groups={key: [column[key] for column in columns] for key in COSTS},
+        spreads={key: [column[key] for column in spreads] for key in SPREADS},
         tools=[column["tool"] for column in columns],
         turns=runs.turns(metered),
     )

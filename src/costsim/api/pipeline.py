@@ -30,6 +30,7 @@ from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, VariantPart, fits
 from costsim.analysis.packing import Packed, Sparse, pack, unpack
 from costsim.analysis.report import Skipped
+from costsim.analysis.spread import Spread
 from costsim.analysis.turns import Turns
 from costsim.api.batches import batches, stable_batches
 from costsim.api.execution import Settings, pool_session, run_batches
@@ -222,6 +223,7 @@ def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
             yield (b"," if index else b"") + _adapter(dict[str, Totals]).dump_json(table)
         yield b"]"
     yield b"}"
+    yield b',"spreads":' + _adapter(dict[str, list[dict[str, Spread]]]).dump_json(share.spreads)
     yield b',"tools":' + _adapter(list[dict[str, ToolUse]]).dump_json(share.tools)
     yield b',"turns":' + _adapter(Turns | None).dump_json(share.turns)
     yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped)

@@ -8,9 +8,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+from costsim.analysis.bands import Band
 from costsim.analysis.breakdown import Breakdown, ToolUse
+from costsim.analysis.spread import Spread
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
+from costsim.render.band_text import half_text
+from costsim.render.comparison import band_json
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.rows import cost_cells, merged, others_label, others_note, ranked, split_rows
 from costsim.render.text import (
@@ -32,18 +36,25 @@ def _key(table: Breakdown, key: str) -> str:
 
 
 def _unit(table: Breakdown) -> str:
-    return "sent / definition tokens / result tokens" if table.by == "tool" else "cost"
+    if table.by == "tool":
+        return "sent / definition tokens / result tokens"
+    banded = table.spreads is not None and any(
+        spread is not None for row in table.spreads.values() for spread in row
+    )
+    return "cost, ± its p90 band," if banded else "cost"
 
 
 Values = tuple[Totals | ToolUse | None, ...]
-Row = tuple[str, Values]
+Spreads = tuple[Spread | None, ...] | None
+"""Per column, the p90 spread of a row's cost (None: exact); None: not known."""
+Row = tuple[str, Values, Spreads]
 
 
-def _weight(values: Values) -> Decimal:
+def _weight(row: tuple[Values, Spreads]) -> Decimal:
     """What ranks a row: its largest cost in any column (the priced part), so that a row a
     variant makes costly is listed too; or a tool's largest token count."""
     weights = [Decimal(0)]
-    for value in values:
+    for value in row[0]:
         if isinstance(value, Totals):
             weights.append(value.priced_cost)
         elif isinstance(value, ToolUse):
@@ -68,13 +79,23 @@ def _summed(values: list[Totals | ToolUse | None]) -> Totals | ToolUse | None:
 def _listed(table: Breakdown, every: bool) -> tuple[list[Row], int]:
     """The rows, biggest first: every one, or the biggest (and those of unknown cost) and one
     row that sums the others; and how many that row sums."""
-    rows = ranked(((_key(table, key), values) for key, values in table.rows.items()), _weight)
+    spreads = table.spreads
+    named = (
+        (_key(table, key), (values, spreads[key] if spreads is not None else None))
+        for key, values in table.rows.items()
+    )
+    rows = [(label, values, spread) for label, (values, spread) in ranked(named, _weight)]
     shown, others = split_rows(rows, every=every, keep=_unknown)
     if not others:
         return shown, 0
     columns = range(len(table.columns))
-    summed = tuple(_summed([values[i] for _, values in others]) for i in columns)
-    return [*shown, (others_label(len(others)), summed)], len(others)
+    summed = tuple(_summed([values[i] for _, values, _ in others]) for i in columns)
+    summed_spreads = (
+        tuple(_summed_spread([row[2][i] for row in others if row[2] is not None]) for i in columns)
+        if spreads is not None
+        else None
+    )
+    return [*shown, (others_label(len(others)), summed, summed_spreads)], len(others)
 
 
 def _tool_cell(value: Totals | ToolUse | None, summed: bool) -> str:
@@ -93,7 +114,7 @@ def _rows(listed: list[Row], table: Breakdown, *, calls: bool, summed: int) -> l
     )
     columns: list[list[str]] = []
     for index in range(len(table.columns)):
-        values = [row[index] for _, row in listed]
+        values = [row[index] for _, row, _ in listed]
         if table.by == "tool":
             last = len(values) - 1
             columns.append(
@@ -102,13 +123,38 @@ def _rows(listed: list[Row], table: Breakdown, *, calls: bool, summed: int) -> l
             continue
         totals = [v if isinstance(v, Totals) else None for v in values]
         costs = cost_cells(totals, decimals=decimals)
+        spreads = [None if row[2] is None else row[2][index] for row in listed]
+        costs = [
+            cost + _band(t, spread, decimals)
+            for t, cost, spread in zip(totals, costs, spreads, strict=True)
+        ]
         columns.append(
             [
                 cost if t is None or not calls else f"{t.llm_calls} / {cost}"
                 for t, cost in zip(totals, costs, strict=True)
             ]
         )
-    return [[label, *(column[row] for column in columns)] for row, (label, _) in enumerate(listed)]
+    return [[label, *(column[row] for column in columns)] for row, (label, *_) in enumerate(listed)]
+
+
+def _summed_spread(spreads: list[Spread | None]) -> Spread | None:
+    """The spread of the rows left out, summed (None: every one is exact)."""
+    known = [spread for spread in spreads if spread is not None]
+    return Spread.total(known) if known else None
+
+
+def cost_band(totals: Totals, spread: Spread | None) -> Band:
+    """A cell's cost with its p90 band (``spread`` None: exact; a cost is never below $0)."""
+    if spread is None:
+        return Band(totals.cost_usd, floor=Decimal(0))
+    return Band(totals.cost_usd, spread.rounded(), True, Decimal(0))
+
+
+def _band(totals: Totals | None, spread: Spread | None, decimals: int) -> str:
+    """`` ±$0.0012`` after a cost something estimated lies behind; else nothing."""
+    if totals is None or totals.cost_usd is None or spread is None:
+        return ""
+    return " " + half_text(cost_band(totals, spread), decimals)
 
 
 def _columns(table: Breakdown) -> list[Column]:
@@ -142,7 +188,9 @@ def breakdown_markdown(table: Breakdown) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _value_json(value: Totals | ToolUse | None) -> dict[str, Any] | None:
+def _value_json(
+    value: Totals | ToolUse | None, spread: Spread | None, *, banded: bool
+) -> dict[str, Any] | None:
     if value is None:
         return None
     if isinstance(value, ToolUse):
@@ -151,28 +199,31 @@ def _value_json(value: Totals | ToolUse | None) -> dict[str, Any] | None:
             "definition_tokens": value.definition_tokens,
             "result_tokens": value.result_tokens,
         }
-    cost = value.cost_usd
+    cost = (
+        band_json(cost_band(value, spread)) if banded else {"cost_usd": amount_text(value.cost_usd)}
+    )
     return {
         "llm_calls": value.llm_calls,
         "prompt_tokens": value.prompt_tokens,
         "output_tokens": value.output_tokens,
-        "cost_usd": amount_text(cost),
+        **cost,
         "priced_cost_usd": amount_text(value.priced_cost),
         "unpriced_calls": value.unpriced_calls,
     }
 
 
 def breakdown_json(table: Breakdown) -> dict[str, Any]:
-    return {
-        "by": table.by,
-        "columns": list(table.columns),
-        "rows": {
-            _key(table, key): {
-                name: _value_json(value) for name, value in zip(table.columns, values, strict=True)
-            }
-            for key, values in table.rows.items()
-        },
-    }
+    """The rows; each cost with its p90 band (``cost_usd_low`` / ``_high`` / ``_exact``) when
+    the bands are known."""
+    rows: dict[str, Any] = {}
+    banded = table.spreads is not None
+    for key, values in table.rows.items():
+        spreads = table.spreads[key] if table.spreads is not None else None
+        rows[_key(table, key)] = {
+            name: _value_json(value, spreads[index] if spreads is not None else None, banded=banded)
+            for index, (name, value) in enumerate(zip(table.columns, values, strict=True))
+        }
+    return {"by": table.by, "columns": list(table.columns), "rows": rows}
 
 
 def breakdown_document(table: Breakdown) -> dict[str, Any]:

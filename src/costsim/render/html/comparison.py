@@ -18,8 +18,10 @@ from pathlib import Path
 from costsim.analysis.bands import Band
 from costsim.analysis.breakdown import AgentMatcher, by_tool, comparison_tables
 from costsim.analysis.comparison import Comparison, VariantSummary
+from costsim.analysis.spread import Spread
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import money
+from costsim.render.band_text import half_text
 from costsim.render.comparison_text import best_saving, nothing_to_save
 from costsim.render.html import findings
 from costsim.render.html.costs import (
@@ -222,15 +224,22 @@ def _grouped(
     title: str,
     columns: Sequence[Column],
     tables: Sequence[dict[str, Totals]],
+    spreads: Sequence[dict[str, Spread]] | None,
     name_of: Callable[[str], str] = str,
 ) -> Node:
+    """A ranked table of each group's cost per column; a variant's cost with its p90 band
+    where something behind it was estimated (``spreads``: per column, per group)."""
     groups = [grouped(table, name_of) for table in tables]
+    bands = [_named(table, name_of) for table in spreads or [{} for _ in tables]]
     names = sorted({name for found in groups for name in found})
     rows = [
         Row(
             name,
             groups[0].get(name, Spend()),
-            extra=tuple(_spend_cell(found.get(name)) for found in groups[1:]),
+            extra=tuple(
+                _spend_cell(found.get(name), band.get(name))
+                for found, band in zip(groups[1:], bands[1:], strict=True)
+            ),
         )
         for name in names
     ]
@@ -238,10 +247,23 @@ def _grouped(
     return ranked_figure(ident, title, rows, extra_headers=headers, what="recorded cost").node()
 
 
-def _spend_cell(spend: Spend | None) -> Cell:
+def _named(table: dict[str, Spread], name_of: Callable[[str], str]) -> dict[str, Spread]:
+    """Spreads keyed as :func:`grouped` names their groups (names that meet are summed)."""
+    named: dict[str, Spread] = {}
+    for key, spread in table.items():
+        name = name_of(key)
+        named[name] = named.get(name, Spread()) + spread
+    return named
+
+
+def _spend_cell(spend: Spend | None, spread: Spread | None = None) -> Cell:
     if spend is None:
         return num("-", None)
-    return num(spend_label(spend), float(spend.cost.total))
+    label = spend_label(spend)
+    if spread is not None and spend.totals.cost_usd is not None:
+        band = Band(spend.totals.cost_usd, spread.rounded(), True, Decimal(0))
+        label += " " + half_text(band, decimals_for([spend.totals.cost_usd]))
+    return num(label, float(spend.cost.total))
 
 
 def comparison_sections(
@@ -262,13 +284,20 @@ def comparison_sections(
             "Costliest cassettes",
             columns,
             tables["cassette"],
+            comparison.spreads.get("cassette"),
             lambda key: display_path(Path(key)),
         )
     )
     if agents is not None and (agents.patterns or agents.files):
-        nodes.append(_grouped(f"{prefix}-agents", "Costliest agents", columns, tables["agent"]))
+        agent = comparison.spreads.get("agent")
+        nodes.append(
+            _grouped(f"{prefix}-agents", "Costliest agents", columns, tables["agent"], agent)
+        )
     if len({name for table in tables["model"] for name in table}) > 1:
-        nodes.append(_grouped(f"{prefix}-models", "Cost per model", columns, tables["model"]))
+        model = comparison.spreads.get("model")
+        nodes.append(
+            _grouped(f"{prefix}-models", "Cost per model", columns, tables["model"], model)
+        )
     tools = by_tool(comparison, agents or AgentMatcher())
     if tools.rows:
         nodes.append(tools_figure(f"{prefix}-tools", tools, [c.label for c in columns]).node())
