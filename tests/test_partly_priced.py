@@ -127,7 +127,7 @@ def test_advise_caching_gives_placements_their_known_change(partly_priced: Path)
     assert result.exit_code == 0, result.output
     text = " ".join(result.stdout.split())
     assert "Caching advice on 7 recorded calls (≥$0." in text and "*)." in text
-    assert "Recommended: -s caching: Δ cost -$0.000716" in text
+    assert "Recommended: -s caching:ttl=5m: Δ cost -$0.000716" in text
     assert "static 5m ≥$0." in text and "unknown" not in text
     assert "* the priced part, a lower bound: 1 call without a price" in text
 

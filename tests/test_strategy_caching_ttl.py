@@ -115,7 +115,7 @@ def test_ttl_1h_never_follows_a_5m_breakpoint(tmp_path: Path) -> None:
     assert not any("1h entries first" in event.message for event in result.events)
 
 
-def test_ttl_5m_keeps_recorded_1h_breakpoints_before_its_own(tmp_path: Path) -> None:
+def test_no_ttl_keeps_recorded_1h_breakpoints_before_its_own(tmp_path: Path) -> None:
     usages = [
         {"input_tokens": 14, "cache_creation_input_tokens": 1800, "cache_read_input_tokens": 0},
         {"input_tokens": 14, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1800},
@@ -126,6 +126,51 @@ def test_ttl_5m_keeps_recorded_1h_breakpoints_before_its_own(tmp_path: Path) -> 
         assert item.sim.call.system[0].cache_control == CacheControl("1h")
     assert not any("raised" in event.message for event in result.events)
     assert not any("1h entries first" in event.message for event in result.events)
+
+
+RECORDED_1H = [
+    {
+        "input_tokens": 14,
+        "cache_creation_input_tokens": 1800,
+        "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 1800},
+        "cache_read_input_tokens": 0,
+    },
+    {"input_tokens": 14, "cache_creation_input_tokens": 0, "cache_read_input_tokens": 1800},
+]
+
+
+def test_ttl_5m_lowers_the_recorded_1h_breakpoint_and_bills_five_minutes(tmp_path: Path) -> None:
+    """A user trial: a recording that writes its system prompt for the hour and reads it 30 s
+    later; ``caching:ttl=5m`` kept the 1h write, so no client placement beat the recording
+    and ``advise caching`` said keep it, while writing it for five minutes saves the
+    difference of the two write prices on 1,800 tokens ($6 - $3.75 per million on Sonnet
+    4.5: $0.00405)."""
+    trace = load_trace(_cassette(tmp_path, system=SYSTEM, usages=RECORDED_1H, system_ttl="1h"))
+    engine = Engine([trace])
+    step = make_step("caching", {"ttl": "5m", "placement": ["system"]})
+    result = engine.run(Variant("five", (step,)))
+    first, second = (item.usage for item in result.traces[0].calls)
+    assert first is not None and second is not None
+    assert (first.cache_write_5m, first.cache_write_1h, first.uncached_input) == (1800, 0, 14)
+    assert (second.cache_read, second.cache_write, second.uncached_input) == (1800, 0, 14)
+    recorded = engine.run(Variant("baseline")).totals().cost_usd
+    assert recorded is not None
+    assert recorded - result.totals().cost_usd == Decimal("0.00405")  # 1,800 x $2.25 / 1M
+    messages = [event.message for event in result.events]
+    assert "lowered 1 recorded 1h breakpoint(s) to 5m" in messages
+
+
+def test_advise_caching_names_the_shorter_ttl_when_it_saves(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    path = _cassette(tmp_path, system=SYSTEM, usages=RECORDED_1H, system_ttl="1h")
+    result = CliRunner().invoke(cli, ["advise", "caching", str(path), "--no-cache"])
+    assert result.exit_code == 0, result.output
+    assert "Recommended: -s caching:ttl=5m" in result.stdout
+    row = next(line for line in result.stdout.splitlines() if line.startswith("static 5m"))
+    assert row.split()[3].startswith("-$0.00")  # saves; it cost more while the 1h write stayed
 
 
 def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> None:

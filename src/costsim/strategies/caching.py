@@ -6,9 +6,11 @@ Policies (Anthropic explicit caching):
 - ``static`` (default): fixed ``placement`` positions on every request: ``tools`` marks the
   last tool definition, ``system`` the end of the static system prompt, ``messages`` a rolling
   breakpoint on the latest message(s). Breakpoints the request already carries are kept and
-  count toward the limit of 4; with ``ttl=1h`` their 5m ones are raised to 1h (a client that
-  chooses the hour sets it on its breakpoints, and the API takes 1h breakpoints only before
-  5m ones). Placed breakpoints whose prefix is below the model's minimum cache nothing, as
+  count toward the limit of 4; a ``ttl`` set is the TTL of every breakpoint, theirs too
+  (``1h`` raises their 5m ones, ``5m`` lowers their 1h ones: a client that chooses a TTL sets
+  it on its breakpoints); unset, placed ones are 5m and theirs stay as recorded (a 5m one
+  placed before a recorded 1h one is made 1h: the API takes 1h breakpoints only before 5m
+  ones). Placed breakpoints whose prefix is below the model's minimum cache nothing, as
   online: a note per trace and model says how many.
 - ``auto``: what a sensible client does online (see :mod:`costsim.strategies.cache_policies`).
 - ``oracle``: knows the trace's future; writes only what is read again, 5m or 1h per prefix;
@@ -60,9 +62,10 @@ class CachingParams(Params):
     policy: Literal["static", "auto", "oracle"] = "static"
     """How breakpoints are chosen: fixed ``placement`` positions, an online client's choice,
     or the trace's own future (the README's caching row says how each chooses)."""
-    ttl: Literal["5m", "1h"] = "5m"
+    ttl: Literal["5m", "1h"] | None = None
     """How long a written prefix stays readable (static and auto): 5 minutes, or an hour at a
-    dearer write."""
+    dearer write, for every breakpoint, those the request carries too; unset: breakpoints
+    placed are 5m, those the request carries keep their TTL."""
     placement: tuple[Policy, ...] = ("tools", "system", "messages")
     """Where static breakpoints go: after the tool definitions, after the static system
     prompt, on the latest message(s)."""
@@ -98,7 +101,7 @@ class Caching:
             system_splits(item.call for item in trace.calls) if params.split_dynamic_system else {}
         )
         events: list[Event] = []
-        mark = CacheControl(params.ttl)
+        mark = CacheControl(params.ttl or "5m")
         calls: list[SimCall] = []
         short = ShortMarks()
         for item in trace.calls:
@@ -115,8 +118,8 @@ class Caching:
                 recorded[len(call.tools)] = None  # the static part's breakpoint is placed too
                 events.append(Event(self.name, "change", _moved(split, changing), call.provenance))
             if call.flavour is Flavour.ANTHROPIC_MESSAGES and params.policy == "static":
-                placed_call, raised = place(call, params)
-                events += placement_events(call, placed_call, raised)
+                placed_call, changed = place(call, params)
+                events += placement_events(call, placed_call, changed, params.ttl)
                 if context.layout is not None:
                     short.add(
                         marks_in(call) if recorded is None else recorded,
@@ -129,7 +132,7 @@ class Caching:
         result = SimTrace(trace.path, tuple(calls))
         events += short.events(self.name)
         if params.policy == "auto":
-            marks = auto_marks(result, params.ttl, context)
+            marks = auto_marks(result, params.ttl or "5m", context)
             return placed(result, marks), events + self._placed(result, marks, "auto")
         if params.policy == "oracle":
             chosen, why = oracle_marks(
@@ -150,13 +153,14 @@ class Caching:
         whose changing system text is moved as in ``split``: the oracle weighs them beside
         its own plans, so it is never worse than a placement a client can make."""
         found: list[list[Marks | None]] = []
-        for ttl in ("5m", "1h"):
+        for ttl in (None, "5m", "1h"):
             static = params.model_copy(update={"policy": "static", "ttl": ttl})
             placed_static, _ = self.apply(trace, static, context)
             found.append(
                 [marks_of(item.call) if eligible(item) else None for item in placed_static.calls]
             )
-            found.append(auto_marks(split, ttl, context))
+            if ttl is not None:
+                found.append(auto_marks(split, ttl, context))
         return found
 
     def _placed(self, trace: SimTrace, marks: list[Marks | None], policy: str) -> list[Event]:

@@ -1,8 +1,10 @@
 """Where the ``caching`` strategy's static policy puts breakpoints, and what it says of them.
 
-A request keeps the breakpoints it carries (within the limit of 4); with ``ttl=1h`` its 5m
-ones are raised to 1h, and a 5m breakpoint placed before a recorded 1h one is made 1h: the
-API takes 1h breakpoints only before 5m ones. Placed breakpoints whose prefix is below the
+A request keeps the breakpoints it carries (within the limit of 4); a ``ttl`` set is the TTL
+of every one of them (``1h`` raises its 5m ones, ``5m`` lowers its 1h ones: a client that
+chooses a TTL sets it on its breakpoints), and unset, placed breakpoints are 5m and a 5m
+breakpoint placed before a recorded 1h one is made 1h: the API takes 1h breakpoints only
+before 5m ones. Placed breakpoints whose prefix is below the
 model's minimum cache nothing, as online; :class:`ShortMarks` counts them per trace and model.
 """
 
@@ -33,7 +35,7 @@ class Placement(Protocol):
     """What the static placement reads of the strategy's parameters."""
 
     @property
-    def ttl(self) -> Literal["5m", "1h"]: ...
+    def ttl(self) -> Literal["5m", "1h"] | None: ...
     @property
     def placement(self) -> tuple[str, ...]: ...
     @property
@@ -57,18 +59,19 @@ def marks_in(call: Call) -> list[CacheControl | None]:
 _Marked = TypeVar("_Marked", Block, ToolDef)
 _Part = TypeVar("_Part")
 _HOUR = CacheControl("1h")
+_OTHER = {"1h": "5m", "5m": "1h"}
 
 
-def _raise_all(blocks: tuple[_Marked, ...]) -> tuple[_Marked, ...]:
-    """``blocks`` with their 5m breakpoints raised to 1h; ``blocks`` itself when none is 5m
-    (an object left as it was keeps what was counted of it, see :func:`_same_or`)."""
-    raised = tuple(
-        dataclasses.replace(b, cache_control=_HOUR)
-        if b.cache_control is not None and b.cache_control.ttl == "5m"
+def _retime_all(blocks: tuple[_Marked, ...], mark: CacheControl) -> tuple[_Marked, ...]:
+    """``blocks`` with their breakpoints set to ``mark``'s TTL; ``blocks`` itself when all
+    have it (an object left as it was keeps what was counted of it, see :func:`_same_or`)."""
+    retimed = tuple(
+        dataclasses.replace(b, cache_control=mark)
+        if b.cache_control is not None and b.cache_control.ttl != mark.ttl
         else b
         for b in blocks
     )
-    return _same_or(blocks, raised)
+    return _same_or(blocks, retimed)
 
 
 def _same_or(old: tuple[_Part, ...], new: tuple[_Part, ...]) -> tuple[_Part, ...]:
@@ -82,23 +85,25 @@ def _with_content(message: Message, content: tuple[Block, ...]) -> Message:
     return message if content is message.content else dataclasses.replace(message, content=content)
 
 
-def raised_to_hour(call: Call) -> tuple[Call, int]:
-    """``call`` with its 5m breakpoints raised to 1h, and how many were."""
-    count = sum(1 for mark in marks_in(call) if mark is not None and mark.ttl == "5m")
-    automatic = call.cache_control is not None and call.cache_control.ttl == "5m"
+def retimed(call: Call, ttl: Literal["5m", "1h"]) -> tuple[Call, int]:
+    """``call`` with every breakpoint it carries (the automatic one too) set to ``ttl``, and
+    how many were changed."""
+    mark = CacheControl(ttl)
+    count = sum(1 for found in marks_in(call) if found is not None and found.ttl != ttl)
+    automatic = call.cache_control is not None and call.cache_control.ttl != ttl
     if not count and not automatic:
         return call, 0
-    raised = dataclasses.replace(
+    changed = dataclasses.replace(
         call,
-        tools=_raise_all(call.tools),
-        system=_raise_all(call.system),
+        tools=_retime_all(call.tools, mark),
+        system=_retime_all(call.system, mark),
         messages=_same_or(
             call.messages,
-            tuple(_with_content(m, _raise_all(m.content)) for m in call.messages),
+            tuple(_with_content(m, _retime_all(m.content, mark)) for m in call.messages),
         ),
-        cache_control=_HOUR if automatic else call.cache_control,
+        cache_control=mark if automatic else call.cache_control,
     )
-    return raised, count + automatic
+    return changed, count + automatic
 
 
 def _mark_last(blocks: tuple[Block, ...], mark: CacheControl) -> tuple[Block, ...]:
@@ -108,9 +113,10 @@ def _mark_last(blocks: tuple[Block, ...], mark: CacheControl) -> tuple[Block, ..
 
 
 def place(call: Call, params: Placement) -> tuple[Call, int]:
-    """``call`` with the static breakpoints placed, and how many recorded ones were raised."""
-    call, raised = raised_to_hour(call) if params.ttl == "1h" else (call, 0)
-    return _hour_first(call, _place_new(call, params)), raised
+    """``call`` with the static breakpoints placed, and how many recorded ones were given
+    another TTL (``params.ttl``, when set)."""
+    call, changed = retimed(call, params.ttl) if params.ttl is not None else (call, 0)
+    return _hour_first(call, _place_new(call, params)), changed
 
 
 def _with_marks(call: Call, marks: list[CacheControl | None]) -> Call:
@@ -151,7 +157,7 @@ def _hour_first(before: Call, after: Call) -> Call:
 
 
 def _place_new(call: Call, params: Placement) -> Call:
-    mark = CacheControl(params.ttl)
+    mark = CacheControl(params.ttl or "5m")
     budget = params.max_breakpoints - count_breakpoints(call)
     if budget <= 0:
         return call
@@ -186,12 +192,17 @@ def _place_new(call: Call, params: Placement) -> Call:
     return dataclasses.replace(call, **changes) if changes else call  # type: ignore[arg-type]
 
 
-def placement_events(before: Call, after: Call, raised: int) -> list[Event]:
-    """What :func:`place` did to a request, as one change (nothing: no event)."""
+def placement_events(
+    before: Call, after: Call, retimed: int, ttl: Literal["5m", "1h"] | None
+) -> list[Event]:
+    """What :func:`place` did to a request, as one change (nothing: no event); ``retimed``
+    recorded breakpoints were set to ``ttl``."""
     pairs = zip(marks_in(before), marks_in(after), strict=True)
     ttls = [new.ttl for old, new in pairs if new is not None and old is None]
     done = [f"added {ttls.count(ttl)} {ttl} breakpoint(s)" for ttl in ("1h", "5m") if ttl in ttls]
-    done += [f"raised {raised} recorded 5m breakpoint(s) to 1h"] if raised else []
+    if retimed and ttl is not None:
+        how = "raised" if ttl == "1h" else "lowered"
+        done.append(f"{how} {retimed} recorded {_OTHER[ttl]} breakpoint(s) to {ttl}")
     return [Event("caching", "change", "; ".join(done), before.provenance)] if done else []
 
 
