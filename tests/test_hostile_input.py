@@ -724,7 +724,8 @@ def test_an_error_fits_the_terminal_and_stays_one_line_in_a_log(tmp_path: Path) 
     """At a terminal a long error wraps to its width; piped (CI logs, grep) it is one line."""
     long_name = tmp_path / "agent.yaml"
     long_name.write_text("interactions:\n- request: {method: POST\n")
-    command = [sys.executable, "-m", "costsim", "report", str(long_name)]
+    # -q: no progress bar on the terminal (on a loaded machine the read can pass a second)
+    command = [sys.executable, "-m", "costsim", "report", str(long_name), "-q"]
     env = {**os.environ, "COLUMNS": "100"}
     piped = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     assert piped.returncode == 2

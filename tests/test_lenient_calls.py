@@ -47,13 +47,18 @@ def test_only_the_unreadable_call_is_left_out_and_strict_runs_still_stop(
         assert lenient.exit_code == 0, lenient.output
         document = json.loads(lenient.stdout)
         assert document["totals"]["llm_calls"] == 2
+        # the call left out is in no sum: the cost is unknown, its priced part a lower bound
+        assert document["totals"]["left_out_calls"] == 1
+        assert document["totals"]["cost_usd"] is None
+        assert Decimal(document["totals"]["priced_cost_usd"]) > 0
         (note,) = [n for n in document["notes"] if n["interaction"] == 1]
         assert "left out of the totals (--lenient)" in note["message"]
         strict = _run("report", path, *flags)
         assert strict.exit_code == 2
         assert "interaction 1: response body is not valid JSON" in strict.stderr
     text = _run("report", path, "--lenient", *flags)
-    assert text.stdout.startswith("2 LLM calls in 1 cassette: $")
+    assert text.stdout.startswith("2 LLM calls in 1 cassette: ≥$")
+    assert "* 1 LLM-looking interaction costsim cannot meter: in no sum" in text.stdout
     assert "1 LLM-looking interaction not metered" in text.stdout
     assert "interaction 1: response body is not valid JSON" in text.stderr  # a warning too
     for command in (
@@ -74,7 +79,11 @@ def test_a_comparison_keeps_the_cassette_s_good_calls(tmp_path: Path) -> None:
     with pytest.raises(InteractionError, match="interaction 1"):
         api.compare(scenario, jobs=1)
     compared = api.compare(scenario, jobs=1, lenient=True)
-    assert compared.data.comparison.baseline.llm_calls == 2
+    baseline = compared.data.comparison.baseline
+    assert baseline.llm_calls == 2 and baseline.left_out_calls == 1
+    assert baseline.cost_usd is None  # the call left out makes the cost a lower bound
+    (variant,) = compared.data.comparison.variants
+    assert variant.totals.left_out_calls == 1 and variant.delta.value is not None
     # said as a skipped file is (it left out nothing else), every run, cached or not
     (said,) = compared.skipped
     assert said.error == (
@@ -86,8 +95,9 @@ def test_a_comparison_keeps_the_cassette_s_good_calls(tmp_path: Path) -> None:
         api.compare(scenario, jobs=1)  # the lenient run's comparison is not a strict one's
     (tmp_path / "good").mkdir()
     alone = write_yaml(tmp_path / "good" / "good.yaml", [interaction(), interaction()])
-    assert api.report(alone).totals.cost_usd == api.report(path, lenient=True).totals.cost_usd
-    assert api.report(path, lenient=True).totals.cost_usd > Decimal(0)
+    lenient = api.report(path, lenient=True).totals
+    assert api.report(alone).totals.cost_usd == lenient.priced_cost > Decimal(0)
+    assert baseline.priced_cost == lenient.priced_cost and lenient.cost_usd is None
 
 
 @pytest.mark.parametrize("encoding", ["gzip", "deflate", "br"])

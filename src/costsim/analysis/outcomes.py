@@ -21,6 +21,7 @@ from typing import Any
 from costsim.analysis.bands import Band, VariantBands, banded_calls, run_terms
 from costsim.analysis.economics import BreakpointEconomics, breakpoint_economics
 from costsim.analysis.groups import AgentMatcher, Grouper, ToolUse
+from costsim.analysis.left_out import counted, with_left_out
 from costsim.analysis.spread import NONE, RunTerms, Spread, interaction_band, marginal_band
 from costsim.analysis.trace_sums import TraceSums
 from costsim.analysis.turns import Turns, turn_series
@@ -310,9 +311,8 @@ class _Runs:
 
     def _baseline_terms(self) -> RunTerms:
         if self._recorded_terms is None:
-            self._recorded_terms = run_terms(
-                self.baseline, self.engine.meter, self.as_of, self.sums
-            )
+            meter = self.engine.meter
+            self._recorded_terms = run_terms(self.baseline, meter, self.as_of, self.sums)
         return self._recorded_terms
 
     def recorded_spreads(self) -> dict[str, dict[str, Spread]]:
@@ -384,9 +384,14 @@ def outcome(
             item.interaction = runs.interaction(variant)
         parts.append(item)
     forget_metered()  # the memo served this run; it holds the engine's requests
+    recorded = _by_trace(runs.baseline.traces, runs.baseline_calls)
+    tables = (t for p in parts for t in (p.per_cassette, p.baseline_per_cassette))
+    missed = with_left_out(engine.traces, [recorded, *tables])  # what no sum holds, said in each
+    for item in parts:
+        item.totals, item.baseline = counted(item.totals, missed), counted(item.baseline, missed)
     return Share(
-        baseline=Totals.of(runs.baseline_calls),
-        baseline_per_cassette=_by_trace(runs.baseline.traces, runs.baseline_calls),
+        baseline=counted(Totals.of(runs.baseline_calls), missed),
+        baseline_per_cassette=recorded,
         variants=parts,
         groups={key: [column[key] for column in columns] for key in COSTS},
         spreads={key: [column[key] for column in spreads] for key in SPREADS},

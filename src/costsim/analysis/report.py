@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from costsim.analysis.left_out import left_out
 from costsim.errors import ConfigError, CostsimError
 from costsim.io.walk import Progress, Selection, find_cassettes
 from costsim.metering.meter import ErrorBand, Meter
@@ -193,6 +194,7 @@ def build_report(
         notes.extend(trace_notes(trace))
         metered = list(_metered(trace, as_of, estimator))
         totals = Totals.of(metered)
+        totals.left_out_calls = left_out(trace)
         total.merge(totals)
         if key_of is not None:
             for item in metered:

@@ -152,6 +152,10 @@ class Totals:
     """Calls the API answered with an error and billed nothing for (an error after usage was
     reported, at the end of a stream, is billed as recorded)."""
     unmetered_calls: int = 0
+    left_out_calls: int = 0
+    """Interactions that look like LLM calls but that costsim cannot meter (an API it does
+    not read, a body a lenient read could not read): in no sum, so the cost is unknown (the
+    priced part a lower bound)."""
     prompt_tokens: int = 0
     uncached_input_tokens: int = 0
     cache_read_tokens: int = 0
@@ -265,6 +269,7 @@ class Totals:
         self.estimated_calls += other.estimated_calls
         self.errored_calls += other.errored_calls
         self.unmetered_calls += other.unmetered_calls
+        self.left_out_calls += other.left_out_calls
         self.prompt_tokens += other.prompt_tokens
         self.uncached_input_tokens += other.uncached_input_tokens
         self.cache_read_tokens += other.cache_read_tokens
@@ -300,18 +305,23 @@ class Totals:
 
     @property
     def cost_usd(self) -> Decimal | None:
-        if self.unpriced or self.unmetered_calls:
+        if self.unpriced or self.unmetered_calls or self.left_out_calls:
             return None
         return self.priced_cost
 
     def change_from(self, before: Totals) -> Decimal | None:
         """These sums' cost minus ``before``'s: known when both are priced, and when both
-        bill the same calls without a price alike (their unknown cost is then the same on
-        both sides, and the difference is that of the priced parts); else None."""
+        bill the same calls without a price alike, or leave the same number of interactions
+        out (their unknown cost is then the same on both sides, and the difference is that
+        of the priced parts); else None."""
         after_cost, before_cost = self.cost_usd, before.cost_usd
         if after_cost is not None and before_cost is not None:
             return after_cost - before_cost
-        if self.unmetered_calls or before.unmetered_calls or not self.unpriced_alike(before):
+        if self.unmetered_calls or before.unmetered_calls:
+            return None
+        if self.left_out_calls != before.left_out_calls:  # the same interactions, left out
+            return None
+        if (self.unpriced or before.unpriced) and not self.unpriced_alike(before):
             return None
         return self.priced_cost - before.priced_cost
 

@@ -78,6 +78,10 @@ def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
     for count, text in notes:
         if count:
             lines += wrap(f"* baseline: {plural(count, 'call')} {text}", width, subsequent="  ")
+    if baseline.left_out_calls:
+        missed = plural(baseline.left_out_calls, "LLM-looking interaction")
+        text = f"* {missed} costsim cannot meter: in no sum, so costs are a lower bound"
+        lines += wrap(text + " (the warnings say which).", width, subsequent="  ")
     reads: dict[ReadPricing, dict[str, int]] = {}
     for totals in (baseline, *(summary.totals for summary in comparison.variants)):
         for how, counts in totals.read_pricing.items():

@@ -94,6 +94,7 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "estimated_calls": totals.estimated_calls,
         "errored_calls": totals.errored_calls,
         "unmetered_calls": totals.unmetered_calls,
+        "left_out_calls": totals.left_out_calls,
         "prompt_tokens": totals.prompt_tokens,
         "uncached_input_tokens": totals.uncached_input_tokens,
         "cache_read_tokens": totals.cache_read_tokens,

@@ -169,6 +169,11 @@ def report_notes(report: Report) -> list[str]:
         )
     if totals.unmetered_calls:
         notes.append(f"* {plural(totals.unmetered_calls, 'call')} {UNMETERED}.")
+    if totals.left_out_calls:
+        notes.append(
+            f"* {plural(totals.left_out_calls, 'LLM-looking interaction')} costsim cannot "
+            "meter: in no sum, so costs shown are a lower bound (the notes say which)."
+        )
     if totals.gateway_priced_calls:
         notes.append(
             f"{plural(totals.gateway_priced_calls, 'call')} priced from the cost the gateway "
