@@ -29,7 +29,7 @@ from costsim.analysis.turns import Turns
 from costsim.engine.simulate import Engine, VariantResult
 from costsim.pricing.ledger import MeteredCall, Totals
 from costsim.strategies.registry import Variant
-from costsim.strategies.trace import Event
+from costsim.strategies.trace import Event, said_of_the_run
 
 __all__ = [
     "Comparison",
@@ -155,7 +155,9 @@ def summary_of(variant: Variant, item: VariantPart) -> VariantSummary:
         variant=variant,
         totals=item.totals,
         per_cassette=item.per_cassette,
-        events=item.events,
+        events=said_of_the_run(
+            item.events, sum(1 for t in item.per_cassette.values() if t.llm_calls)
+        ),
         bands=item.bands,
         baseline=item.baseline,
         baseline_per_cassette=item.baseline_per_cassette,

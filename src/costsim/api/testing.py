@@ -37,6 +37,7 @@ from costsim.providers.chains import chained
 from costsim.providers.normalise import call_from_interaction, load_trace
 from costsim.strategies.registry import Variant
 from costsim.strategies.syntax import parse_variants
+from costsim.strategies.trace import said_of_the_run
 
 __all__ = [
     "TOKEN_METRICS",
@@ -362,7 +363,7 @@ class TestMeter:
         for variant in parse_strategies(strategies):
             result = engine.run(variant, requests=requests)
             said = notes.setdefault(variant.name, [])
-            for event in result.events:
+            for event in said_of_the_run(result.events, sum(1 for t in traces if t.calls)):
                 if event.kind == "note" and event.message not in said:
                     said.append(event.message)
             by_trace = result.totals_by_trace()

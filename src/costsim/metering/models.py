@@ -5,11 +5,11 @@ Longest matching prefix wins. Rules that changed over time belong here, not in c
 
 from __future__ import annotations
 
-import re
 from datetime import date
 from typing import TypeVar
 
 from costsim.model import Call, Flavour
+from costsim.pricing.platform_ids import model_name
 
 T = TypeVar("T")
 
@@ -27,14 +27,9 @@ __all__ = [
 ]
 
 
-_PLATFORM_PREFIX = re.compile(r"^(?:.*/)?(?:(?:global|us|eu|apac|jp|au|regional)\.)?anthropic\.")
-
-
 def base_model_name(model: str) -> str:
-    """A model id without a platform's decoration: Bedrock's ``us.anthropic.`` prefix, a
-    gateway's ``vendor/`` prefix (OpenRouter)."""
-    name = _PLATFORM_PREFIX.sub("", model.lower())
-    return name.rsplit("/", 1)[-1]
+    """A model id without a platform's decoration (see :func:`model_name`)."""
+    return model_name(model)
 
 
 _BEST: dict[tuple[int, str], tuple[object, str]] = {}

@@ -1,5 +1,9 @@
-"""A model named plainly (``claude-haiku-4-5``) as a platform names it, for a call served
-there: routing a Bedrock call to Haiku moves it to Bedrock's Haiku, billed at Bedrock's price.
+"""A model as a platform names it, and the model a platform's id names.
+
+A model named plainly (``claude-haiku-4-5``) as a platform names it, for a call served there:
+routing a Bedrock call to Haiku moves it to Bedrock's Haiku, billed at Bedrock's price. And
+back: the model a recorded id names whatever served it (:func:`model_name`), so that a rule
+naming a model finds its calls on every platform.
 
 Amazon Bedrock names a Claude model ``{geo}.anthropic.{model}-{date}-v1:0``: a cross-region
 inference profile (``us.``, ``eu.``, ``apac.``, ...; genai-prices' ``regional`` prices, 10%
@@ -15,9 +19,51 @@ from functools import cache
 
 from genai_prices import data_snapshot
 
-__all__ = ["bedrock_id"]
+from costsim.model import Platform
+
+__all__ = ["bedrock_id", "model_name", "on_platform"]
 
 _BEDROCK = re.compile(r"^(?P<geo>(?:[a-z-]+\.)?)anthropic\.")
+_DECORATED = re.compile(
+    r"^(?:.*/)?(?:(?:global|us|eu|apac|jp|au|regional)\.)?anthropic\.(?P<name>.+?)(?:(?<=\d{8})-v\d+:\d+)?$"
+)
+"""Bedrock's id of a Claude model: a geo (or none), the vendor, the model and, after its date,
+its version (``anthropic.claude-v2:1`` has no date: its ``-v2`` is its name)."""
+_VERTEX_DATE = re.compile(r"@(?=\d{8}$)")
+
+
+def model_name(model: str) -> str:
+    """The model ``model`` (a recorded id, or a rule's name for one) names, without a
+    platform's decoration, lower-case: Bedrock's geo, vendor and version
+    (``us.anthropic.claude-sonnet-4-5-20250929-v1:0``, ``%3A``-encoded or not), Vertex AI's
+    ``@`` before the date (``claude-sonnet-4-5@20250929``), a gateway's ``vendor/`` prefix
+    (OpenRouter's): each of these is ``claude-sonnet-4-5-20250929``, as Anthropic names it."""
+    name = model.lower().replace("%3a", ":")
+    found = _DECORATED.match(name)
+    if found is not None:
+        name = found["name"]
+    name = _VERTEX_DATE.sub("-", name)
+    return name.rsplit("/", 1)[-1]
+
+
+def on_platform(model: str, platform: Platform | None, like: str) -> str:
+    """``model`` (where a rule sends a call of ``like`` served on ``platform``) as that
+    platform names it: on Bedrock, Bedrock's id with the geo of ``like`` (its region class),
+    unless ``model`` is a Bedrock id already (the endpoint the rule chose); a name in another
+    platform's form (a Bedrock id off Bedrock, Vertex AI's ``@date`` off Vertex AI) as the model
+    it names; else as written."""
+    bedrock = _BEDROCK.match(model.lower()) is not None
+    vertex = _VERTEX_DATE.search(model) is not None
+    if platform is Platform.BEDROCK:
+        if bedrock:
+            return model
+        named = model_name(model) if vertex else model
+        return bedrock_id(named, like) or named
+    if bedrock or (vertex and platform is not Platform.VERTEX):
+        return model_name(model)
+    return model
+
+
 _LISTED = re.compile(r"^(?P<scope>regional|global)\.anthropic\.(?P<name>.+?)-v\d+:\d+$")
 
 

@@ -21,12 +21,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
-from costsim.metering.models import base_model_name, encoding_for, provider_of
+from costsim.metering.models import encoding_for, provider_of
 from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
 from costsim.model.quoting import quoted, short_name
 from costsim.model.reasoning import reasons
 from costsim.pricing.names import model_label
-from costsim.pricing.platform_ids import bedrock_id
+from costsim.pricing.platform_ids import model_name, on_platform
 from costsim.pricing.prices import price
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
@@ -51,7 +51,8 @@ class RoutingParams(Params):
     """Agent name -> cost tier (added to the tiers the scenario's ``agents`` declare)."""
     models: dict[str, str] = Field(default_factory=dict)
     """Recorded model -> tier or model: every call of that model, e.g. {gpt-4o: gpt-4o-mini}
-    (the name or its dated snapshots, ``gpt-4o-2024-08-06``; not ``gpt-4o-mini``)."""
+    (the name or its dated snapshots, ``gpt-4o-2024-08-06``; not ``gpt-4o-mini``), on every
+    platform (a key may be Bedrock's or Vertex AI's id of the model)."""
     complexity: bool = False
     """Route by the latest user text: greetings and short questions light, analysis heavy."""
     default: str | None = None
@@ -136,15 +137,39 @@ class _Router:
 
 
 def _recorded_model(models: dict[str, str], call: Call) -> str | None:
-    """The key of ``models`` that names ``call``'s model: the name itself or a dated snapshot
-    of it (``gpt-4o-2024-08-06``, ``claude-sonnet-4-5-20250929``), never a longer model's
-    name (``gpt-4o`` is not ``gpt-4o-mini``); platform decorations aside."""
-    names = {base_model_name(call.model), base_model_name(call.priced_model)}
-    for key in models:
-        dated = re.compile(re.escape(key) + r"(-\d{4}-?\d{2}-?\d{2})?")
-        if any(dated.fullmatch(name) for name in names):
-            return key
-    return None
+    """The first key of ``models`` that names ``call``'s model (see :func:`_names`)."""
+    return next((key for key in models if _names(key, call)), None)
+
+
+def _names(key: str, call: Call) -> bool:
+    """Whether ``key`` (of ``models``) names ``call``'s model: the name itself or a dated
+    snapshot of it (``gpt-4o-2024-08-06``, ``claude-sonnet-4-5-20250929``), never a longer
+    model's name (``gpt-4o`` is not ``gpt-4o-mini``). Both are compared as the models they name,
+    platform decorations aside: ``claude-sonnet-4-5``, its dated name and Bedrock's or Vertex
+    AI's id of it each name that model's calls wherever they were served."""
+    dated = re.compile(re.escape(model_name(key)) + r"(-\d{4}-?\d{2}-?\d{2})?")
+    recorded = (call.model, call.priced_model, call.response_model)
+    return any(dated.fullmatch(model_name(name)) for name in recorded if name)
+
+
+def _unmatched(models: dict[str, str], trace: SimTrace) -> list[Event]:
+    """A note per key of ``models`` that names no call of ``trace``, said of the run: shown
+    when it names no call of any trace (a key that routes nothing used to pass without a
+    word, and a platform's id it could not read then saved nothing)."""
+    if not trace.calls:
+        return []
+    return [
+        Event(
+            "routing",
+            "note",
+            f"models.{key} routes nothing: no call of the run is of that model (by its name, a "
+            "dated snapshot or a platform's id of it)",
+            trace.calls[0].call.provenance,
+            of_run=True,
+        )
+        for key in models
+        if not any(_names(key, item.call) for item in trace.calls)
+    ]
 
 
 def _input_price(model: str, provider: str, when: datetime | None) -> tuple[float | None, str]:
@@ -214,11 +239,12 @@ _NO_RULE = (
 
 
 def _target(router: _Router, call: Call) -> tuple[str | None, str]:
-    """Where the router sends ``call`` (None: it stays), and why; a Bedrock call to the
-    platform's id of the model, priced at Bedrock's price."""
+    """Where the router sends ``call`` (None: it stays), and why; on the call's own platform
+    (a Bedrock call to Bedrock's id of the model, in its region class, priced at Bedrock's
+    price; a platform's id written for another platform's call as the model it names)."""
     model, why = router.route(call)
-    if model is not None and call.platform is Platform.BEDROCK:
-        model = bedrock_id(model, call.model) or model
+    if model is not None:
+        model = on_platform(model, call.platform, call.model)
     return model, why
 
 
@@ -288,7 +314,7 @@ class Routing:
             tiers,
             {str(tier): model for tier, model in params.tiers.items()},
         )
-        events: list[Event] = []
+        events = _unmatched(params.models, trace)
         nameless = [name for name in params.agents if name not in patterns]
         if nameless and trace.calls:  # an override no call can be recognised for
             events.append(_nameless(nameless, trace.calls[0].call))

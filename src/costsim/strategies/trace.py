@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -9,7 +10,7 @@ from typing import Literal
 
 from costsim.model import Call, CassetteTrace, Provenance
 
-__all__ = ["Event", "SimCall", "SimTrace"]
+__all__ = ["Event", "SimCall", "SimTrace", "said_of_the_run"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,6 +50,28 @@ class Event:
     message: str
     provenance: Provenance | None = None
     tokens: int = 0
+    of_run: bool = False
+    """A note that holds of a variant's run only when every trace with calls says it (a rule
+    that found no call to apply to in a trace): said once then, else not at all (see
+    :func:`said_of_the_run`)."""
+
+
+def said_of_the_run(events: Sequence[Event], traces: int) -> list[Event]:
+    """``events`` with each note said of the run (``of_run``) kept once, where first said, when
+    all ``traces`` (the run's traces with calls) said it, and dropped otherwise: a strategy sees
+    one trace at a time, says such a note at most once in each, and a rule that applies to no
+    call of one trace may apply in another."""
+    saying = Counter((e.strategy, e.message) for e in events if e.of_run)
+    kept: list[Event] = []
+    said: set[tuple[str, str]] = set()
+    for event in events:
+        key = (event.strategy, event.message)
+        if event.of_run:
+            if key in said or saying[key] < traces:
+                continue
+            said.add(key)
+        kept.append(event)
+    return kept
 
 
 @dataclass(frozen=True, slots=True)
