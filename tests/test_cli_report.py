@@ -193,6 +193,28 @@ def test_a_cassette_cut_between_interactions_is_flagged(
     assert code == 0 and "no-version" not in out
 
 
+def test_a_cassette_without_version_among_ones_with_it_is_a_warning(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial's suite: five calls recorded by pytest-recording, the file cut after the
+    second interaction at a line's end; its folder's other cassettes all end with ``version:
+    1``, which this one's recorder wrote too, so it is most likely cut: a warning (exit 1),
+    not a hint hidden behind --show-info."""
+    monkeypatch.chdir(tmp_path)
+    text = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    (tmp_path / "whole.yaml").write_text(text)
+    (tmp_path / "cut.yaml").write_text(text.rstrip().removesuffix("version: 1"))
+    code, out, _ = _run("cassettes", "check", ".", "--format", "json")
+    assert code == 1, out
+    (finding,) = json.loads(out)["findings"]
+    assert (finding["rule"], finding["severity"]) == ("cut-short", "warning")
+    assert "where the other cassette of its folder ends with one" in finding["message"]
+    # alone in its folder it stays the hint it was
+    (tmp_path / "whole.yaml").unlink()
+    code, out, _ = _run("cassettes", "check", ".")
+    assert code == 0 and "nothing found" in out
+
+
 def test_cassettes_check_names_unpriced_calls_and_empty_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -7,7 +7,8 @@ Rules are the credential rules of :mod:`costsim.secret_rules` and the recording 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,12 +22,20 @@ from costsim.model.quoting import quoted
 from costsim.pricing.ledger import meter
 from costsim.providers.normalise import normalise
 
-__all__ = ["ALL_RULES", "Finding", "check_bytes", "check_cassette", "validate_rules"]
+__all__ = [
+    "ALL_RULES",
+    "Finding",
+    "among_siblings",
+    "check_bytes",
+    "check_cassette",
+    "validate_rules",
+]
 
 RECORDING_RULES: tuple[Rule, ...] = (
     Rule("unreadable", Severity.ERROR, "the cassette cannot be read"),
     Rule("no-llm-calls", Severity.WARNING, "no LLM calls"),
     Rule("no-version", Severity.INFO, "no closing 'version' key: perhaps cut short"),
+    Rule("cut-short", Severity.WARNING, "no closing 'version' key where its folder's have one"),
     Rule("no-usage", Severity.WARNING, "an LLM call without recorded usage"),
     Rule(NoteKind.INVALID_USAGE.value, Severity.WARNING, "invalid recorded usage"),
     Rule(NoteKind.INCOMPLETE_STREAM.value, Severity.WARNING, "a stream cut before its usage"),
@@ -77,6 +86,44 @@ def check_bytes(path: Path, data: bytes) -> list[Finding]:
     """:func:`check_cassette` of the cassette file at ``path`` from its bytes (read by the
     caller)."""
     return _check(path, lambda: cassette_from_bytes(path, data))
+
+
+def among_siblings(paths: Sequence[Path], findings: Sequence[list[Finding]]) -> list[list[Finding]]:
+    """Each file's findings (one list per path), a missing ``version`` key made a warning
+    (``cut-short``) where other cassettes of its folder end with one: a recorder that wrote
+    it there wrote it here too, unless the file was cut between two interactions (a trial's
+    cassette lost three of its five calls so, without a word). Alone, or beside others
+    without one (6 whole files of the corpus's 902 have none), it stays a hint."""
+    versioned: Counter[Path] = Counter()
+    for path, found in zip(paths, findings, strict=True):
+        if not any(f.rule in ("no-version", "unreadable") for f in found):
+            versioned[path.parent] += 1
+    result = []
+    for path, found in zip(paths, findings, strict=True):
+        others = versioned[path.parent]
+        result.append(
+            [
+                _finding(path, None, "cut-short", _cut_short(others))
+                if f.rule == "no-version" and others
+                else f
+                for f in found
+            ]
+        )
+    return result
+
+
+def _cut_short(others: int) -> str:
+    return (
+        "no 'version' key, which vcrpy writes after the last interaction, where "
+        + (
+            "the other cassette of its folder ends"
+            if others == 1
+            else f"the {others:,} other cassettes of its folder end"
+        )
+        + " with one: "
+        "probably cut short between two interactions, its later calls missing from every "
+        "total (re-record it; if it is whole, add 'version: 1' at its end)"
+    )
 
 
 def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from costsim.analysis import cache_fidelity, cassettes
-from costsim.analysis.checks import validate_rules
+from costsim.analysis.checks import among_siblings, validate_rules
 from costsim.analysis.comparison import compare_variants, finish
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.report import build_report
@@ -373,6 +373,6 @@ def check_cassettes(
     skip = [*validate_rules(ignore, "--ignore"), *configured]
     found = find_cassettes(paths_of(paths), Selection.of(include, exclude))
     settings = with_progress(resolve(jobs, cache), progress, "checking")
-    per_file = check_all(found.files, settings=settings)
+    per_file = among_siblings(found.files, check_all(found.files, settings=settings))
     data = cassettes.tally(per_file, ignore=skip, show_info=show_info, warnings=found.warnings())
     return CassetteCheck(data, warnings=data.warnings)
