@@ -116,8 +116,9 @@ def test_models_moves_a_models_calls_on_every_platform(
     """A trial's ``models: {claude-sonnet-4-5: claude-haiku-4-5}`` matched no Bedrock call,
     and Vertex AI's only as ``claude-sonnet-4-5@20250929``: the variant saved nothing, without
     a word. Every form now moves all three calls (1,000 in, 100 out each), each to Haiku 4.5
-    where it was served: Bedrock's ``us.`` profile bills its regional $1.10 / $5.50 per
-    million (Sonnet 4.5 there: $3.30 / $16.50), Vertex AI and Anthropic $1 / $5 ($3 / $15)."""
+    where it was served: Bedrock's ``us.`` profile and Vertex AI's us-east5 endpoint bill
+    their regional $1.10 / $5.50 per million (Sonnet 4.5 there: $3.30 / $16.50), Anthropic
+    $1 / $5 ($3 / $15)."""
     traces = _three(tmp_path)
     result = Engine(traces).run(Variant("r", (make_step("routing", {"models": {key: target}}),)))
     bedrock, vertex, anthropic = (trace.calls[0].call for trace in result.traces)
@@ -127,11 +128,10 @@ def test_models_moves_a_models_calls_on_every_platform(
     assert model_name(anthropic.model).startswith("claude-haiku-4-5")
     costs = result.totals_by_trace()
     per_million = Decimal(1_000_000)
-    assert costs[traces[0].path].cost_usd == (1000 * Decimal("1.10") + 100 * Decimal("5.50")) / (
-        per_million
-    )  # $0.00165, from $0.00495
-    for trace in traces[1:]:
-        assert costs[trace.path].cost_usd == (1000 * 1 + 100 * 5) / per_million  # from $0.0045
+    regional = (1000 * Decimal("1.10") + 100 * Decimal("5.50")) / per_million
+    for trace in traces[:2]:  # $0.00165, from $0.00495
+        assert costs[trace.path].cost_usd == regional
+    assert costs[traces[2].path].cost_usd == (1000 * 1 + 100 * 5) / per_million  # from $0.0045
     assert not [event for event in result.events if event.kind == "note"]
 
 

@@ -25,6 +25,7 @@ from costsim.engine.simulate import Engine
 from costsim.model import Block, Call, TextBlock, ToolDef
 from costsim.model.quoting import quoted
 from costsim.pricing.ledger import Totals
+from costsim.pricing.platform_ids import price_list
 from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.registry import Variant, make_step
 from costsim.strategies.system_split import MIN_STATIC_CHARS, opening
@@ -119,8 +120,7 @@ class _Leaks:
 
     def add(self, reason: str, call: Call, tokens: int, total: int, example: str) -> None:
         prices = unit_prices(
-            call.priced_model,
-            call.price_provider,
+            *price_list(call),
             call.recorded_at,
             prompt=total,
             base_tier=call.base_tier,
@@ -148,7 +148,7 @@ def _billed_at(call: Call, tokens: int, prices: UnitPrices) -> Decimal:
 def _hour_priced(call: Call) -> bool:
     """Whether the model has a 1-hour cache-write price (Bedrock's Claude Sonnet 4 has none:
     a 1h write there is unpriced, see :mod:`costsim.pricing.hour_writes`)."""
-    prices = unit_prices(call.priced_model, call.price_provider, call.recorded_at)
+    prices = unit_prices(*price_list(call), call.recorded_at)
     return prices is None or prices.hour_priced
 
 

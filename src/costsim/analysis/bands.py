@@ -65,6 +65,7 @@ from costsim.metering.error_table import OUTPUT_ERRORS
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassettePath, Usage
 from costsim.model.reasoning import output_hidden
+from costsim.pricing.platform_ids import price_list
 from costsim.pricing.units import UnitPrices, unit_prices
 
 __all__ = [
@@ -89,8 +90,7 @@ OUTPUT_FACTOR = 8.0
 def _prices(item: SimulatedCall, usage: Usage, as_of: datetime | None) -> UnitPrices | None:
     call = item.call
     return unit_prices(
-        call.priced_model,
-        call.price_provider,
+        *price_list(call),
         as_of or call.recorded_at,
         prompt=usage.prompt_total,
         base_tier=usage.base_tier,

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from costsim.analysis.spread import NONE, Spread, Terms
 from costsim.engine.simulate import SimulatedCall, TraceResult
+from costsim.pricing.platform_ids import price_list
 
 __all__ = ["TraceSpreads", "bill_spreads", "on_the_bill", "priced_alike", "repriced"]
 
@@ -119,7 +120,7 @@ def _moved(variant: Spread, baseline: Spread) -> Spread:
 def priced_alike(one: SimulatedCall, other: SimulatedCall) -> bool:
     """Whether two calls are priced by one list (model, provider, tier)."""
     a, b = one.call, other.call
-    if (a.priced_model, a.price_provider) != (b.priced_model, b.price_provider):
+    if price_list(a) != price_list(b):
         return False
     first, second = one.modelled, other.modelled
     if first is None or second is None:

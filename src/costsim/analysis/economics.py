@@ -15,6 +15,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from costsim.engine.simulate import SimulatedCall, TraceResult
+from costsim.pricing.platform_ids import price_list
 from costsim.pricing.units import unit_prices
 
 __all__ = ["BreakpointEconomics", "breakpoint_economics"]
@@ -55,8 +56,7 @@ def _account(
     if cache is None or usage is None:
         return
     prices = unit_prices(
-        call.priced_model,
-        call.price_provider,
+        *price_list(call),
         as_of or call.recorded_at,
         prompt=usage.prompt_total,
         base_tier=usage.base_tier,

@@ -25,6 +25,7 @@ from costsim.model.reasoning import output_hidden, reasons
 from costsim.pricing.hosts import host_provider
 from costsim.pricing.linear import counts as token_counts
 from costsim.pricing.names import model_label
+from costsim.pricing.platform_ids import price_list
 from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
 from costsim.pricing.split import ClassCost, split_cost
@@ -118,7 +119,8 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
         return MeteredCall(call, None, Price(Decimal(0)), ClassCost())
     if billed is None:
         return MeteredCall(call, None, None)
-    result = price(billed, model=call.priced_model, provider=call.price_provider, at=when)
+    model, provider = price_list(call)
+    result = price(billed, model=model, provider=provider, at=when)
     if not result.priced and call.platform is not None and call.served_by is None:
         # A model the platform's price list does not carry (a routed-to model, say): the
         # provider's own list price, which Vertex AI matches for Claude models; Bedrock's

@@ -15,13 +15,14 @@ routed call takes the dated id of the plain name, with the geo of the call it re
 from __future__ import annotations
 
 import re
+from decimal import Decimal
 from functools import cache
 
-from genai_prices import data_snapshot
+from genai_prices import Usage, calc_price, data_snapshot
 
-from costsim.model import Platform
+from costsim.model import Call, Platform
 
-__all__ = ["bedrock_id", "model_name", "on_platform"]
+__all__ = ["bedrock_id", "model_name", "on_platform", "price_list"]
 
 _BEDROCK = re.compile(r"^(?P<geo>(?:[a-z-]+\.)?)anthropic\.")
 _DECORATED = re.compile(
@@ -97,3 +98,41 @@ def _dated(model: str, scope: str) -> str | None:
             ):
                 names.add(found["name"])
     return names.pop() if len(names) == 1 else None
+
+
+_LOCATION = re.compile(r"/locations/(?P<location>[^/]+)/")
+
+
+def price_list(call: Call, model: str | None = None) -> tuple[str, str]:
+    """The model and genai-prices provider whose price bills ``call`` (as ``model``, when a
+    strategy sends it to another): its own, but for a Vertex AI regional endpoint of a model
+    Anthropic bills 10% over its global price there (Claude Sonnet 4.5 and later, on Vertex AI
+    as on Bedrock). genai-prices' google list holds only the global price, its aws list the
+    regional one of those very models: such a call is priced from that (a trial's us-east5
+    Sonnet 4.5 was billed at the global rate, 10% low, without a word)."""
+    name = call.priced_model if model is None else model
+    if call.platform is Platform.VERTEX:
+        found = _LOCATION.search(call.endpoint)
+        if found is not None and found["location"] != "global":
+            listed = _regional(model_name(name))
+            if listed is not None:
+                return listed, "aws"
+    return name, call.price_provider
+
+
+@cache
+def _regional(name: str) -> str | None:
+    """The model ``name`` names as genai-prices' AWS list prices it at a regional endpoint
+    (its dated name, which that list matches to its regional price), when that price lies
+    above the model's global one (the premium); None otherwise (an older model, priced alike
+    everywhere, or one the list does not carry in both)."""
+    regional, worldwide = _dated(name, "regional"), _dated(name, "global")
+    if regional is None or regional != worldwide:
+        return None
+    above = _input_rate(regional) > _input_rate(f"global.anthropic.{regional}")
+    return regional if above else None
+
+
+def _input_rate(model: str) -> Decimal:
+    """What a million uncached input tokens of ``model`` cost on AWS, today."""
+    return calc_price(Usage(input_tokens=1_000_000), model, provider_id="aws").total_price

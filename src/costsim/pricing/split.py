@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 from costsim.model import Usage
 from costsim.pricing.hour_writes import hour_rate
+from costsim.pricing.platform_ids import price_list
 from costsim.pricing.prices import Price, price, price_period
 
 if TYPE_CHECKING:
@@ -118,9 +119,14 @@ def _rates_on(model: str, provider: str, when: datetime) -> dict[str, Decimal] |
     return rates
 
 
+def _lists(call: Call) -> list[tuple[str, str]]:
+    """The price lists ``call`` is priced from, in the order :func:`meter` tries them."""
+    return list(dict.fromkeys((price_list(call), (call.priced_model, call.provider))))
+
+
 def _rates_of(call: Call, when: datetime) -> dict[str, Decimal] | None:
-    for provider in dict.fromkeys((call.price_provider, call.provider)):
-        rates = _rates(call.priced_model, provider, when.date())
+    for model, provider in _lists(call):
+        rates = _rates(model, provider, when.date())
         if rates is not None:
             return rates
     return None
@@ -131,8 +137,8 @@ def _fees(call: Call, usage: Usage, cost: Price) -> Decimal:
     if not usage.web_searches or cost.amount is None:
         return ZERO
     tokens_only = dataclasses.replace(usage, web_searches=0)
-    for provider in dict.fromkeys((call.price_provider, call.provider)):  # as it was priced
-        together = price(tokens_only, model=call.priced_model, provider=provider, at=cost.priced_at)
+    for model, provider in _lists(call):  # as it was priced
+        together = price(tokens_only, model=model, provider=provider, at=cost.priced_at)
         if together.amount is not None:
             return max(cost.amount - together.amount, ZERO)
     return ZERO

@@ -33,6 +33,7 @@ from costsim.model import (
     Flavour,
     TextBlock,
 )
+from costsim.pricing.platform_ids import price_list
 from costsim.pricing.units import UnitPrices, unit_prices
 from costsim.strategies.base import Context
 from costsim.strategies.trace import SimCall, SimTrace
@@ -216,8 +217,7 @@ def _requests(trace: SimTrace, context: Context) -> list[_Request]:
         ends = [i for i in candidates(call) if prefix.blocks[i].tokens >= minimum]
         when: datetime | None = call.recorded_at
         prices = unit_prices(
-            call.priced_model,
-            call.price_provider,
+            *price_list(call),
             when,
             prompt=prefix.total,
             base_tier=call.base_tier,

@@ -26,7 +26,7 @@ from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlo
 from costsim.model.quoting import quoted, short_name
 from costsim.model.reasoning import reasons
 from costsim.pricing.names import model_label
-from costsim.pricing.platform_ids import model_name, on_platform
+from costsim.pricing.platform_ids import model_name, on_platform, price_list
 from costsim.pricing.prices import price
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
@@ -348,8 +348,8 @@ class Routing:
                     call.provenance,
                 )
             )
-            before, was = _input_price(call.priced_model, call.price_provider, when)
-            after, to = _input_price(model, call.price_provider, when)
+            before, was = _input_price(*price_list(call), when)
+            after, to = _input_price(*price_list(call, model), when)
             dear = before is not None and after is not None and after > before
             if dear and not call.errored:  # an errored request was billed nothing
                 dearer.setdefault((was, to), []).append(item)
