@@ -345,6 +345,57 @@ def test_unrecognised_llm_call_is_a_visible_note(tmp_path: Path) -> None:
     assert "unrecognised-llm-call" in table.stdout
 
 
+@pytest.mark.parametrize(
+    ("model", "request_body", "reply"),
+    [
+        ("amazon.titan-embed-text-v2%3A0", {"inputText": "hi"},
+         {"embedding": [0.1], "inputTextTokenCount": 3}),
+        ("amazon.titan-embed-text-v1", {"inputText": "hi"},
+         {"embedding": [0.1], "inputTextTokenCount": 3}),
+        ("amazon.titan-embed-image-v1", {"inputText": "hi"},
+         {"embedding": [0.1], "inputTextTokenCount": 3}),
+        ("cohere.embed-english-v3", {"texts": ["hi"], "input_type": "search_query"},
+         {"embeddings": [[0.1]], "id": "e1", "response_type": "embeddings_floats"}),
+        ("us.cohere.embed-v4%3A0", {"texts": ["hi"], "input_type": "search_query"},
+         {"embeddings": {"float": [[0.1]]}, "id": "e1", "response_type": "embeddings_by_type"}),
+        ("amazon.nova-2-multimodal-embeddings-v1%3A0",
+         {"taskType": "SINGLE_EMBEDDING", "singleEmbeddingParams": {"text": {"value": "hi"}}},
+         {"embeddings": [{"embeddingType": "TEXT", "embedding": [0.1]}]}),
+    ],
+)  # fmt: skip
+def test_an_embeddings_model_on_bedrock_is_other_traffic(
+    tmp_path: Path, model: str, request_body: dict[str, Any], reply: dict[str, Any]
+) -> None:
+    """Bedrock's InvokeModel (``/model/{id}/invoke``) serves embeddings models too (AWS's
+    model cards give Titan Text Embeddings, Cohere Embed and Nova Multimodal Embeddings an
+    "Embedding" output): such a call was warned about as an unrecognised LLM call, while an
+    OpenAI or Azure ``/embeddings`` call is counted as other traffic. Now both are."""
+    path = write_yaml(
+        tmp_path / "embed.yaml", [interaction(), interaction(BEDROCK + model + "/invoke",
+                                                             request_body, reply)]
+    )  # fmt: skip
+
+    document = _report(path)
+    check = run_cli("cassettes", "check", path)
+
+    assert document["notes"] == []
+    assert document["totals"]["llm_calls"] == 1
+    assert load_trace(path).other_interactions == 1
+    assert "unrecognised-llm-call" not in check.output and check.exit_code == 0, check.output
+
+
+def test_a_text_model_on_bedrock_that_costsim_cannot_read_is_still_noted(tmp_path: Path) -> None:
+    """Only embeddings models are other traffic: Titan Text (an LLM with a body costsim does
+    not read) is still an LLM-looking call, noted."""
+    reply = {"inputTextTokenCount": 3, "results": [{"tokenCount": 5, "outputText": "hello"}]}
+    path = write_yaml(
+        tmp_path / "titan.yaml",
+        [interaction(BEDROCK + "amazon.titan-text-express-v1/invoke", {"inputText": "hi"}, reply)],
+    )
+
+    assert _notes(_report(path)) == ["unrecognised-llm-call"]
+
+
 def test_a_request_without_uri_or_method_is_refused_clearly(tmp_path: Path) -> None:
     for key in ("uri", "method"):
         bad = interaction()

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from costsim.io.bodies import SseEvent
-from costsim.model import Flavour
+from costsim.model import Flavour, Platform
 from costsim.model.quoting import quoted
 from costsim.providers.anthropic import AnthropicMessages
 from costsim.providers.base import Adapter, ParsedResponse
@@ -25,6 +25,7 @@ from costsim.providers.bedrock_converse import BedrockConverse
 from costsim.providers.legacy import AnthropicTextCompletions, OpenAICompletions
 from costsim.providers.openai_chat import OpenAIChat
 from costsim.providers.openai_responses import OpenAIResponses
+from costsim.providers.routes import route_of
 
 __all__ = ["SHAPES", "Recognised", "looks_like_llm_path", "recognise"]
 
@@ -159,7 +160,16 @@ _LLM_PATH = re.compile(
 )
 
 
+_EMBEDDINGS_MODEL = re.compile(r"[.-]embed(?:dings?)?(?=[-:.]|$)")
+"""A Bedrock model id that names an embeddings model: ``amazon.titan-embed-text-v2:0``,
+``cohere.embed-v4:0``, ``amazon.nova-2-multimodal-embeddings-v1:0``."""
+
+
 def looks_like_llm_path(url_path: str) -> bool:
     """Whether a POST to this path is, by its name, a call to a language model (the
-    Assistants API's ``/threads/{id}/messages`` only stores a message)."""
-    return bool(_LLM_PATH.search(url_path)) and "/threads/" not in url_path
+    Assistants API's ``/threads/{id}/messages`` only stores a message; Bedrock's InvokeModel
+    of an embeddings model embeds, as ``/embeddings`` does elsewhere: other traffic)."""
+    if not _LLM_PATH.search(url_path) or "/threads/" in url_path:
+        return False
+    route = route_of(url_path)
+    return route.platform is not Platform.BEDROCK or not _EMBEDDINGS_MODEL.search(route.model)
