@@ -455,7 +455,7 @@ def test_a_replayed_interaction_is_read_again_only_when_its_file_changed(
         reads.append((path, index))
         return object()
 
-    monkeypatch.setattr(module, "read_vcr_call", read)
+    monkeypatch.setattr(module, "read_vcr_interaction", read)
     cassette = tmp_path / "c.yaml"
     cassette.write_text("interactions: []\n")
     state = module.CostsimSession()

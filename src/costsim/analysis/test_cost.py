@@ -17,7 +17,7 @@ _COUNTS = (
     "calls", "estimated_calls", "unrecorded_calls", "drifted_calls", "errored_calls",
     "prompt_tokens",
     "uncached_input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
-    "unpriced_calls",
+    "unpriced_calls", "unrecognised_calls",
 )  # fmt: skip
 
 _PRECISION = 28
@@ -59,6 +59,9 @@ class TestCost:
     priced_cost_usd: Decimal = Decimal(0)
     unpriced_calls: int = 0
     """Calls whose cost is unknown: a model without a price, or a call without usage."""
+    unrecognised_calls: int = 0
+    """Interactions that look like LLM calls costsim cannot meter (``unrecognised-llm-call``,
+    as ``costsim report`` notes them): in no other figure, as in the report's totals."""
     unpriced: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     """Which calls were recorded without usable usage, and why (``file interaction N: ...``)."""

@@ -22,19 +22,16 @@ from costsim.analysis.baseline import (
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
 from costsim.analysis.spread import NONE, Spread, difference, difference_terms
+from costsim.api._replayed import read_vcr_call, read_vcr_interaction
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
 from costsim.engine import Engine, TraceResult
-from costsim.errors import CostsimError
 from costsim.io.files import write_atomic
-from costsim.io.vcr import interaction_from_vcr
 from costsim.metering.meter import Meter
 from costsim.metering.saved import read_calibration
 from costsim.model import Call, CassetteTrace, Usage
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.pricing.money import amount_text
-from costsim.providers.background import awaiting
 from costsim.providers.chains import chained
-from costsim.providers.normalise import call_from_interaction, load_trace
 from costsim.strategies.registry import Variant
 from costsim.strategies.syntax import parse_variants
 from costsim.strategies.trace import said_of_the_run
@@ -60,48 +57,13 @@ __all__ = [
     "parse_tolerances",
     "read_calibration",
     "read_vcr_call",
+    "read_vcr_interaction",
     "save_baseline",
     "tool_table",
     "write_atomic",
 ]
 
 drift_summary = summary
-
-
-def read_vcr_call(
-    cassette_path: str, index: int, request: Any, response: Mapping[str, Any]
-) -> Call | None:
-    """The LLM call of one vcrpy request/response pair (None: not an LLM call costsim reads).
-
-    Raises :class:`~costsim.errors.CostsimError` naming the cassette and interaction when
-    the pair looks like an LLM call but cannot be read.
-    """
-    interaction = interaction_from_vcr(cassette_path, index, request, response)
-    call = call_from_interaction(interaction)
-    if call is not None and awaiting(call, interaction):
-        return _retrieved_later(cassette_path, call)
-    return call
-
-
-def _retrieved_later(cassette_path: str, call: Call) -> Call:
-    """A background request completed from its cassette file, which holds the retrieval
-    that carries its usage (as ``costsim report`` reads it); as it is when the file cannot
-    be read or holds none (estimated, and said so)."""
-    try:
-        trace = load_trace(Path(cassette_path))
-    except (CostsimError, OSError):
-        return call
-    done = next((c for c in trace.calls if c.provenance.index == call.provenance.index), None)
-    if done is None or done.usage is None:
-        return call
-    return replace(
-        call,
-        usage=done.usage,
-        service_tier=done.service_tier,
-        response=done.response,
-        response_model=done.response_model,
-        notes=done.notes,
-    )
 
 
 def parse_strategies(text: str) -> list[Variant]:

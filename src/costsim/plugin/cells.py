@@ -29,7 +29,8 @@ def cost_text(cost: TestCost, decimals: int | None = None) -> str:
 
 
 def _calls(cost: TestCost, flags: bool = True) -> str:
-    """Calls, with how many were estimated (no usage) or drifted (a changed request)
+    """Calls, with how many were estimated (no usage), drifted (a changed request),
+    errored, or only looked like LLM calls costsim cannot meter (in no other figure)
     (``flags``: else the count alone, as the TOTAL row writes it: the notes under the
     table count them, and its long cell took the room of the test names)."""
     if not flags:
@@ -40,6 +41,7 @@ def _calls(cost: TestCost, flags: bool = True) -> str:
             (cost.unrecorded_calls, "est."),
             (cost.drifted_calls, "drifted"),
             (cost.errored_calls, "errored"),
+            (cost.unrecognised_calls, "not metered"),
         )
         if count
     ]

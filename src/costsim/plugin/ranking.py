@@ -2,9 +2,10 @@
 
 Tests are ranked costliest first by priced cost, then by prompt tokens (an unpriced test
 never leads), then by test id in natural order (``test[2]`` before ``test[10]``). A run of
-more than 25 tests lists its 20 costliest and every test whose cost is not fully known, and
-sums the others in one row (:mod:`costsim.render.rows`); ``--costsim-top N`` lists N, ``-v``
-and the report files every test.
+more than 25 tests lists its 20 costliest and every test whose cost is not fully known (or
+that made a call costsim cannot meter), and sums the others in one row
+(:mod:`costsim.render.rows`); ``--costsim-top N`` lists N, ``-v`` and the report files every
+test.
 """
 
 from __future__ import annotations
@@ -44,7 +45,10 @@ def listing(costs: dict[str, TestCost], options: SummaryOptions) -> Listing:
     every = options.verbose >= 1 or options.markdown
     names = [name for name, _ in ranked_tests(costs)]
     listed, others = split_rows(
-        names, every=every, limit=options.top, keep=lambda name: costs[name].unpriced_calls > 0
+        names,
+        every=every,
+        limit=options.top,
+        keep=lambda name: costs[name].unpriced_calls + costs[name].unrecognised_calls > 0,
     )
     return Listing(listed, others)
 
@@ -73,6 +77,8 @@ def answer_line(costs: dict[str, TestCost]) -> str:
     else:
         cost = "cost unknown"
     unknown = f" ({unknown_text(total)})" if total.unpriced_calls else ""
+    if total.unrecognised_calls:  # not in the figure: said beside it, as report says it
+        unknown += f"; {plural(total.unrecognised_calls, 'LLM-looking interaction')} not metered"
     return f"{plural(total.calls, 'LLM call')} in {tests_text(list(costs))}: {cost}{unknown}."
 
 

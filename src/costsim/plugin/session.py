@@ -23,10 +23,10 @@ from costsim.api.testing import (
     Totals,
     WhatIfCost,
     budget_failures,
-    read_vcr_call,
+    read_vcr_interaction,
 )
 from costsim.errors import CostsimError
-from costsim.model import Call, NoteKind
+from costsim.model import Call, InteractionNote, NoteKind
 from costsim.model.ordering import naturally
 from costsim.plugin.drift_entry import DriftEntry
 from costsim.plugin.observe import Observed, sent_call
@@ -60,6 +60,10 @@ class CostsimSession(Observing):
     unreadable: dict[str, int] = field(default_factory=dict)
     """Per test, its calls that could not be metered: its cost is partial (a worker's go
     into the costs it sends)."""
+    unrecognised: dict[str, int] = field(default_factory=dict)
+    """Per test, the interactions it replayed that look like LLM calls costsim cannot meter
+    (each also a note, as ``costsim report`` notes it; a worker's go into the costs it
+    sends)."""
     internal_errors: list[str] = field(default_factory=list)
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
@@ -81,9 +85,13 @@ class CostsimSession(Observing):
     meter: TestMeter = field(default_factory=TestMeter)
     _metered: dict[str, tuple[int, list[MeteredCall]]] = field(default_factory=dict)
     _patch: VcrPatch | None = None
-    _replayed: dict[tuple[str, int, int, int], Call | None] = field(default_factory=dict)
-    """Recorded calls read already, by (cassette, interaction, file's mtime and size): a
-    cassette replayed by many tests is read once while its file is unchanged."""
+    _noted: set[str] = field(default_factory=set)
+    """The notes :meth:`_not_metered` gave (a test replaying the same interaction: once)."""
+    _replayed: dict[tuple[str, int, int, int], Call | InteractionNote | None] = field(
+        default_factory=dict
+    )
+    """Recorded calls (or notes) read already, by (cassette, interaction, file's mtime and
+    size): a cassette replayed by many tests is read once while its file is unchanged."""
 
     # --- observing vcrpy -------------------------------------------------------------------
 
@@ -95,17 +103,18 @@ class CostsimSession(Observing):
         request: Any,
         response: Mapping[str, Any],
         stored: Any,
-    ) -> Call | None:
-        """The call as the cassette holds it (a recorded one: as it was sent)."""
+    ) -> Call | InteractionNote | None:
+        """The call as the cassette holds it (a recorded one: as it was sent), or the note
+        of an interaction that looks like an LLM call costsim cannot meter."""
         if stored is None:
-            return read_vcr_call(cassette_path, index, request, response)
+            return read_vcr_interaction(cassette_path, index, request, response)
         try:
             status = os.stat(file)
         except OSError:
-            return read_vcr_call(cassette_path, index, stored, response)
+            return read_vcr_interaction(cassette_path, index, stored, response)
         key = (os.path.abspath(file), index, status.st_mtime_ns, status.st_size)
         if key not in self._replayed:
-            self._replayed[key] = read_vcr_call(cassette_path, index, stored, response)
+            self._replayed[key] = read_vcr_interaction(cassette_path, index, stored, response)
         return self._replayed[key]
 
     def observe(
@@ -130,6 +139,9 @@ class CostsimSession(Observing):
             recorded = self._recorded(file, cassette_path, index, request, response, stored)
             if recorded is None:
                 return
+            if isinstance(recorded, InteractionNote):
+                self._not_metered(recorded)
+                return
             observed = Observed(recorded)
             if stored is not None and self.drift != "ignore":
                 observed = sent_call(cassette_path, index, request, stored, response, recorded)
@@ -147,6 +159,16 @@ class CostsimSession(Observing):
             said = f"drift not checked, the request it sent is unreadable: {observed.unread}"
             self.notes.append(f"{self.current}: {said}")
         self.observed.setdefault(self.current, []).append(observed)
+
+    def _not_metered(self, found: InteractionNote) -> None:
+        """An interaction that looks like an LLM call costsim cannot meter: counted for the
+        test, and noted (once per test) in ``costsim report``'s words, never dropped."""
+        self.unrecognised[self.current] = self.unrecognised.get(self.current, 0) + 1
+        where = f"{display_path(found.provenance.path)}: interaction {found.provenance.index}"
+        said = f"[{found.note.kind}] {self.current}: {where}: {found.note.message}"
+        if said not in self._noted:
+            self._noted.add(said)
+            self.notes.append(said)
 
     # --- metering --------------------------------------------------------------------------
 
@@ -167,6 +189,8 @@ class CostsimSession(Observing):
             test: ([i.recorded for i in items], [i.sent or i.recorded for i in items])
             for test, items in self.observed.items()
         }
+        for test in self.unrecognised:  # a row with no call metered: every variant's is $0 too
+            tests.setdefault(test, ([], []))
         costs = self.meter.what_if(
             tests, strategies, unreadable=self.unreadable, notes=self.what_if_notes
         )
@@ -235,6 +259,8 @@ class CostsimSession(Observing):
             cost = costs.setdefault(name, TestCost())
             cost.calls += count
             cost.unpriced_calls += count
+        for name, count in self.unrecognised.items():  # in no figure: counted apart
+            costs.setdefault(name, TestCost()).unrecognised_calls += count
         for name, cost in self.merged.items():
             if name in costs:
                 costs[name].merge(cost)

@@ -122,10 +122,12 @@ def _served(call: Call) -> Call:
     return dataclasses.replace(call, served_by=provider)
 
 
-def call_from_interaction(interaction: Interaction) -> Call | None:
-    """The LLM call an interaction made to Anthropic or OpenAI (or a gateway), else None."""
+def call_from_interaction(interaction: Interaction) -> Call | InteractionNote | None:
+    """The LLM call an interaction made to Anthropic or OpenAI (or a gateway); the note of
+    one that looks like an LLM call costsim cannot meter (as :func:`normalise` notes it);
+    None for other traffic."""
     call = _call_of(interaction)
-    return noted(_served(call), interaction) if isinstance(call, Call) else None
+    return noted(_served(call), interaction) if isinstance(call, Call) else call
 
 
 def _call_of(interaction: Interaction) -> Call | InteractionNote | None:
