@@ -61,7 +61,8 @@ class TestCost:
     """Calls whose cost is unknown: a model without a price, or a call without usage."""
     unrecognised_calls: int = 0
     """Interactions that look like LLM calls costsim cannot meter (``unrecognised-llm-call``,
-    as ``costsim report`` notes them): in no other figure, as in the report's totals."""
+    as ``costsim report`` notes them): in no other figure, so the cost is unknown (its priced
+    part a lower bound), as in the report's totals."""
     unpriced: list[str] = field(default_factory=list)
     unrecorded: list[str] = field(default_factory=list)
     """Which calls were recorded without usable usage, and why (``file interaction N: ...``)."""
@@ -85,8 +86,9 @@ class TestCost:
 
     @property
     def cost_usd(self) -> Decimal | None:
-        """The whole cost, or None when any call is unpriced (see ``priced_cost_usd``)."""
-        return None if self.unpriced_calls else self.priced_cost_usd
+        """The whole cost, or None when any call is unpriced or an LLM-looking interaction
+        was left out (see ``priced_cost_usd``), as a report's total is."""
+        return None if self.unpriced_calls or self.unrecognised_calls else self.priced_cost_usd
 
     @property
     def cache_hit_rate(self) -> float | None:
@@ -136,8 +138,11 @@ class TestCost:
             priced = cost or Decimal(0)
         else:
             priced = _money("priced_cost_usd", data.get("priced_cost_usd", "0")) or Decimal(0)
-            if (cost is None) != bool(counts["unpriced_calls"]):
-                raise ValueError("cost_usd must be null exactly when unpriced_calls is above 0")
+            if (cost is None) != bool(counts["unpriced_calls"] or counts["unrecognised_calls"]):
+                raise ValueError(
+                    "cost_usd must be null exactly when unpriced_calls or unrecognised_calls "
+                    "is above 0"
+                )
         return cls(
             **counts, priced_cost_usd=priced, unpriced=list(unpriced), unrecorded=list(unrecorded)
         )

@@ -25,7 +25,8 @@ def _partial(
 
 
 def cost_text(cost: TestCost, decimals: int | None = None) -> str:
-    return _partial(cost.priced_cost_usd, cost.unpriced_calls, cost.calls, decimals)
+    unknown = cost.unpriced_calls + cost.unrecognised_calls
+    return _partial(cost.priced_cost_usd, unknown, cost.calls + cost.unrecognised_calls, decimals)
 
 
 def _calls(cost: TestCost, flags: bool = True) -> str:

@@ -70,7 +70,7 @@ def answer_line(costs: dict[str, TestCost]) -> str:
     """What the run's LLM calls cost, in one sentence, worded as ``costsim report`` words it:
     the priced part of a partial cost as a lower bound, never $0."""
     total = whole(costs)
-    if not total.unpriced_calls:
+    if total.cost_usd is not None:
         cost = money(total.priced_cost_usd)
     elif total.priced_cost_usd:
         cost = f"≥{money(total.priced_cost_usd)}"
