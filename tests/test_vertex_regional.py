@@ -88,3 +88,33 @@ def test_a_call_routed_on_a_regional_endpoint_is_billed_at_the_targets_regional_
     step = make_step("routing", {"default": "claude-haiku-4-5"})
     result = Engine([trace]).run(Variant("haiku", (step,)))
     assert result.totals().cost_usd == Decimal("0.00165")
+
+
+def test_a_long_prompt_keeps_the_long_context_rate(tmp_path: Path) -> None:
+    """A reviewer's case: 300,000 tokens in, 1,000 out at us-east5. The aws regional entries
+    carry no long-context rate, so priced from them the call cost $1.0065, 45% below even the
+    global long-context rate ($6 / $22.50 per million above 200K tokens): $1.8225, which it
+    keeps (10% below what the regional endpoint bills; genai-prices has no such price)."""
+    from tests.test_providers import _cassette
+
+    uri = (
+        "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/"
+        "publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict"
+    )
+    request = {
+        "anthropic_version": "vertex-2023-10-16",
+        "max_tokens": 2048,
+        "messages": [{"role": "user", "content": "Summarise the log."}],
+    }
+    response = {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [{"type": "text", "text": "It failed twice."}],
+        "stop_reason": "end_turn",
+        "usage": {"input_tokens": 300_000, "output_tokens": 1000},
+    }
+    (tmp_path / "long").mkdir()
+    trace = _cassette(tmp_path / "long", uri, request, response)
+    assert _cost(trace) == (300_000 * Decimal(6) + 1000 * Decimal("22.50")) / MILLION

@@ -120,7 +120,7 @@ class _Leaks:
 
     def add(self, reason: str, call: Call, tokens: int, total: int, example: str) -> None:
         prices = unit_prices(
-            *price_list(call),
+            *price_list(call, prompt=total),
             call.recorded_at,
             prompt=total,
             base_tier=call.base_tier,

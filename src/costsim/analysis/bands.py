@@ -90,7 +90,7 @@ OUTPUT_FACTOR = 8.0
 def _prices(item: SimulatedCall, usage: Usage, as_of: datetime | None) -> UnitPrices | None:
     call = item.call
     return unit_prices(
-        *price_list(call),
+        *price_list(call, prompt=usage.prompt_total),
         as_of or call.recorded_at,
         prompt=usage.prompt_total,
         base_tier=usage.base_tier,

@@ -56,7 +56,7 @@ def _account(
     if cache is None or usage is None:
         return
     prices = unit_prices(
-        *price_list(call),
+        *price_list(call, prompt=usage.prompt_total),
         as_of or call.recorded_at,
         prompt=usage.prompt_total,
         base_tier=usage.base_tier,

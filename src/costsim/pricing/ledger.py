@@ -119,7 +119,7 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
         return MeteredCall(call, None, Price(Decimal(0)), ClassCost())
     if billed is None:
         return MeteredCall(call, None, None)
-    model, provider = price_list(call)
+    model, provider = price_list(call, prompt=billed.prompt_total)
     result = price(billed, model=model, provider=provider, at=when)
     if not result.priced and call.platform is not None and call.served_by is None:
         # A model the platform's price list does not carry (a routed-to model, say): the

@@ -103,15 +103,25 @@ def _dated(model: str, scope: str) -> str | None:
 _LOCATION = re.compile(r"/locations/(?P<location>[^/]+)/")
 
 
-def price_list(call: Call, model: str | None = None) -> tuple[str, str]:
+LONG_PROMPT = 200_000
+"""Above this many prompt tokens a long-context rate applies to the models that have one,
+which genai-prices' aws regional entries do not carry."""
+
+
+def price_list(call: Call, model: str | None = None, prompt: int | None = None) -> tuple[str, str]:
     """The model and genai-prices provider whose price bills ``call`` (as ``model``, when a
     strategy sends it to another): its own, but for a Vertex AI regional endpoint of a model
     Anthropic bills 10% over its global price there (Claude Sonnet 4.5 and later, on Vertex AI
     as on Bedrock). genai-prices' google list holds only the global price, its aws list the
     regional one of those very models: such a call is priced from that (a trial's us-east5
-    Sonnet 4.5 was billed at the global rate, 10% low, without a word)."""
+    Sonnet 4.5 was billed at the global rate, 10% low, without a word). A prompt over
+    :data:`LONG_PROMPT` tokens (``prompt``, when known) keeps the google list, whose
+    long-context rate the aws regional entries lack (priced from them, it was 45% low): the
+    global long-context rate, 10% below what a regional endpoint bills."""
     name = call.priced_model if model is None else model
-    if call.platform is Platform.VERTEX:
+    if prompt is None and call.usage is not None:
+        prompt = call.usage.prompt_total
+    if call.platform is Platform.VERTEX and (prompt is None or prompt <= LONG_PROMPT):
         found = _LOCATION.search(call.endpoint)
         if found is not None and found["location"] != "global":
             listed = _regional(model_name(name))

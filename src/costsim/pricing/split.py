@@ -119,13 +119,15 @@ def _rates_on(model: str, provider: str, when: datetime) -> dict[str, Decimal] |
     return rates
 
 
-def _lists(call: Call) -> list[tuple[str, str]]:
-    """The price lists ``call`` is priced from, in the order :func:`meter` tries them."""
-    return list(dict.fromkeys((price_list(call), (call.priced_model, call.provider))))
+def _lists(call: Call, usage: Usage) -> list[tuple[str, str]]:
+    """The price lists ``call`` billed for ``usage`` is priced from, in the order
+    :func:`meter` tries them."""
+    own = price_list(call, prompt=usage.prompt_total)
+    return list(dict.fromkeys((own, (call.priced_model, call.provider))))
 
 
-def _rates_of(call: Call, when: datetime) -> dict[str, Decimal] | None:
-    for model, provider in _lists(call):
+def _rates_of(call: Call, usage: Usage, when: datetime) -> dict[str, Decimal] | None:
+    for model, provider in _lists(call, usage):
         rates = _rates(model, provider, when.date())
         if rates is not None:
             return rates
@@ -137,7 +139,7 @@ def _fees(call: Call, usage: Usage, cost: Price) -> Decimal:
     if not usage.web_searches or cost.amount is None:
         return ZERO
     tokens_only = dataclasses.replace(usage, web_searches=0)
-    for model, provider in _lists(call):  # as it was priced
+    for model, provider in _lists(call, usage):  # as it was priced
         together = price(tokens_only, model=model, provider=provider, at=cost.priced_at)
         if together.amount is not None:
             return max(cost.amount - together.amount, ZERO)
@@ -151,7 +153,7 @@ def split_cost(call: Call, usage: Usage | None, cost: Price | None) -> ClassCost
         return None
     if usage is None or not cost.amount or cost.source != "genai-prices":
         return ClassCost(other=cost.amount)
-    rates = _rates_of(call, cost.priced_at) if cost.priced_at is not None else None
+    rates = _rates_of(call, usage, cost.priced_at) if cost.priced_at is not None else None
     if rates is None:
         return ClassCost(other=cost.amount)
     weights = {

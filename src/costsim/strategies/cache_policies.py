@@ -217,7 +217,7 @@ def _requests(trace: SimTrace, context: Context) -> list[_Request]:
         ends = [i for i in candidates(call) if prefix.blocks[i].tokens >= minimum]
         when: datetime | None = call.recorded_at
         prices = unit_prices(
-            *price_list(call),
+            *price_list(call, prompt=prefix.total),
             when,
             prompt=prefix.total,
             base_tier=call.base_tier,
