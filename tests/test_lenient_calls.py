@@ -157,3 +157,37 @@ def test_another_service_s_corrupt_body_is_an_other_interaction(tmp_path: Path) 
     assert strict.exit_code == 0, strict.output
     document = json.loads(strict.stdout)
     assert document["totals"]["llm_calls"] == 2 and not document["notes"]
+
+
+def test_advice_and_answers_say_a_cost_is_a_lower_bound_and_why(tmp_path: Path) -> None:
+    """A review: advise printed the recording's cost as whole while report said ≥, and the
+    answers read "its 0 calls without a price billed as recorded" when only an interaction
+    left out made the cost unknown."""
+    path = _mixed(tmp_path)
+    advice = _run("advise", "caching", path, "--lenient", "--no-cache")
+    assert advice.exit_code == 0, advice.output
+    assert advice.stdout.startswith("Caching advice on 2 recorded calls (≥$")
+    assert "1 LLM-looking interaction costsim cannot meter, left out of every sum" in " ".join(
+        advice.stdout.split()
+    )
+    document = json.loads(
+        _run("advise", "caching", path, "--lenient", "--no-cache", "--format", "json").stdout
+    )
+    assert document["baseline"]["left_out_calls"] == 1 and document["baseline"]["cost_usd"] is None
+    simulated = _run("simulate", path, "-s", "caching:ttl=1h", "--lenient", "--no-cache")
+    text = " ".join(simulated.stdout.split())
+    assert "0 calls without a price" not in text
+    assert "1 LLM-looking interaction costsim cannot meter" in text
+
+
+def test_a_cost_budget_names_what_it_cannot_check() -> None:
+    from costsim.analysis.budgets import _cost_failure
+    from costsim.api.testing import TestCost
+
+    cost = TestCost(calls=1, priced_cost_usd=Decimal("0.001"), unrecognised_calls=1)
+    said = _cost_failure("t", cost, 1.0)
+    assert said is not None
+    assert "(+1 LLM-looking interaction not metered)" in said and "unpriced" not in said
+    assert "record it with an API costsim meters" in said
+    over = _cost_failure("t", cost, 0.0001)  # the part known is over already
+    assert over is not None and "over the budget" in over

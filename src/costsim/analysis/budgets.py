@@ -55,12 +55,19 @@ def _cost_failure(test: str, cost: TestCost, limit: float) -> str | None:
         if cost.cost_usd > bound:
             return f"{test}: cost_usd {money(cost.cost_usd)} over the budget of {money(bound)}"
         return None
-    floor = f"≥{money(cost.priced_cost_usd)} (+{cost.unpriced_calls} unpriced)"
+    unknown = []
+    if cost.unpriced_calls:
+        unknown.append(f"+{cost.unpriced_calls} unpriced")
+    if cost.unrecognised_calls:
+        missed = cost.unrecognised_calls
+        unknown.append(f"+{missed} LLM-looking interaction{'s' * (missed != 1)} not metered")
+    floor = f"≥{money(cost.priced_cost_usd)} ({', '.join(unknown)})"
     if cost.priced_cost_usd > bound:
         return f"{test}: cost_usd {floor} over the budget of {money(bound)}"
+    fix = "price the model" if cost.unpriced_calls else "record it with an API costsim meters"
     return (
         f"{test}: cost_usd {floor} cannot be checked against the budget of {money(bound)}: "
-        "budget its tokens instead, or price the model"
+        f"budget its tokens instead, or {fix}"
     )
 
 

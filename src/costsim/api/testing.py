@@ -281,13 +281,17 @@ class TestMeter:
         strategies: str,
         *,
         unreadable: Mapping[str, int] | None = None,
+        unmetered: Mapping[str, int] | None = None,
         notes: dict[str, list[str]] | None = None,
     ) -> dict[str, dict[str, WhatIfCost]]:
         """Per test (recorded calls, sent calls), each variant's simulated cost.
 
         ``unreadable``: per test, how many of its calls could not be read. No variant can
         price them, so each counts as unpriced in every variant's cost for its test (a
-        partial cost, as the test's own), never as $0. ``notes``: filled, per variant, with
+        partial cost, as the test's own), never as $0. ``unmetered``: per test, how many
+        LLM-looking interactions costsim cannot meter it made: made under every variant too,
+        their cost unknown there as in the test's own, and the same (the change known).
+        ``notes``: filled, per variant, with
         the distinct notes its strategies gave (one that could not act says why: its column
         is then the tests' own cost for a reason, not a saving of nothing).
         """
@@ -299,6 +303,13 @@ class TestMeter:
                     known = columns.get(variant.name, WhatIfCost(Decimal(0)))
                     # the variant never saw them: what it would change there is unknown
                     columns[variant.name] = known + WhatIfCost(Decimal(0), count)
+        for name, count in (unmetered or {}).items():
+            if count:
+                columns = costs.setdefault(name, {})
+                for variant in parse_strategies(strategies):
+                    known = columns.get(variant.name, WhatIfCost(Decimal(0), delta=Decimal(0)))
+                    same = WhatIfCost(Decimal(0), count, touched=Decimal(0), delta=Decimal(0))
+                    columns[variant.name] = known + same
         return costs
 
     def _simulated(

@@ -189,10 +189,14 @@ class CostsimSession(Observing):
             test: ([i.recorded for i in items], [i.sent or i.recorded for i in items])
             for test, items in self.observed.items()
         }
-        for test in self.unrecognised:  # a row with no call metered: every variant's is $0 too
+        for test in self.unrecognised:  # a row with no call metered has a what-if too
             tests.setdefault(test, ([], []))
         costs = self.meter.what_if(
-            tests, strategies, unreadable=self.unreadable, notes=self.what_if_notes
+            tests,
+            strategies,
+            unreadable=self.unreadable,
+            unmetered=self.unrecognised,
+            notes=self.what_if_notes,
         )
         self.what_if_costs.update(costs)
         for said in self.what_if_notes.values():  # one order, however xdist split the run

@@ -129,6 +129,12 @@ def _notes(advice: CachingAdvice) -> list[str]:
             f"* the priced part, a lower bound: {plural(base.unpriced_calls, 'call')} "
             f"without a price (a placement that bills {them} as recorded has a known Δ)."
         )
+    if base.left_out_calls:
+        missed = plural(base.left_out_calls, "LLM-looking interaction")
+        notes.append(
+            f"* the priced part, a lower bound: {missed} costsim cannot meter, left out of "
+            "every sum (costsim report lists them)."
+        )
     for option in advice.options:
         if option.delta.value is None or option.delta.value <= 0:
             continue

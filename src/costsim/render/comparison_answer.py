@@ -134,8 +134,16 @@ def _alike(best: BestSaving) -> str:
     """Why a saving is known though the recorded cost is not."""
     if best.saving_pct is not None:
         return ""
-    count = best.summary.totals.unpriced_calls
-    return f" (its {plural(count, 'call')} without a price billed as recorded)"
+    totals = best.summary.totals
+    said = []
+    if totals.unpriced_calls:
+        said.append(
+            f"its {plural(totals.unpriced_calls, 'call')} without a price billed as recorded"
+        )
+    if totals.left_out_calls:
+        missed = plural(totals.left_out_calls, "LLM-looking interaction")
+        said.append(f"{missed} costsim cannot meter left out of both")
+    return f" ({'; '.join(said)})" if said else ""
 
 
 def answer_line(comparison: Comparison, cells: Money | None = None) -> str:

@@ -81,7 +81,7 @@ def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
     if baseline.left_out_calls:
         missed = plural(baseline.left_out_calls, "LLM-looking interaction")
         text = f"* {missed} costsim cannot meter: in no sum, so costs are a lower bound"
-        lines += wrap(text + " (the warnings say which).", width, subsequent="  ")
+        lines += wrap(text + " (costsim report lists them).", width, subsequent="  ")
     reads: dict[ReadPricing, dict[str, int]] = {}
     for totals in (baseline, *(summary.totals for summary in comparison.variants)):
         for how, counts in totals.read_pricing.items():

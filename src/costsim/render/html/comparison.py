@@ -144,10 +144,17 @@ def _partly_priced(comparison: Comparison, columns: Sequence[Column]) -> Outcome
         low_text, high_text = money_cells([low, high], decimals=places)
         sure = f", p90 {low_text} to {high_text}"
     lead = f"Saves most: {label}" if saving >= 0 else f"Adds least: {label}"
-    unpriced = comparison.baseline.unpriced_calls
+    baseline = comparison.baseline
+    why = []
+    if baseline.unpriced_calls:
+        calls = plural(baseline.unpriced_calls, "call")
+        why.append(f"{calls} without a price, which the variant bills as recorded")
+    if baseline.left_out_calls:
+        missed = plural(baseline.left_out_calls, "LLM-looking interaction")
+        why.append(f"{missed} costsim cannot meter, left out of both")
     line = (
         f"{lead}: {verb} {saved}{sure}, against a recording that costs at least {base_text} "
-        f"({plural(unpriced, 'call')} without a price, which the variant bills as recorded)."
+        f"({'; '.join(why)})."
     )
     said = f"{saved} ({sure.removeprefix(', ') or 'exact'})"
     return Outcome(line, label, saving, said)

@@ -77,6 +77,19 @@ def comparison_findings(comparison: Comparison, labels: Sequence[str]) -> list[F
                 f"{plural(base.unmetered_calls, 'call')} {UNMETERED}",
             )
         )
+    if base.left_out_calls:
+        missed = plural(base.left_out_calls, "LLM-looking interaction")
+        found.append(
+            Finding(
+                labels[0],
+                "unrecognised-llm-call",
+                "reading",
+                "",
+                None,
+                f"{missed} costsim cannot meter: in no sum, so costs are a lower bound "
+                "(costsim report lists them)",
+            )
+        )
     found += _unpriced(labels[0], base, seen) + _read_pricing(labels[0], base)
     for label, summary in zip(labels[1:], comparison.variants, strict=True):
         found += _unpriced(label, summary.totals, seen) + _read_pricing(label, summary.totals)
