@@ -171,6 +171,13 @@ def test_advise_caching_names_the_shorter_ttl_when_it_saves(tmp_path: Path) -> N
     assert "Recommended: -s caching:ttl=5m" in result.stdout
     row = next(line for line in result.stdout.splitlines() if line.startswith("static 5m"))
     assert row.split()[3].startswith("-$0.00")  # saves; it cost more while the 1h write stayed
+    # the placement that keeps the recorded hour is weighed too (the default caching's)
+    kept = next(line for line in result.stdout.splitlines() if line.startswith("static kept"))
+    assert kept.split()[3].startswith("+$0.00")  # the 1h write stays: it saves nothing
+    (tmp_path / "five").mkdir()
+    five = _cassette(tmp_path / "five", system=SYSTEM, usages=RECORDED_5M)
+    plain = CliRunner().invoke(cli, ["advise", "caching", str(five), "--no-cache"])
+    assert "static kept" not in plain.stdout  # the same as static 5m there
 
 
 def test_breakpoints_placed_below_the_minimum_are_noted_once(tmp_path: Path) -> None:

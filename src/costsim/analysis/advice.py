@@ -32,7 +32,7 @@ from costsim.strategies.registry import Variant, make_step
 from costsim.strategies.system_split import MIN_STATIC_CHARS, opening
 from costsim.strategies.trace import SimCall
 
-__all__ = ["POLICIES", "CachingAdvice", "Leak", "advise_caching"]
+__all__ = ["KEEP_TTLS", "POLICIES", "CachingAdvice", "Leak", "advise_caching"]
 
 POLICIES: tuple[tuple[str, dict[str, str]], ...] = (
     ("static 5m", {"policy": "static", "ttl": "5m"}),
@@ -42,6 +42,10 @@ POLICIES: tuple[tuple[str, dict[str, str]], ...] = (
     ("oracle", {"policy": "oracle"}),
 )
 """The placements advice compares, by name; ``oracle`` is the bound, not a recommendation."""
+
+KEEP_TTLS = ("static kept", {"policy": "static"})
+"""Static placement keeping the TTLs the requests carry (5m breakpoints added beside recorded
+1h ones): compared too where a recording writes for the hour, as ``static 5m`` lowers those."""
 
 
 @dataclass(slots=True)
@@ -305,7 +309,8 @@ def advise_caching(
     on_option: Callable[[str], None] | None = None,
 ) -> CachingAdvice:
     options = []
-    for name, params in POLICIES:
+    hours = any(_writes_hour(item) for trace in engine.traces for item in trace.calls)
+    for name, params in POLICIES[:1] + ((KEEP_TTLS,) if hours else ()) + POLICIES[1:]:
         if on_option is not None:
             on_option(name)
         variant = Variant(name, (make_step("caching", params),))
@@ -319,6 +324,14 @@ def advise_caching(
     baseline = counted(engine.run(Variant("baseline")).totals(as_of=as_of), missed)
     leaks, never = _leaks(engine)
     return CachingAdvice(baseline, options, leaks, never, as_of)
+
+
+def _writes_hour(call: Call) -> bool:
+    """The request carries a 1h breakpoint (on a block, or its automatic one)."""
+    blocks = [*call.tools, *call.system, *(b for m in call.messages for b in m.content)]
+    marks = [block.cache_control for block in blocks]
+    marks.append(call.cache_control)
+    return any(mark is not None and mark.ttl == "1h" for mark in marks)
 
 
 def _duration(seconds: float) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from costsim.analysis.advice import CachingAdvice
+from costsim.analysis.advice import KEEP_TTLS, CachingAdvice
 from costsim.analysis.comparison import VariantSummary
 from costsim.pricing.money import amount_text
 from costsim.render.band_text import band_text
@@ -123,6 +123,11 @@ def _notes(advice: CachingAdvice) -> list[str]:
     recording, in the cache tokens it writes and reads against the recording's."""
     base = advice.baseline
     notes = ["re-simulated: the calls a placement sends differently; the rest bill as recorded."]
+    if any(option.variant.name == KEEP_TTLS[0] for option in advice.options):
+        notes.append(
+            f"{KEEP_TTLS[0]}: 5m breakpoints placed beside the recorded 1h ones, which static 5m "
+            "lowers to 5m and static 1h keeps."
+        )
     if base.unpriced_calls:
         them = "it" if base.unpriced_calls == 1 else "them"
         notes.append(
