@@ -106,7 +106,7 @@ def test_an_llm_looking_call_costsim_cannot_meter_is_counted_and_said(
     # the answer says it beside the figure, a lower bound, as report does
     assert said(text, "*1 LLM call in 2 tests: ≥$*; 1 LLM-looking interaction not metered.*")
     row = next(line for line in result.stdout.lines if "test_native" in line and "(1 " in line)
-    assert "0 (1 not metered)" in row and "unpriced" in row, row  # its cost unknown, not $0
+    assert "0 (1 not metered)" in row and "unknown" in row, row  # its cost unknown, not $0
     message = _report_note(project.path / "native.yaml")
     assert "POST localhost/api/chat looks like an LLM call" in message
     note = (

@@ -74,6 +74,11 @@ def test_a_platforms_id_names_its_model() -> None:
         "claude-haiku-4-5-20251001"
     )
     assert model_name("claude-sonnet-4-5@20250929") == "claude-sonnet-4-5-20250929"
+    # every geo Bedrock's ids carry, as the id parser reads them (a review: us-gov., ca.)
+    for geo in ("us-gov.", "ca.", "apac."):
+        assert model_name(f"{geo}anthropic.claude-haiku-4-5-20251001-v1:0") == (
+            "claude-haiku-4-5-20251001"
+        )
     assert model_name("anthropic.claude-v2:1") == "claude-v2:1"  # undated: its -v2 is its name
     assert model_name("anthropic/claude-sonnet-4.5") == "claude-sonnet-4.5"
     assert model_name("gpt-4o-2024-08-06") == "gpt-4o-2024-08-06"

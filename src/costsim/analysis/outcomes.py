@@ -210,9 +210,9 @@ def banded_part(
 
 def cassette_tables(share: Share) -> list[dict[str, Totals]]:
     """The cost per cassette of each column (the baseline, then each variant), as a breakdown
-    table: the share's per-cassette sums of the cassettes that made LLM calls."""
+    table: the share's per-cassette sums of the cassettes that made LLM(-looking) calls."""
     columns = [share.baseline_per_cassette, *(item.per_cassette for item in share.variants)]
-    return [{str(path): t for path, t in column.items() if t.llm_calls} for column in columns]
+    return [{str(p): t for p, t in c.items() if t.llm_calls or t.left_out_calls} for c in columns]
 
 
 def _delta(item: VariantPart) -> Band:

@@ -26,6 +26,7 @@ import dataclasses
 
 from costsim.engine.results import SimulatedCall, TraceResult
 from costsim.model import Usage, split_prompt
+from costsim.pricing.platform_ids import price_list
 from costsim.pricing.prices import today
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.trace import SimCall
@@ -96,4 +97,4 @@ def billed_tier(item: SimCall, origin: Usage | None) -> str | None:
     if tier is None or item.origin is None or call.model == item.origin.model:
         return tier
     when = call.recorded_at or today()
-    return tier if listed_from(call.priced_model, call.price_provider, tier, when) else None
+    return tier if listed_from(*price_list(call), tier, when) else None

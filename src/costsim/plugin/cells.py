@@ -12,7 +12,12 @@ __all__ = ["cells", "cost_text", "what_if_cell", "what_if_change"]
 
 
 def _partial(
-    priced: Decimal, unknown: int, calls: int | None = None, decimals: int | None = None
+    priced: Decimal,
+    unknown: int,
+    calls: int | None = None,
+    decimals: int | None = None,
+    *,
+    unpriced: bool = True,
 ) -> str:
     """``$0.0040``; a partial cost is starred (a note says what the star means); a cost with
     nothing priced reads ``unpriced``, never $0. ``decimals``: the column's."""
@@ -20,13 +25,16 @@ def _partial(
     if not unknown:
         return shown
     if not priced and (calls is None or unknown >= calls):
-        return "unpriced"
+        return "unpriced" if unpriced else "unknown"
     return f"≥{shown}*"
 
 
 def cost_text(cost: TestCost, decimals: int | None = None) -> str:
     unknown = cost.unpriced_calls + cost.unrecognised_calls
-    return _partial(cost.priced_cost_usd, unknown, cost.calls + cost.unrecognised_calls, decimals)
+    calls = cost.calls + cost.unrecognised_calls
+    return _partial(
+        cost.priced_cost_usd, unknown, calls, decimals, unpriced=bool(cost.unpriced_calls)
+    )
 
 
 def _calls(cost: TestCost, flags: bool = True) -> str:

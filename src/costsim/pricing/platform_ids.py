@@ -25,9 +25,7 @@ from costsim.model import Call, Platform
 __all__ = ["bedrock_id", "model_name", "on_platform", "price_list"]
 
 _BEDROCK = re.compile(r"^(?P<geo>(?:[a-z-]+\.)?)anthropic\.")
-_DECORATED = re.compile(
-    r"^(?:.*/)?(?:(?:global|us|eu|apac|jp|au|regional)\.)?anthropic\.(?P<name>.+?)(?:(?<=\d{8})-v\d+:\d+)?$"
-)
+_DECORATED = re.compile(r"^(?:.*/)?(?:[a-z-]+\.)?anthropic\.(?P<name>.+?)(?:(?<=\d{8})-v\d+:\d+)?$")
 """Bedrock's id of a Claude model: a geo (or none), the vendor, the model and, after its date,
 its version (``anthropic.claude-v2:1`` has no date: its ``-v2`` is its name)."""
 _VERTEX_DATE = re.compile(r"@(?=\d{8}$)")

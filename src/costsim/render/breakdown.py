@@ -209,6 +209,7 @@ def _value_json(
         **cost,
         "priced_cost_usd": amount_text(value.priced_cost),
         "unpriced_calls": value.unpriced_calls,
+        "left_out_calls": value.left_out_calls,
     }
 
 

@@ -288,7 +288,7 @@ def _caveats(call: Call, routed: Call, when: datetime) -> str:
     a prompt counted again (the new model's tokenizer differs: its tokens change too)."""
     said = ""
     tier = call.service_tier
-    if tier and listed_from(routed.model, call.price_provider, tier, when) is None:
+    if tier and listed_from(*price_list(call, routed.model), tier, when) is None:
         said += f"; no {tier} price for {routed.model}: billed at its standard price"
     counted = encoding_for(routed)
     if counted != encoding_for(call):
