@@ -22,9 +22,11 @@ from costsim.pricing.ledger import Totals, meter
 MILLION = Decimal(1_000_000)
 
 
-def _vertex(folder: Path, location: str, model: str, dated: str) -> CassetteTrace:
+def _vertex(
+    folder: Path, location: str, model: str, dated: str, usage: tuple[int, int] = (1000, 100)
+) -> CassetteTrace:
     """One rawPredict call at ``location`` (``global``: the global endpoint), recorded
-    billing 1,000 tokens in and 100 out."""
+    billing ``usage`` tokens in and out (1,000 and 100)."""
     from tests.test_providers import _cassette
 
     host = "aiplatform.googleapis.com" if location == "global" else f"{location}-aiplatform"
@@ -45,7 +47,7 @@ def _vertex(folder: Path, location: str, model: str, dated: str) -> CassetteTrac
         "model": dated,
         "content": [{"type": "text", "text": "Tag, build, publish."}],
         "stop_reason": "end_turn",
-        "usage": {"input_tokens": 1000, "output_tokens": 100},
+        "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
     }
     folder.mkdir()
     return _cassette(folder, uri, request, response)
@@ -95,26 +97,6 @@ def test_a_long_prompt_keeps_the_long_context_rate(tmp_path: Path) -> None:
     carry no long-context rate, so priced from them the call cost $1.0065, 45% below even the
     global long-context rate ($6 / $22.50 per million above 200K tokens): $1.8225, which it
     keeps (10% below what the regional endpoint bills; genai-prices has no such price)."""
-    from tests.test_providers import _cassette
-
-    uri = (
-        "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/"
-        "publishers/anthropic/models/claude-sonnet-4-5@20250929:rawPredict"
-    )
-    request = {
-        "anthropic_version": "vertex-2023-10-16",
-        "max_tokens": 2048,
-        "messages": [{"role": "user", "content": "Summarise the log."}],
-    }
-    response = {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5-20250929",
-        "content": [{"type": "text", "text": "It failed twice."}],
-        "stop_reason": "end_turn",
-        "usage": {"input_tokens": 300_000, "output_tokens": 1000},
-    }
-    (tmp_path / "long").mkdir()
-    trace = _cassette(tmp_path / "long", uri, request, response)
+    model, dated = "claude-sonnet-4-5@20250929", "claude-sonnet-4-5-20250929"
+    trace = _vertex(tmp_path / "long", "us-east5", model, dated, usage=(300_000, 1000))
     assert _cost(trace) == (300_000 * Decimal(6) + 1000 * Decimal("22.50")) / MILLION

@@ -23,7 +23,13 @@ from costsim.analysis.bands import Band, Spread, VariantBands
 from costsim.analysis.economics import BreakpointEconomics
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.merging import merge
-from costsim.analysis.outcomes import Share, VariantPart, cassette_tables, outcome, part
+from costsim.analysis.outcomes import (
+    Share,
+    VariantPart,
+    banded_part,
+    cassette_tables,
+    outcome,
+)
 from costsim.analysis.spread import NONE
 from costsim.analysis.turns import Turns
 from costsim.engine.simulate import Engine, VariantResult
@@ -172,7 +178,7 @@ def summarise(
     engine: Engine, variant: Variant, result: VariantResult, as_of: datetime | None
 ) -> VariantSummary:
     """The totals, baseline and bands of one variant's run."""
-    summary = summary_of(variant, part(engine, result, as_of))
+    summary = summary_of(variant, banded_part(engine, result, as_of)[0])
     summary.calls = result.metered(as_of=as_of)
     return summary
 

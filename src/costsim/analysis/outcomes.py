@@ -41,7 +41,6 @@ __all__ = [
     "fits",
     "gap_totals",
     "outcome",
-    "part",
 ]
 
 
@@ -162,20 +161,6 @@ def _summed(per_trace: list[Totals]) -> Totals:
     return total
 
 
-def part(
-    engine: Engine,
-    result: VariantResult,
-    as_of: datetime | None,
-    calls: list[MeteredCall] | None = None,
-    terms: RunTerms | None = None,
-    sums: TraceSums | None = None,
-) -> VariantPart:
-    """The sums of one variant's run (``calls``, ``terms``: its calls metered, and its band
-    terms, already; ``sums``: what the comparison's runs share of the traces they leave as
-    recorded)."""
-    return banded_part(engine, result, as_of, calls, terms, sums)[0]
-
-
 def banded_part(
     engine: Engine,
     result: VariantResult,
@@ -184,8 +169,10 @@ def banded_part(
     terms: RunTerms | None = None,
     sums: TraceSums | None = None,
 ) -> tuple[VariantPart, list[Spread | None]]:
-    """:func:`part`, and the spread of each of the run's calls' cost (in ``calls``' order;
-    None: nothing behind it was estimated)."""
+    """The sums of one variant's run (``calls``, ``terms``: its calls metered, and its band
+    terms, already; ``sums``: what the comparison's runs share of the traces they leave as
+    recorded), and the spread of each of its calls' cost (in ``calls``' order; None: nothing
+    behind it was estimated)."""
     calls = result.metered(as_of=as_of) if calls is None else calls
     baseline = result.baseline_metered(as_of=as_of)
     sums = TraceSums() if sums is None else sums
