@@ -271,6 +271,7 @@ class _Runs:
         self.tables = grouper.tables(self.baseline_calls, cassette=False)
         self._recorded: _Run | None = None
         self._recorded_terms: RunTerms | None = None
+        self._grouped: dict[str, dict[str, Spread]] | None = None
         self._done: dict[str, _Run] = {}
 
     def run(self, variant: Variant) -> _Run:
@@ -303,25 +304,22 @@ class _Runs:
         return self._recorded_terms
 
     def recorded_spreads(self) -> dict[str, dict[str, Spread]]:
-        """The spread of each cost of the recording's tables (its calls without usage)."""
-        if self._recorded is not None:
-            return self._recorded.spreads
-        spreads = banded_calls(self.baseline, self.engine.meter, self.as_of, self._baseline_terms())
-        return self.grouper.spreads(self.baseline_calls, spreads[1])
+        """The spread of each cost of the recording's tables (its calls without usage),
+        grouped once for the baseline column and a variant that changes nothing."""
+        if self._grouped is None:
+            terms = self._baseline_terms()
+            spreads = banded_calls(self.baseline, self.engine.meter, self.as_of, terms)[1]
+            self._grouped = self.grouper.spreads(self.baseline_calls, spreads)
+        return self._grouped
 
     def _as_recorded(self) -> _Run:
         if self._recorded is None:
             terms = self._baseline_terms()
-            item, spreads = banded_part(
+            item, _ = banded_part(
                 self.engine, self.baseline, self.as_of, self.baseline_calls, terms, self.sums
             )
-            self._recorded = _Run(
-                item,
-                self.tables,
-                self.grouper.spreads(self.baseline_calls, spreads),
-                self.baseline_calls,
-                terms,
-            )
+            spreads = self.recorded_spreads()
+            self._recorded = _Run(item, self.tables, spreads, self.baseline_calls, terms)
         return self._recorded
 
     def reduced(self, variant: Variant, index: int) -> Band:
