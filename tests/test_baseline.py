@@ -39,13 +39,35 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     path = tmp_path / ".costsim" / "main.json"
     save_baseline(path, tests)
     document = json.loads(path.read_text())
-    assert document["format_version"] == 2 and document["kind"] == "costsim.baseline"
+    assert document["format_version"] == 3 and document["kind"] == "costsim.baseline"
     assert document["tests"]["t::a"]["cost_usd"] == "0.10"  # money stays a decimal string
     assert document["tests"]["t::b"]["cost_usd"] is None  # unpriced: never $0 ...
     assert document["tests"]["t::b"]["priced_cost_usd"] == "0.04"  # ... the priced part kept
     assert document["tests"]["t::b"]["unpriced_calls"] == 1
     assert load_baseline(path) == tests
     assert not list(path.parent.glob("*.tmp*"))  # written atomically, nothing left behind
+
+
+def test_a_version_2_file_reads_and_a_test_costsim_cannot_meter_writes_version_3(
+    tmp_path: Path,
+) -> None:
+    """The review: a test with calls costsim cannot meter saves ``cost_usd`` null and
+    ``unrecognised_calls``; a costsim that reads version 2 called such a file malformed, so
+    it is version 3. Version 2 files (no such field) read as they did."""
+    path = tmp_path / "b.json"
+    entry = {"calls": 1, "cost_usd": "0.10", "priced_cost_usd": "0.10"}
+    path.write_text(
+        json.dumps({"kind": "costsim.baseline", "format_version": 2, "tests": {"t::a": entry}})
+    )
+    (read,) = load_baseline(path).values()
+    assert read.cost_usd == Decimal("0.10") and read.unrecognised_calls == 0
+    unmetered = TestCost(calls=2, priced_cost_usd=Decimal("0.01"), unrecognised_calls=2)
+    save_baseline(path, {"t::b": unmetered})
+    document = json.loads(path.read_text())
+    assert document["format_version"] == 3
+    assert document["tests"]["t::b"]["unrecognised_calls"] == 2
+    assert document["tests"]["t::b"]["cost_usd"] is None
+    assert load_baseline(path) == {"t::b": unmetered}
 
 
 @pytest.mark.parametrize(
@@ -58,7 +80,12 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
         ('{"kind": "something else"}', "not a costsim baseline file"),
         (
             '{"kind": "costsim.baseline", "format_version": 99, "tests": {}}',
-            "format_version 99",
+            "format_version 99 was written by a newer costsim (this one reads 1, 2, 3); "
+            "upgrade costsim",
+        ),
+        (
+            '{"kind": "costsim.baseline", "format_version": 0, "tests": {}}',
+            "format_version 0 is not one costsim reads (1, 2, 3)",
         ),
         (
             '{"kind": "costsim.baseline", "format_version": 1, "tests": []}',

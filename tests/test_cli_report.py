@@ -215,6 +215,38 @@ def test_a_cassette_without_version_among_ones_with_it_is_a_warning(
     assert code == 0 and "nothing found" in out
 
 
+@pytest.mark.parametrize("cache", [(), ("--no-cache",)], ids=["cache", "no-cache"])
+def test_every_command_that_totals_a_cut_cassette_warns_of_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: tuple[str, ...]
+) -> None:
+    """The review: ``cut-short`` was only in ``cassettes check``; ``report``, ``compare``
+    and ``simulate`` printed a cut file's totals without a word. Each warns of it, run after
+    run (a cached or recalled run too), and the totals stay what the file holds."""
+    monkeypatch.chdir(tmp_path)
+    text = (EXAMPLES / "anthropic_support_agent.yaml").read_text()
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "whole.yaml").write_text(text)
+    (tmp_path / "c" / "cut.yaml").write_text(text.rstrip().removesuffix("version: 1"))
+    (tmp_path / "s.yaml").write_text(
+        "name: s\ncassettes: [c/*.yaml]\nvariants:\n  t: [truncation]\n"
+    )
+    warning = "c/cut.yaml: no 'version' key, which vcrpy writes after the last interaction"
+    for _ in range(2):
+        for args in (
+            ("report", "c"),
+            ("compare", "s.yaml"),
+            ("simulate", "c", "-s", "truncation"),
+        ):
+            code, out, err = _run(*args, *cache)
+            assert code == 0, err
+            assert f"warning: {warning}" in err and "other cassette of its folder ends" in err
+        code, out, _ = _run("compare", "s.yaml", "--format", "json", *cache)
+        (message,) = json.loads(out)["warnings"]
+        assert message.startswith(warning)
+    code, out, err = _run("report", "c/cut.yaml", *cache)  # alone: a hint for check only
+    assert code == 0 and "warning" not in err
+
+
 def test_cassettes_check_names_unpriced_calls_and_empty_files(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -37,9 +37,11 @@ __all__ = [
     "save_baseline",
 ]
 
-BASELINE_FORMAT_VERSION = 2
-"""2 adds ``priced_cost_usd`` and ``unpriced_calls``; version 1 files are still read."""
-READABLE_VERSIONS = (1, 2)
+BASELINE_FORMAT_VERSION = 3
+"""2 adds ``priced_cost_usd`` and ``unpriced_calls``, 3 ``unrecognised_calls`` (a test whose
+cost is null for calls costsim cannot meter, which a costsim reading version 2 would call
+malformed); files of versions 1 and 2 are still read."""
+READABLE_VERSIONS = (1, 2, 3)
 
 
 def save_baseline(path: Path, tests: Mapping[str, TestCost]) -> None:
@@ -59,6 +61,12 @@ def load_baseline(path: Path) -> dict[str, TestCost]:
     if not isinstance(document, dict) or document.get("kind") != "costsim.baseline":
         raise InputError(f"baseline {path}: not a costsim baseline file")
     version = document.get("format_version")
+    if type(version) is int and version > BASELINE_FORMAT_VERSION:
+        raise InputError(
+            f"baseline {path}: format_version {version} was written by a newer costsim (this "
+            f"one reads {', '.join(map(str, READABLE_VERSIONS))}); upgrade costsim, or save "
+            "the baseline again with this one"
+        )
     if type(version) is not int or version not in READABLE_VERSIONS:  # not true, not 1.0
         raise InputError(
             f"baseline {path}: format_version {json.dumps(version)[:40]} is not one costsim "

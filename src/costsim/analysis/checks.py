@@ -7,11 +7,11 @@ Rules are the credential rules of :mod:`costsim.secret_rules` and the recording 
 from __future__ import annotations
 
 import difflib
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from costsim.analysis.cut_short import cut_short, cut_short_message
 from costsim.analysis.report import trace_notes
 from costsim.analysis.secret_rules import RULES, Rule, Severity
 from costsim.analysis.secrets import find_secrets
@@ -90,40 +90,24 @@ def check_bytes(path: Path, data: bytes) -> list[Finding]:
 
 def among_siblings(paths: Sequence[Path], findings: Sequence[list[Finding]]) -> list[list[Finding]]:
     """Each file's findings (one list per path), a missing ``version`` key made a warning
-    (``cut-short``) where other cassettes of its folder end with one: a recorder that wrote
-    it there wrote it here too, unless the file was cut between two interactions (a trial's
-    cassette lost three of its five calls so, without a word). Alone, or beside others
-    without one (6 whole files of the corpus's 902 have none), it stays a hint."""
-    versioned: Counter[Path] = Counter()
-    for path, found in zip(paths, findings, strict=True):
-        if not any(f.rule in ("no-version", "unreadable") for f in found):
-            versioned[path.parent] += 1
-    result = []
-    for path, found in zip(paths, findings, strict=True):
-        others = versioned[path.parent]
-        result.append(
-            [
-                _finding(path, None, "cut-short", _cut_short(others))
-                if f.rule == "no-version" and others
-                else f
-                for f in found
-            ]
-        )
-    return result
-
-
-def _cut_short(others: int) -> str:
-    return (
-        "no 'version' key, which vcrpy writes after the last interaction, where "
-        + (
-            "the other cassette of its folder ends"
-            if others == 1
-            else f"the {others:,} other cassettes of its folder end"
-        )
-        + " with one: "
-        "probably cut short between two interactions, its later calls missing from every "
-        "total (re-record it; if it is whole, add 'version: 1' at its end)"
-    )
+    (``cut-short``) where other cassettes of its folder end with one (see
+    :mod:`costsim.analysis.cut_short`); alone, or beside others without one, it stays a
+    hint."""
+    unversioned = [
+        path
+        for path, found in zip(paths, findings, strict=True)
+        if any(f.rule in ("no-version", "unreadable") for f in found)
+    ]
+    others = cut_short(paths, unversioned)
+    return [
+        [
+            _finding(path, None, "cut-short", cut_short_message(others[path]))
+            if f.rule == "no-version" and path in others
+            else f
+            for f in found
+        ]
+        for path, found in zip(paths, findings, strict=True)
+    ]
 
 
 def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:

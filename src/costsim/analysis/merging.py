@@ -126,4 +126,5 @@ def merge(shares: Iterable[Share], variants: Sequence[Variant], *, attribute: bo
         for into_tools, tools in zip(total.tools, share.tools, strict=True):
             merge_groups(into_tools, tools)
         total.turns = largest(total.turns, share.turns)
+        total.unversioned.extend(share.unversioned)
     return total

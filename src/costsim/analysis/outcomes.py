@@ -91,6 +91,8 @@ class Share:
     """Tokens per tool, one table per column."""
     turns: Turns | None = None
     """Running tokens per turn of the trace with the most recorded prompt tokens."""
+    unversioned: list[CassettePath] = field(default_factory=list)
+    """The cassettes without vcrpy's closing ``version`` key (:mod:`costsim.analysis.cut_short`)."""
 
 
 def fits(share: Share, variants: Sequence[Variant], *, attribute: bool = True) -> bool:
@@ -382,4 +384,5 @@ def outcome(
         spreads={key: [column[key] for column in spreads] for key in SPREADS},
         tools=[column["tool"] for column in columns],
         turns=runs.turns(metered),
+        unversioned=[trace.path for trace in engine.traces if not trace.versioned],
     )

@@ -11,7 +11,7 @@ from costsim.analysis.breakdown import BREAKDOWNS
 from costsim.analysis.comparison import finish
 from costsim.api._traffic import PathLike, paths_of, with_progress
 from costsim.api.execution import resolve
-from costsim.api.pipeline import compare_all
+from costsim.api.pipeline import compare_all, cut_short_in
 from costsim.api.results import Comparison, Comparisons
 from costsim.cache.rules import default_rules
 from costsim.errors import ConfigError
@@ -98,7 +98,11 @@ def _compare(
     return Comparison(
         ScenarioComparison(loaded, data, failures),
         skipped=tuple(skipped),
-        warnings=(*found.warnings(), *_left_out(found.files, files, loaded.path)),
+        warnings=(
+            *found.warnings(),
+            *_left_out(found.files, files, loaded.path),
+            *cut_short_in(files, share, skipped),
+        ),
     )
 
 

@@ -14,10 +14,11 @@ from typing import Any, TypeAlias
 from costsim.analysis import cache_fidelity, cassettes
 from costsim.analysis.checks import among_siblings, validate_rules
 from costsim.analysis.comparison import compare_variants, finish
+from costsim.analysis.cut_short import traces_cut_short
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.report import build_report
 from costsim.api.execution import Settings, resolve
-from costsim.api.pipeline import check_all, compare_all, list_all, load_all
+from costsim.api.pipeline import check_all, compare_all, cut_short_in, list_all, load_all
 from costsim.api.results import (
     CacheCheck,
     Calibration,
@@ -99,7 +100,8 @@ def load(
     settings = with_progress(resolve(jobs, cache), progress, "loading")
     traces, skipped = load_all(found.files, lenient=lenient, settings=settings)
     dropped = [message for trace in traces for message in left_out(trace)]
-    return Traces(tuple(traces), tuple(skipped), (*found.warnings(), *dropped))
+    cut = traces_cut_short(traces)
+    return Traces(tuple(traces), tuple(skipped), (*found.warnings(), *dropped, *cut))
 
 
 def with_progress(settings: Settings, progress: Progress | None, what: str) -> Settings:
@@ -250,7 +252,8 @@ def simulate(
             settings=settings,
         )
         data = finish(share, [variant], as_of=utc(as_of))
-        return Simulation(data, skipped=tuple(skipped), warnings=tuple(found.warnings()))
+        cut = cut_short_in(found.files, share, skipped)
+        return Simulation(data, skipped=tuple(skipped), warnings=(*found.warnings(), *cut))
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
     engine = Engine(loaded, rules=rules, meter=estimator())
     data = compare_variants(engine, [variant], as_of=utc(as_of))

@@ -25,6 +25,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from costsim.analysis.cassettes import CassetteListing, unreadable
 from costsim.analysis.checks import Finding
+from costsim.analysis.cut_short import cut_short_warnings
 from costsim.analysis.groups import AgentMatcher, ToolUse
 from costsim.analysis.merging import merge
 from costsim.analysis.outcomes import Share, VariantPart, fits
@@ -57,7 +58,7 @@ from costsim.pricing.ledger import Totals
 from costsim.providers.normalise import load_trace
 from costsim.strategies.registry import AgentSpec, Variant, get_strategy
 
-__all__ = ["check_all", "compare_all", "list_all", "load_all"]
+__all__ = ["check_all", "compare_all", "cut_short_in", "list_all", "load_all"]
 
 R = TypeVar("R")
 
@@ -226,6 +227,7 @@ def _run_chunks(share: Share, skipped: list[Skipped]) -> Iterator[bytes]:
     yield b',"spreads":' + _adapter(dict[str, list[dict[str, Spread]]]).dump_json(share.spreads)
     yield b',"tools":' + _adapter(list[dict[str, ToolUse]]).dump_json(share.tools)
     yield b',"turns":' + _adapter(Turns | None).dump_json(share.turns)
+    yield b',"unversioned":' + _adapter(list[Path]).dump_json(share.unversioned)
     yield b'},"skipped":' + _adapter(list[Skipped]).dump_json(skipped)
     yield b',"sparse":' + _adapter(list[Sparse]).dump_json(packed.sparse) + b"}"
 
@@ -345,6 +347,13 @@ def compare_all(
         if store is not None and run_key is not None and _as_hashed(items):
             store.put_chunks("comparison", run_key, _run_chunks(share, skipped))
         return share, skipped
+
+
+def cut_short_in(paths: Sequence[Path], share: Share, skipped: Sequence[Skipped]) -> list[str]:
+    """A warning for each cassette of the comparison probably cut short (see
+    :mod:`costsim.analysis.cut_short`), among the files it read."""
+    unread = {item.path for item in skipped}
+    return cut_short_warnings([p for p in paths if p not in unread], share.unversioned)
 
 
 def _as_hashed(items: list[Item]) -> bool:

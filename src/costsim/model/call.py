@@ -238,6 +238,9 @@ class CassetteTrace:
     size_bytes: int
     notes: tuple[InteractionNote, ...] = ()
     """LLM-looking interactions costsim could not meter (they are among ``other``)."""
+    versioned: bool = True
+    """The file ends with vcrpy's closing ``version`` key (see
+    :func:`costsim.analysis.cut_short.cut_short`)."""
 
     @property
     def interactions(self) -> int:

@@ -85,6 +85,7 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
         other_interactions=len(cassette.interactions) - len(calls),
         size_bytes=cassette.size_bytes,
         notes=tuple(notes),
+        versioned=cassette.versioned,
     )
 
 

@@ -1,0 +1,57 @@
+"""A cassette cut short between two interactions.
+
+vcrpy writes a cassette's ``version`` key after its last interaction. A file cut off at the
+end of an interaction still parses, its later calls missing from every total. A file without
+the key is only a hint alone (some recorders never write it: 6 whole files of the corpus's
+902 have none), but among files of the same folder that have it, the recorder that wrote it
+there wrote it here too: ``cassettes check`` makes it a ``cut-short`` warning, and every
+command that totals the file warns of it.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from costsim.model import CassetteTrace
+
+__all__ = ["cut_short", "cut_short_message", "cut_short_warnings", "traces_cut_short"]
+
+
+def cut_short(paths: Sequence[Path], unversioned: Iterable[Path]) -> dict[Path, int]:
+    """Each of ``unversioned`` (among ``paths``, the files read) whose folder holds others
+    of ``paths`` that end with the ``version`` key, with how many do."""
+    missing, files = set(unversioned), dict.fromkeys(paths)  # a file named twice is one
+    versioned: Counter[Path] = Counter(path.parent for path in files if path not in missing)
+    return {
+        path: versioned[path.parent] for path in files if path in missing and versioned[path.parent]
+    }
+
+
+def cut_short_message(others: int) -> str:
+    return (
+        "no 'version' key, which vcrpy writes after the last interaction, where "
+        + (
+            "the other cassette of its folder ends"
+            if others == 1
+            else f"the {others:,} other cassettes of its folder end"
+        )
+        + " with one: "
+        "probably cut short between two interactions, its later calls missing from every "
+        "total (re-record it; if it is whole, add 'version: 1' at its end)"
+    )
+
+
+def cut_short_warnings(paths: Sequence[Path], unversioned: Iterable[Path]) -> list[str]:
+    """One sentence per file of :func:`cut_short`, naming it."""
+    return [
+        f"{path}: {cut_short_message(others)}"
+        for path, others in cut_short(paths, unversioned).items()
+    ]
+
+
+def traces_cut_short(traces: Sequence[CassetteTrace]) -> list[str]:
+    """:func:`cut_short_warnings` of loaded traces (their files, as read)."""
+    paths = [trace.path for trace in traces]
+    return cut_short_warnings(paths, [trace.path for trace in traces if not trace.versioned])

@@ -1,0 +1,28 @@
+"""The cut-short rule (:mod:`costsim.analysis.cut_short`) on small hand-made cases."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from costsim.analysis.cut_short import cut_short, cut_short_warnings
+
+
+def test_a_file_without_version_is_cut_short_only_beside_files_with_it() -> None:
+    a, b, c = Path("x/a.yaml"), Path("x/b.yaml"), Path("x/c.yaml")
+    other = Path("y/d.yaml")
+    assert cut_short([a, b, c, other], [a]) == {a: 2}
+    assert cut_short([a, b, other], [a, b]) == {}  # none of its folder has one: a hint
+    assert cut_short([a, other], [a]) == {}  # another folder's file does not count
+    assert cut_short([a], [a]) == {}
+    assert cut_short([a, b], []) == {}
+
+
+def test_a_file_named_twice_is_one_file() -> None:
+    a, b = Path("x/a.yaml"), Path("x/b.yaml")
+    assert cut_short([a, a, b], [a]) == {a: 1}
+    assert cut_short([a, b, b], [a]) == {a: 1}
+    (warning,) = cut_short_warnings([a, a, b], [a])
+    assert warning.startswith("x/a.yaml: no 'version' key")
+    assert "where the other cassette of its folder ends with one" in warning
+    (warning,) = cut_short_warnings([a, b, Path("x/c.yaml")], [a])
+    assert "where the 2 other cassettes of its folder end with one" in warning
