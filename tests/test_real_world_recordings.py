@@ -765,3 +765,42 @@ def test_a_cut_stream_keeps_the_cache_counts_it_recorded(tmp_path: Path) -> None
     document = _report(path)
     assert document["totals"]["cache_read_tokens"] == 2600
     assert document["totals"]["prompt_tokens"] == 3500
+
+
+def test_a_chat_stream_recorded_without_its_usage_chunk_says_how_to_record_it(
+    tmp_path: Path,
+) -> None:
+    """A trial: the openai SDK streams Chat Completions without usage unless
+    ``stream_options={"include_usage": True}``; the call was estimated and flagged, but
+    nothing said why or how to record the bill. A stream that has its usage chunk is exact."""
+    request = {
+        "model": "gpt-4o-mini",
+        "stream": True,
+        "messages": [{"role": "user", "content": "Hi"}],
+    }
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1730000000}
+    events = [
+        {**head, "choices": [{"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ]
+    usage = {**head, "choices": [], "usage": {"prompt_tokens": 8, "completion_tokens": 2}}
+    headers = {"Content-Type": ["text/event-stream"]}
+
+    def stream(*chunks: dict[str, Any]) -> str:
+        return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+    path = write_yaml(
+        tmp_path / "chat.yaml",
+        [
+            interaction(OPENAI_URI, request, stream(*events), response_headers=headers),
+            interaction(OPENAI_URI, request, stream(*events, usage), response_headers=headers),
+        ],
+    )
+    document = _report(path)
+    assert document["totals"]["estimated_calls"] == 1
+    (note,) = document["notes"]
+    assert note["kind"] == "no-usage"
+    assert 'stream_options={"include_usage": True}' in note["message"]
+    result = run_cli("cassettes", "check", path)
+    assert "interaction 0: [warning] no-usage:" in result.stdout
+    assert "interaction 1" not in result.stdout

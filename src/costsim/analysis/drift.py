@@ -48,9 +48,11 @@ IGNORED_PARAMETERS = frozenset(
     {
         "max_tokens", "max_completion_tokens", "max_output_tokens", "metadata", "user",
         "store", "stream_options", "include", "safety_identifier", "background",
+        "anthropic_version",
     }
 )  # fmt: skip
-"""Parameters that cannot change the bill of a replayed call: never drift."""
+"""Parameters that cannot change the bill of a replayed call: never drift (``anthropic_version``
+is the API version Bedrock and Vertex AI read from the body, which each SDK sets itself)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,7 +209,7 @@ def _build(
     notes: tuple[Note, ...] = (),
     **request: Any,
 ) -> Call:
-    usage, hint, told = usage_told(response, flavour)
+    usage, hint, told = usage_told(response, flavour, stream=bool(request.get("stream")))
     extra_notes = [*notes, *told]
     if response.unpriced_fees and usage is not None:
         extra_notes.append(

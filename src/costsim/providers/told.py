@@ -7,7 +7,7 @@ from __future__ import annotations
 from costsim.model import Flavour, Note, NoteKind, Usage
 from costsim.providers.base import ParsedResponse
 
-__all__ = ["billed_error", "usage_told"]
+__all__ = ["UNASKED_USAGE", "billed_error", "usage_told"]
 
 
 def billed_error(response: ParsedResponse) -> bool:
@@ -20,8 +20,14 @@ def _short_error(error: str) -> str:
     return repr(error if len(error) <= 80 else error[:79] + "…")
 
 
+UNASKED_USAGE = (
+    "a Chat Completions stream recorded without its usage chunk, which OpenAI sends only when "
+    'asked: estimated (record with stream_options={"include_usage": True} to bill it exactly)'
+)
+
+
 def usage_told(
-    response: ParsedResponse, flavour: Flavour
+    response: ParsedResponse, flavour: Flavour, *, stream: bool = False
 ) -> tuple[Usage | None, Usage | None, list[Note]]:
     """(usage, usage hint, notes): what the response says it used, and what a reader of the
     numbers must know about it (estimated instead, and why)."""
@@ -51,6 +57,8 @@ def usage_told(
                 )
             ],
         )
+    if usage is None and error is None and stream and flavour is Flavour.OPENAI_CHAT:
+        return None, None, [Note(NoteKind.NO_USAGE, UNASKED_USAGE)]
     if usage is None and error is None and not response.blocks:
         return (
             None,
