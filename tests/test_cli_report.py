@@ -410,3 +410,29 @@ def test_thinking_that_is_not_reported_is_said_not_counted_as_none(tmp_path: Pat
     _, compared, _ = _run("simulate", str(path), "-s", "thinking_budget:budget=1024", "--wide")
     assert "≥0" in compared
     assert "baseline: 1 call thought without reporting how much" in " ".join(compared.split())
+
+
+def test_calls_through_a_proxy_are_priced_at_list_and_say_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A trial's LiteLLM proxy on localhost:4000: its gpt-4o-mini calls were priced at
+    OpenAI's list price without a word (a proxy may route a name to another deployment). The
+    total stays the list price; the report says which calls it assumed it for."""
+    monkeypatch.chdir(tmp_path)
+    text = (EXAMPLES / "openai_chat_streaming.yaml").read_text()
+    (tmp_path / "direct.yaml").write_text(text)
+    (tmp_path / "proxy.yaml").write_text(
+        text.replace("https://api.openai.com/", "http://localhost:4000/")
+    )
+    code, out, _ = _run("report", ".", "--format", "json")
+    assert code == 0
+    rows = {row["path"]: row for row in json.loads(out)["cassettes"]}
+    assert rows["proxy.yaml"]["proxied_calls"] == {"localhost": 1}
+    assert rows["direct.yaml"]["proxied_calls"] == {}
+    assert rows["proxy.yaml"]["cost_usd"] == rows["direct.yaml"]["cost_usd"]
+    jsonschema.validate(json.loads(out), _schema())
+    code, out, _ = _run("report", ".")
+    assert said(out, "*Through hosts no provider is known by*priced at the list price of the*")
+    assert "1 to localhost." in out
+    code, out, _ = _run("report", "direct.yaml")
+    assert "Through hosts" not in out

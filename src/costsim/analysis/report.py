@@ -14,6 +14,7 @@ from costsim.io.walk import Progress, Selection, find_cassettes
 from costsim.metering.meter import ErrorBand, Meter
 from costsim.metering.models import family
 from costsim.model import Call, CassetteTrace, NoteKind, Provenance
+from costsim.pricing.hosts import host_provider
 from costsim.pricing.ledger import MeteredCall, Totals, meter
 from costsim.providers.normalise import load_trace
 
@@ -113,6 +114,10 @@ class CassetteReport:
     first_recorded: datetime | None
     last_recorded: datetime | None
     calls: list[MeteredCall] = field(default_factory=list, repr=False, compare=False)
+    proxied_calls: Counter[str] = field(default_factory=Counter)
+    """Calls through a host no provider is known by (a proxy such as LiteLLM, a gateway, a
+    self-hosted server), by host: priced at the list price of the model each names, which
+    such a host need not charge."""
     """Every metered call, in recorded order (what the charts of the HTML report draw)."""
 
 
@@ -206,6 +211,11 @@ def build_report(
                 totals=totals,
                 other_interactions=trace.other_interactions,
                 foreign_calls=Counter(call.host for call in trace.calls if call.served_by),
+                proxied_calls=Counter(
+                    call.host
+                    for call in trace.calls
+                    if call.host and call.platform is None and host_provider(call.host) is None
+                ),
                 size_bytes=trace.size_bytes,
                 first_recorded=min(dates, default=None),
                 last_recorded=max(dates, default=None),

@@ -136,6 +136,7 @@ def _cassette_json(item: CassetteReport) -> dict[str, Any]:
         **totals_json(item.totals),
         "other_interactions": item.other_interactions,
         "foreign_calls": dict(sorted(item.foreign_calls.items())),
+        "proxied_calls": dict(sorted(item.proxied_calls.items())),
         "first_recorded": item.first_recorded.isoformat() if item.first_recorded else None,
         "last_recorded": item.last_recorded.isoformat() if item.last_recorded else None,
     }

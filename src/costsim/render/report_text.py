@@ -192,6 +192,13 @@ def report_notes(report: Report) -> list[str]:
     if foreign:
         listed = ", ".join(f"{n} to {host}" for host, n in sorted(foreign.items()))
         notes.append(f"Served by other providers' hosts, priced from their price lists: {listed}.")
+    proxied = sum((item.proxied_calls for item in report.cassettes), start=Counter[str]())
+    if proxied:
+        listed = ", ".join(f"{n} to {host}" for host, n in sorted(proxied.items()))
+        notes.append(
+            "Through hosts no provider is known by (a proxy, gateway or self-hosted server), "
+            f"priced at the list price of the model each call names: {listed}."
+        )
     if totals.undated_calls and not report.as_of:
         notes.append(
             f"{plural(totals.undated_calls, 'call')} "
