@@ -436,3 +436,30 @@ def test_calls_through_a_proxy_are_priced_at_list_and_say_so(
     assert "1 to localhost." in out
     code, out, _ = _run("report", "direct.yaml")
     assert "Through hosts" not in out
+
+
+def test_a_call_a_lenient_read_cannot_read_is_named_as_check_names_it(tmp_path: Path) -> None:
+    """The review: a recognised Anthropic call whose gzip body is corrupt was an
+    ``unrecognised-llm-call`` in a lenient report while ``cassettes check`` said
+    ``unreadable``. Both say ``unreadable`` now, and it still makes the total a lower bound."""
+    from tests.test_hostile_input import _bad_interactions, with_bad_second
+
+    bad, _ = _bad_interactions()["response-corrupt-gzip"]
+    path = with_bad_second(tmp_path / "bad.yaml", bad)
+    code, out, _ = _run("report", str(path), "--lenient", "--format", "json")
+    assert code == 0
+    document = json.loads(out)
+    jsonschema.validate(document, _schema())
+    assert [note["kind"] for note in document["notes"]] == ["unreadable"]
+    assert document["totals"]["cost_usd"] is None and document["totals"]["left_out_calls"] == 1
+    code, out, _ = _run("report", str(path), "--lenient")
+    assert "1 LLM-looking interaction not metered" in out and "[unreadable]" in out
+    code, out, _ = _run("cassettes", "check", str(path))
+    assert "interaction 1: [error] unreadable:" in out
+
+
+def test_the_report_schema_names_every_kind_of_note() -> None:
+    from costsim.model import NoteKind
+
+    kinds = _schema()["properties"]["notes"]["items"]["properties"]["kind"]["enum"]
+    assert sorted(kinds) == sorted(kind.value for kind in NoteKind)

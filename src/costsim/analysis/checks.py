@@ -17,7 +17,7 @@ from costsim.analysis.secret_rules import RULES, Rule, Severity
 from costsim.analysis.secrets import find_secrets
 from costsim.errors import ConfigError, CostsimError, InteractionError
 from costsim.io.cassette import Cassette, cassette_from_bytes, load_cassette
-from costsim.model import NoteKind
+from costsim.model import LEFT_OUT_KINDS, NoteKind
 from costsim.model.quoting import quoted
 from costsim.pricing.ledger import meter
 from costsim.providers.normalise import normalise
@@ -124,7 +124,7 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
     if not cassette.versioned:
         findings.append(_finding(path, None, "no-version", _NO_VERSION))
     notes = trace_notes(trace)
-    if not trace.calls and not any(n.kind is NoteKind.UNRECOGNISED_CALL for n in notes):
+    if not trace.calls and not any(n.kind in LEFT_OUT_KINDS for n in notes):
         findings.append(_finding(path, None, "no-llm-calls", "no LLM calls recorded"))
     explained = set()
     for note in notes:

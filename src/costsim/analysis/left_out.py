@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
 
-from costsim.model import CassettePath, CassetteTrace, NoteKind
+from costsim.model import LEFT_OUT_KINDS, CassettePath, CassetteTrace
 from costsim.pricing.ledger import Totals
 
 __all__ = ["counted", "left_out", "with_left_out"]
@@ -17,7 +17,7 @@ __all__ = ["counted", "left_out", "with_left_out"]
 
 def left_out(trace: CassetteTrace) -> int:
     """Interactions of ``trace`` that look like LLM calls costsim could not meter."""
-    return sum(1 for note in trace.notes if note.note.kind is NoteKind.UNRECOGNISED_CALL)
+    return sum(1 for note in trace.notes if note.note.kind in LEFT_OUT_KINDS)
 
 
 def _counted(table: dict[CassettePath, Totals], counts: dict[Path, int]) -> None:

@@ -90,7 +90,11 @@ class Settings:
         return self.keyed_estimator()[0]
 
     def estimator_key(self) -> str:
-        """What the estimator is, for cache keys: shipped, or the saved file's content."""
+        """What the estimator is, for cache keys: shipped, or the saved file's content (the
+        shipped one's key is known without importing the estimator: a recalled run never
+        does)."""
+        if self.calibration is None:
+            return _SHIPPED
         return self.keyed_estimator()[1]
 
     def keyed_estimator(self) -> tuple[CalibrationReport, str]:
@@ -100,10 +104,12 @@ class Settings:
         from costsim.metering.validation import CalibrationReport
 
         if self.calibration is None:
-            return CalibrationReport([], [], [], mode="shipped"), "estimator shipped"
+            return CalibrationReport([], [], [], mode="shipped"), _SHIPPED
         report, digest = read_calibration_keyed(self.calibration)
         return report, f"estimator {digest}"
 
+
+_SHIPPED = "estimator shipped"
 
 _CURRENT: ContextVar[Settings | None] = ContextVar("costsim_execution", default=None)
 

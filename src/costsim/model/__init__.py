@@ -34,10 +34,19 @@ from costsim.model.call import (
     ThinkingConfig,
 )
 from costsim.model.paths import CassettePath
-from costsim.model.usage import Note, NoteKind, PromptSplit, Usage, UsageSource, split_prompt
+from costsim.model.usage import (
+    LEFT_OUT_KINDS,
+    Note,
+    NoteKind,
+    PromptSplit,
+    Usage,
+    UsageSource,
+    split_prompt,
+)
 
 __all__ = [
     "JSON",
+    "LEFT_OUT_KINDS",
     "THINKING_BLOCKS",
     "Block",
     "CacheControl",

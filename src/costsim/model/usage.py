@@ -84,6 +84,9 @@ class NoteKind(StrEnum):
     """The request body is not one costsim models: metered from the recorded usage alone."""
     UNRECOGNISED_CALL = "unrecognised-llm-call"
     """Looks like an LLM call but costsim cannot meter it: not in the totals."""
+    UNREADABLE_CALL = "unreadable"
+    """An LLM call a lenient read could not read (a corrupt body): not in the totals, as
+    ``cassettes check`` names it."""
     UNPRICED_FEE = "unpriced-fee"
     """A per-use fee (a server tool) was recorded that has no known price."""
     UNSEEN_HISTORY = "unseen-history"
@@ -99,6 +102,10 @@ class NoteKind(StrEnum):
     """A prompt over 200K tokens (no server tools) of a request the recording shows without
     the 1M-token window, which the API needs for it: the recorder dropped the header, and it
     is priced as billed, at the long-context rate where the model has one."""
+
+
+LEFT_OUT_KINDS = frozenset({NoteKind.UNRECOGNISED_CALL, NoteKind.UNREADABLE_CALL})
+"""The notes of interactions left out of every sum (each makes a total a lower bound)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -97,7 +97,7 @@ CALL_LEFT_OUT = "only that call is left out (--lenient)"
 def _left_out(interaction: Interaction, problem: str) -> InteractionNote:
     return InteractionNote(
         Provenance(interaction.path, interaction.index),
-        Note(NoteKind.UNRECOGNISED_CALL, f"{problem}{_LEFT_OUT}"),
+        Note(NoteKind.UNREADABLE_CALL, f"{problem}{_LEFT_OUT}"),
     )
 
 

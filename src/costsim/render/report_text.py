@@ -7,7 +7,7 @@ from collections import Counter
 from decimal import Decimal
 
 from costsim.analysis.report import Report, ReportNote
-from costsim.model import NoteKind
+from costsim.model import LEFT_OUT_KINDS
 from costsim.pricing.ledger import Totals
 from costsim.render.report import (
     ESTIMATED,
@@ -118,7 +118,7 @@ def answer_line(report: Report, cost: str, *, cut: int | None = 40) -> str:
         cost = "cost unknown"
     where = plural(len(report.cassettes), "cassette")
     unpriced = f" ({plural(totals.unpriced_calls, 'call')} unpriced)" if totals.unpriced else ""
-    missed = sum(1 for note in report.notes if note.kind is NoteKind.UNRECOGNISED_CALL)
+    missed = sum(1 for note in report.notes if note.kind in LEFT_OUT_KINDS)
     if missed:  # not in the figure: said beside it, not only in a note below
         unpriced += f"; {plural(missed, 'LLM-looking interaction')} not metered"
     line = f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
