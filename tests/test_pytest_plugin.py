@@ -122,6 +122,28 @@ def test_a_budget_pattern_that_matches_no_test_is_said(project: pytest.Pytester)
     assert "'test_two*' matches no test" in " ".join(deselected.stdout.str().split())
 
 
+def test_budgets_for_files_a_run_did_not_collect_are_not_said(project: pytest.Pytester) -> None:
+    """A trial ran one test file of its suite: every budget pattern for its other files was
+    warned of as matching no test. A pattern for a file that exists but was not collected is
+    only not in use this run; one for a file that does not exist still checks nothing."""
+    project.makepyprojecttoml(
+        "[tool.pytest.ini_options]\ncostsim = true\n"
+        '[tool.costsim]\nbudgets = [{pattern = "test_agent.py::*", calls = 5},'
+        ' {pattern = "test_other.py::test_*", calls = 5},'
+        ' {pattern = "test_gone.py::*", calls = 5}]\n'
+    )
+    project.makepyfile(
+        test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n",
+        test_other="def test_plain():\n    pass\n",
+    )
+    result = project.runpytest("test_agent.py")
+    result.assert_outcomes(passed=1)
+    text = " ".join(result.stdout.str().split())
+    assert "'test_other.py::test_*' matches no test" not in text
+    assert "'test_agent.py::*' matches no test" not in text
+    assert "budget pattern 'test_gone.py::*' matches no test of this run" in text
+
+
 @pytest.mark.parametrize(("key", "hint"), [("budget", "did you mean 'budgets'?"),
                                            ("drfit", "did you mean 'drift'?"),
                                            ("colour", "known: budgets, cache")])  # fmt: skip

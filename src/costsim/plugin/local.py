@@ -117,6 +117,7 @@ class LocalState:
         session.order = session.order or list(run.order)
         session.deselected.update(run.deselected)
         session.whole_files.update(run.whole_files)
+        session.root = run.root
         strategies = run.option("strategies")
         if strategies:
             session.what_if(strategies)

@@ -82,6 +82,8 @@ class CostsimSession(Observing):
     included."""
     whole_files: set[str] = field(default_factory=set)
     """Test files collected whole (see :attr:`Run.whole_files`), workers' included."""
+    root: Path | None = None
+    """pytest's rootdir, which test ids are relative to (known when the run finishes)."""
     meter: TestMeter = field(default_factory=TestMeter)
     _metered: dict[str, tuple[int, list[MeteredCall]]] = field(default_factory=dict)
     _patch: VcrPatch | None = None
@@ -286,12 +288,16 @@ class CostsimSession(Observing):
 
     def idle_patterns(self, tested: Iterable[str]) -> list[str]:
         """Budget patterns no test of the run matches (``tested``, selected, or deselected by
-        ``-k``: a pattern for those is right, only not in use this run): they check nothing."""
+        ``-k``: a pattern for those is right, only not in use this run): they check nothing.
+        A pattern for the tests of a file that exists but that this run did not collect
+        (``pytest tests/test_one.py`` with budgets for the others) is not in use either."""
         tests = self.selected | self.deselected | set(tested)
+        files = {test.split("::", 1)[0] for test in tests}
         return [
             pattern
             for pattern, _ in self.pattern_budgets
             if not any(fnmatch.fnmatchcase(test, pattern) for test in tests)
+            and not _for_other_files(pattern, files, self.root)
         ]
 
     def failures(self) -> list[str]:
@@ -387,3 +393,15 @@ class TestLedger:
     @property
     def totals(self) -> Totals:
         return Totals.of(self.calls)
+
+
+def _for_other_files(pattern: str, files: set[str], root: Path | None) -> bool:
+    """``pattern`` names the tests of files under ``root`` none of which is among ``files``
+    (the test files of the run): written for tests this run did not collect."""
+    head, found, _ = pattern.partition("::")
+    if not found or root is None or any(fnmatch.fnmatchcase(name, head) for name in files):
+        return False
+    try:
+        return next(iter(root.glob(head)), None) is not None
+    except (ValueError, OSError, NotImplementedError):  # not a pattern glob takes
+        return False
