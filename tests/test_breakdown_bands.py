@@ -131,3 +131,33 @@ def test_the_html_page_bands_the_costliest_cassettes_and_models(tmp_path: Path) 
     assert "$0.001305 ±" not in models  # gpt-5-mini: billed as recorded
     cassettes = text.split("Costliest cassettes", 1)[1].split("</table>", 1)[0]
     assert cassettes.count("±") >= 2
+
+
+def test_a_lower_bound_cell_carries_the_band_of_its_priced_part(tmp_path: Path) -> None:
+    """The review: a breakdown cell whose cost is a lower bound (a call of a model without a
+    price) showed no band at all, though its priced part was simulated like any other."""
+    text = (ROOT / "cassettes" / "anthropic_support_agent.yaml").read_text()
+    starts = [i for i in range(len(text)) if text.startswith('body: \'{"model"', i)]
+    second, third = starts[1], starts[2]  # the second call (the third errored: unbilled)
+    renamed = (
+        text[:second]
+        + text[second:third].replace("claude-sonnet-4-5", "claude-unreleased")
+        + text[third:]
+    )
+    (tmp_path / "support.yaml").write_text(renamed)
+    (tmp_path / "s.yaml").write_text(
+        "name: s\ncassettes: [support.yaml]\nvariants:\n  cache: [caching]\n"
+    )
+    scenario = _json(str(tmp_path / "s.yaml"), "--by", "cassette")["scenarios"][0]
+    (row,) = scenario["breakdown"]["rows"].values()
+    cell = row["cache"]
+    assert cell["cost_usd"] is None and cell["unpriced_calls"] == 1
+    low, priced, high = (Decimal(cell[f"priced_cost_usd{end}"]) for end in ("_low", "", "_high"))
+    assert low < priced < high and cell["priced_cost_usd_exact"] is False
+    result = CliRunner().invoke(
+        cli,
+        ["compare", str(tmp_path / "s.yaml"), "--by", "cassette", "--no-cache"],
+        env={"COLUMNS": "100"},
+    )
+    line = next(x for x in result.stdout.splitlines() if "support.yaml " in x)
+    assert "≥$0.00" in line and "* ±" in line  # its precision, and its band

@@ -109,8 +109,11 @@ def _tool_cell(value: Totals | ToolUse | None, summed: bool) -> str:
 
 def _rows(listed: list[Row], table: Breakdown, *, calls: bool, summed: int) -> list[list[str]]:
     """The cells of ``listed`` (the last one sums others when ``summed``), column by column."""
-    decimals = decimals_for(
-        v.cost_usd for values in table.rows.values() for v in values if isinstance(v, Totals)
+    decimals = decimals_for(  # a lower bound's cell shows its priced part
+        v.priced_cost if v.cost_usd is None else v.cost_usd
+        for values in table.rows.values()
+        for v in values
+        if isinstance(v, Totals)
     )
     columns: list[list[str]] = []
     for index in range(len(table.columns)):
@@ -143,18 +146,21 @@ def _summed_spread(spreads: list[Spread | None]) -> Spread | None:
     return Spread.total(known) if known else None
 
 
-def cost_band(totals: Totals, spread: Spread | None) -> Band:
-    """A cell's cost with its p90 band (``spread`` None: exact; a cost is never below $0)."""
+def cost_band(totals: Totals, spread: Spread | None, *, priced: bool = False) -> Band:
+    """A cell's cost (``priced``: its priced part) with its p90 band (``spread`` None:
+    exact; a cost is never below $0)."""
+    value = totals.priced_cost if priced else totals.cost_usd
     if spread is None:
-        return Band(totals.cost_usd, floor=Decimal(0))
-    return Band(totals.cost_usd, spread.rounded(), True, Decimal(0))
+        return Band(value, floor=Decimal(0))
+    return Band(value, spread.rounded(), True, Decimal(0))
 
 
 def _band(totals: Totals | None, spread: Spread | None, decimals: int) -> str:
-    """`` ±$0.0012`` after a cost something estimated lies behind; else nothing."""
-    if totals is None or totals.cost_usd is None or spread is None:
+    """`` ±$0.0012`` after a cost something estimated lies behind (a lower bound's: the band
+    of its priced part); else nothing."""
+    if totals is None or spread is None or (totals.cost_usd is None and not totals.priced_cost):
         return ""
-    return " " + half_text(cost_band(totals, spread), decimals)
+    return " " + half_text(cost_band(totals, spread, priced=totals.cost_usd is None), decimals)
 
 
 def _columns(table: Breakdown) -> list[Column]:
@@ -202,12 +208,17 @@ def _value_json(
     cost = (
         band_json(cost_band(value, spread)) if banded else {"cost_usd": amount_text(value.cost_usd)}
     )
+    priced = (  # a lower bound's priced part carries the band its cost cannot
+        band_json(cost_band(value, spread, priced=True), "priced_cost_usd")
+        if banded and value.cost_usd is None
+        else {"priced_cost_usd": amount_text(value.priced_cost)}
+    )
     return {
         "llm_calls": value.llm_calls,
         "prompt_tokens": value.prompt_tokens,
         "output_tokens": value.output_tokens,
         **cost,
-        "priced_cost_usd": amount_text(value.priced_cost),
+        **priced,
         "unpriced_calls": value.unpriced_calls,
         "left_out_calls": value.left_out_calls,
     }
