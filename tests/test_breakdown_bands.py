@@ -161,3 +161,32 @@ def test_a_lower_bound_cell_carries_the_band_of_its_priced_part(tmp_path: Path) 
     )
     line = next(x for x in result.stdout.splitlines() if "support.yaml " in x)
     assert "≥$0.00" in line and "* ±" in line  # its precision, and its band
+
+
+def test_the_html_page_says_a_cassette_cost_that_leaves_a_call_out_is_a_lower_bound(
+    tmp_path: Path,
+) -> None:
+    """The HTML page's cassette table wrote the priced sum of a cassette holding a call
+    costsim cannot meter (Gemini) as its whole cost, where the text table writes ≥…*."""
+    from tests.test_hostile_input import interaction, write_yaml
+
+    gemini = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash"
+    reply = {
+        "candidates": [{"content": {"parts": [{"text": "hi"}]}}],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 2},
+    }
+    write_yaml(
+        tmp_path / "mixed.yaml",
+        [interaction(f"{gemini}:generateContent", {"contents": []}, reply), interaction()],
+    )
+    (tmp_path / "s.yaml").write_text(
+        "name: s\ncassettes: [mixed.yaml]\nvariants:\n  cache: [caching]\n"
+    )
+    page = tmp_path / "page.html"
+    result = CliRunner().invoke(
+        cli,
+        ["compare", str(tmp_path / "s.yaml"), "--no-cache", "--format", "html", "-o", str(page)],
+    )
+    assert result.exit_code == 0, result.output
+    cassettes = page.read_text().split("Costliest cassettes", 1)[1].split("</table>", 1)[0]
+    assert "(1 not metered)" in cassettes and "≥$" in cassettes

@@ -267,9 +267,11 @@ def _spend_cell(spend: Spend | None, spread: Spread | None = None) -> Cell:
     if spend is None:
         return num("-", None)
     label = spend_label(spend)
-    if spread is not None and spend.totals.cost_usd is not None:
-        band = Band(spend.totals.cost_usd, spread.rounded(), True, Decimal(0))
-        label += " " + half_text(band, decimals_for([spend.totals.cost_usd]))
+    totals = spend.totals  # a lower bound's band: its priced part's
+    value = totals.cost_usd if totals.cost_usd is not None else totals.priced_cost or None
+    if spread is not None and value is not None:
+        band = Band(value, spread.rounded(), True, Decimal(0))
+        label += " " + half_text(band, decimals_for([value]))
     return num(label, float(spend.cost.total))
 
 

@@ -76,9 +76,13 @@ def tokens_cell(count: int) -> Cell:
 
 def spend_label(spend: Spend) -> str:
     """The cost a bar ends at: exact, or the priced part of a partly unpriced total."""
-    unknown = spend.totals.unpriced_calls + spend.totals.unmetered_calls
+    totals = spend.totals
+    unknown = totals.unpriced_calls + totals.unmetered_calls
+    missing = [f"{unknown} unpriced"] if unknown else []
+    if totals.left_out_calls:  # LLM-looking interactions in no sum
+        missing.append(f"{totals.left_out_calls} not metered")
     text = money(spend.cost.total)
-    return text if not unknown else f"≥{text} ({unknown} unpriced)"
+    return text if not missing else f"≥{text} ({', '.join(missing)})"
 
 
 def _band_cells(band: Band | None) -> tuple[Cell, Cell]:
