@@ -243,6 +243,7 @@ def _grouped(
         Row(
             name,
             groups[0].get(name, Spend()),
+            band=_spend_band(groups[0].get(name), bands[0].get(name)),
             extra=tuple(
                 _spend_cell(found.get(name), band.get(name))
                 for found, band in zip(groups[1:], bands[1:], strict=True)
@@ -263,15 +264,22 @@ def _named(table: dict[str, Spread], name_of: Callable[[str], str]) -> dict[str,
     return named
 
 
+def _spend_band(spend: Spend | None, spread: Spread | None) -> Band | None:
+    """The p90 band of a group's cost (a lower bound's: its priced part's); None: exact."""
+    if spend is None or spread is None:
+        return None
+    totals = spend.totals
+    value = totals.cost_usd if totals.cost_usd is not None else totals.priced_cost or None
+    return None if value is None else Band(value, spread.rounded(), True, Decimal(0))
+
+
 def _spend_cell(spend: Spend | None, spread: Spread | None = None) -> Cell:
     if spend is None:
         return num("-", None)
     label = spend_label(spend)
-    totals = spend.totals  # a lower bound's band: its priced part's
-    value = totals.cost_usd if totals.cost_usd is not None else totals.priced_cost or None
-    if spread is not None and value is not None:
-        band = Band(value, spread.rounded(), True, Decimal(0))
-        label += " " + half_text(band, decimals_for([value]))
+    band = _spend_band(spend, spread)
+    if band is not None and band.value is not None:
+        label += " " + half_text(band, decimals_for([band.value]))
     return num(label, float(spend.cost.total))
 
 

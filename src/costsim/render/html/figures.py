@@ -15,6 +15,7 @@ from decimal import Decimal
 
 from costsim.analysis.bands import Band
 from costsim.pricing.money import money
+from costsim.render.band_text import half_text
 from costsim.render.html.area import Panel, area_panels
 from costsim.render.html.bars import Bar, Step, stacked_bars, waterfall
 from costsim.render.html.costs import TOKEN_CLASSES, Spend, cost_classes
@@ -23,7 +24,7 @@ from costsim.render.html.page import Figure
 from costsim.render.html.svg import short_money, short_tokens
 from costsim.render.html.tables import Cell, Table, cell, num
 from costsim.render.rows import ranked as rows_ranked
-from costsim.render.text import percent
+from costsim.render.text import decimals_for, percent
 
 __all__ = [
     "Finding",
@@ -83,6 +84,13 @@ def spend_label(spend: Spend) -> str:
         missing.append(f"{totals.left_out_calls} not metered")
     text = money(spend.cost.total)
     return text if not missing else f"≥{text} ({', '.join(missing)})"
+
+
+def _band_text(band: Band | None) -> str:
+    """`` ±$0.0012`` after a cost something estimated lies behind; else nothing."""
+    if band is None or band.exact or band.value is None:
+        return ""
+    return " " + half_text(band, decimals_for([band.value]))
 
 
 def _band_cells(band: Band | None) -> tuple[Cell, Cell]:
@@ -198,7 +206,7 @@ def ranked_figure(
             tokens_cell(row.spend.totals.cache_write_tokens),
             tokens_cell(row.spend.totals.output_tokens),
             num(percent(row.spend.totals.cache_hit_rate), row.spend.totals.cache_hit_rate),
-            num(spend_label(row.spend), float(row.spend.cost.total)),
+            num(spend_label(row.spend) + _band_text(row.band), float(row.spend.cost.total)),
             *row.extra,
         )
         for row in ranked
