@@ -168,7 +168,10 @@ def test_cassettes_check_finds_secrets_and_missing_usage(
         "    Anthropic API key in request header 'x-api-key'"
     ) in out
     assert "[error] openai-api-key:\n    OpenAI API key in request body" in out
-    assert "nousage.yaml: interaction 0: [warning] no-usage: openai-chat call without usage" in out
+    assert (  # a chat stream without its usage chunk: why, and how to record it billed
+        "nousage.yaml: interaction 0: [warning] no-usage:\n"
+        "    a Chat Completions stream recorded without its usage chunk"
+    ) in out
     assert "empty.yaml: [warning] no-llm-calls: no LLM calls" in out
     assert key not in out  # never print the secret itself
     assert out.startswith("4 findings in 3 of 3 cassettes checked")  # the answer first
