@@ -466,3 +466,15 @@ def test_the_report_schema_names_every_kind_of_note() -> None:
 
     kinds = _schema()["properties"]["notes"]["items"]["properties"]["kind"]["enum"]
     assert sorted(kinds) == sorted(kind.value for kind in NoteKind)
+
+
+def test_a_lenient_report_says_in_its_answer_that_files_were_skipped(tmp_path: Path) -> None:
+    """A trial: a lenient report's first line read as the whole bill while a cassette holding
+    calls had been skipped (said only on stderr, which CI logs often drop)."""
+    shutil.copy(EXAMPLES / "anthropic_support_agent.yaml", tmp_path / "whole.yaml")
+    (tmp_path / "cut.json").write_text('{"interactions": [')
+    code, out, err = _run("report", str(tmp_path), "--lenient")
+    assert code == 0 and "skipped" in err
+    assert out.splitlines()[0].endswith("; 1 unreadable cassette skipped.")
+    code, out, _ = _run("report", str(tmp_path / "whole.yaml"))
+    assert "skipped" not in out

@@ -26,3 +26,12 @@ def test_a_file_named_twice_is_one_file() -> None:
     assert "where the other cassette of its folder ends with one" in warning
     (warning,) = cut_short_warnings([a, b, Path("x/c.yaml")], [a])
     assert "where the 2 other cassettes of its folder end with one" in warning
+
+
+def test_json_cassettes_are_neither_cut_short_nor_siblings() -> None:
+    """A trial: a folder of one JSON cassette (vcrpy writes its version key first) and one
+    cut YAML file; the warning said the JSON file "ends with" the key."""
+    cut, recorded = Path("x/cut.yaml"), Path("x/recorded.json")
+    assert cut_short([cut, recorded], [cut]) == {}
+    assert cut_short([cut, recorded, Path("x/b.YML")], [cut]) == {cut: 1}
+    assert cut_short([recorded, Path("x/b.yaml")], [recorded]) == {}

@@ -20,13 +20,18 @@ __all__ = ["cut_short", "cut_short_message", "cut_short_warnings", "traces_cut_s
 
 
 def cut_short(paths: Sequence[Path], unversioned: Iterable[Path]) -> dict[Path, int]:
-    """Each of ``unversioned`` (among ``paths``, the files read) whose folder holds others
-    of ``paths`` that end with the ``version`` key, with how many do."""
-    missing, files = set(unversioned), dict.fromkeys(paths)  # a file named twice is one
+    """Each YAML file of ``unversioned`` (among ``paths``, the files read) whose folder holds
+    other YAML files of ``paths`` that end with the ``version`` key, with how many do (a JSON
+    cassette cut anywhere does not parse, and vcrpy writes its key elsewhere)."""
+    missing, files = set(unversioned), dict.fromkeys(p for p in paths if _yaml(p))
     versioned: Counter[Path] = Counter(path.parent for path in files if path not in missing)
     return {
         path: versioned[path.parent] for path in files if path in missing and versioned[path.parent]
     }
+
+
+def _yaml(path: Path) -> bool:
+    return path.suffix.lower() != ".json"  # read as YAML, as the loader reads it
 
 
 def cut_short_message(others: int) -> str:

@@ -37,9 +37,9 @@ ESTIMATED = (
 UNMETERED = "recorded no usage and are not in the token totals; the total cost is unknown"
 """What N calls without usage that could not be estimated either are."""
 UNREPORTED_THINKING = (
-    "thought without reporting how much (billed inside output: Anthropic does not count "
-    "thinking apart, and a call recorded without usage counts nothing): the thinking figures "
-    "count only what was reported, at least (≥) what was thought"
+    "thought without reporting how much (billed inside output: a Claude call does not count "
+    "thinking apart, and a call whose usage was not recorded, such as a cut stream, counts "
+    "none): the thinking figures count only what was reported, at least (≥) what was thought"
 )
 """What N calls whose thinking is billed but not counted apart did."""
 

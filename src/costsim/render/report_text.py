@@ -121,6 +121,8 @@ def answer_line(report: Report, cost: str, *, cut: int | None = 40) -> str:
     missed = sum(1 for note in report.notes if note.kind in LEFT_OUT_KINDS)
     if missed:  # not in the figure: said beside it, not only in a note below
         unpriced += f"; {plural(missed, 'LLM-looking interaction')} not metered"
+    if report.skipped:  # read leniently: what the skipped files held is in no figure
+        unpriced += f"; {plural(len(report.skipped), 'unreadable cassette')} skipped"
     line = f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
     rows = _ranked(report)
     whole = totals.priced_cost
