@@ -804,3 +804,24 @@ def test_a_chat_stream_recorded_without_its_usage_chunk_says_how_to_record_it(
     result = run_cli("cassettes", "check", path)
     assert "interaction 0: [warning] no-usage:" in result.stdout
     assert "interaction 1" not in result.stdout
+
+
+def test_a_saving_on_a_cut_stream_is_banded_alike_in_the_total_and_its_cassette(
+    tmp_path: Path,
+) -> None:
+    """A trial: routing a stream cut before its usage was final gave the total a band
+    reaching 13 times the recorded cost (right: the real output may be far larger) while its
+    only cassette's band stopped at the recorded cost. Both reach past it now, and the answer
+    says the recorded cost is only a lower bound."""
+    events = _anthropic_events(900, 40)[:3]
+    request = {**ANTHROPIC_REQUEST, "max_tokens": 8000}
+    write_yaml(tmp_path / "cut.yaml", [interaction(request=request, response=_sse(events))])
+    args = ["simulate", str(tmp_path), "-s", "routing:models.claude-sonnet-4=claude-haiku-4-5"]
+    result = run_cli(*args, "--format", "json", "--no-cache")
+    assert result.exit_code == 0, result.output
+    document = json.loads(result.stdout)
+    (cassette,) = document["cassettes"]
+    assert cassette["delta"]["cost_usd_low"] == document["delta"]["cost_usd_low"]
+    assert -Decimal(document["delta"]["cost_usd_low"]) > Decimal(document["baseline"]["cost_usd"])
+    text = " ".join(run_cli(*args, "--no-cache").stdout.split())
+    assert "of at least $" in text and "(an output the recording holds only in part)" in text

@@ -173,6 +173,8 @@ def answer_line(comparison: Comparison, cells: Money | None = None) -> str:
             return f"{name} saves nothing: it {verb}{risks}."
         return f"No variant saves: the one that adds least is {name}, which {verb}{risks}."
     basis = cells.cost[0]
+    if summary.hidden_output:  # the saving's band reaches past it: say why
+        basis = f"at least {basis} (an output the recording holds only in part)"
     lead = f"{name} saves" if len(comparison.variants) == 1 else f"Saves most: {name},"
     if summary.variant.knows_the_future:
         lead += " an oracle (it knows the trace's future: a bound, not a plan),"
