@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
+from costsim.analysis.embeddings import EmbeddingTotals, embedding_totals
 from costsim.analysis.left_out import left_out
 from costsim.errors import ConfigError, CostsimError
 from costsim.io.walk import Progress, Selection, find_cassettes
@@ -114,11 +115,11 @@ class CassetteReport:
     first_recorded: datetime | None
     last_recorded: datetime | None
     calls: list[MeteredCall] = field(default_factory=list, repr=False, compare=False)
+    """Every metered call, in recorded order (what the charts of the HTML report draw)."""
     proxied_calls: Counter[str] = field(default_factory=Counter)
     """Calls through a host no provider is known by (a proxy such as LiteLLM, a gateway, a
     self-hosted server), by host: priced at the list price of the model each names, which
     such a host need not charge."""
-    """Every metered call, in recorded order (what the charts of the HTML report draw)."""
 
 
 @dataclass(slots=True)
@@ -133,6 +134,8 @@ class Report:
     """Error bands of the families whose calls had to be estimated (no recorded usage)."""
     notes: list[ReportNote] = field(default_factory=list)
     """Invalid usage, cut streams, calls read from usage only, LLM calls not metered."""
+    embeddings: EmbeddingTotals = field(default_factory=EmbeddingTotals)
+    """The embeddings requests: billed, in no LLM total."""
 
 
 def _by_model(metered: MeteredCall) -> str:
@@ -234,4 +237,5 @@ def build_report(
             key=lambda band: band.family,
         ),
         notes=notes,
+        embeddings=embedding_totals(traces, as_of),
     )

@@ -42,12 +42,16 @@ def decode_trace(data: bytes, path: Path) -> CassetteTrace | None:
         return None  # costsim records dates with their zone: not an entry it wrote
     moved = trace.path != path
     calls = shared_calls([_restore(call, path if moved else None) for call in trace.calls])
-    notes = trace.notes
+    notes, embeddings = trace.notes, trace.embeddings
     if moved:
         notes = tuple(
             InteractionNote(Provenance(path, n.provenance.index), n.note) for n in trace.notes
         )
-    return dataclasses.replace(trace, path=path, calls=calls, notes=notes)
+        embeddings = tuple(
+            dataclasses.replace(e, provenance=Provenance(path, e.provenance.index))
+            for e in embeddings
+        )
+    return dataclasses.replace(trace, path=path, calls=calls, notes=notes, embeddings=embeddings)
 
 
 def _zone(offset: timedelta | None) -> timezone:

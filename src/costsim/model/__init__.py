@@ -27,6 +27,7 @@ from costsim.model.blocks import (
 from costsim.model.call import (
     Call,
     CassetteTrace,
+    EmbeddingCall,
     Flavour,
     InteractionNote,
     Platform,
@@ -54,6 +55,7 @@ __all__ = [
     "CassettePath",
     "CassetteTrace",
     "DocumentBlock",
+    "EmbeddingCall",
     "Flavour",
     "ImageBlock",
     "InteractionNote",

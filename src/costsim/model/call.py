@@ -229,6 +229,19 @@ class InteractionNote:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingCall:
+    """An embeddings request (``/embeddings``): billed for its input tokens, not an LLM call
+    (no strategy changes it), so it is in no LLM total; a report says what it cost beside
+    them."""
+
+    provenance: Provenance
+    model: str
+    tokens: int
+    host: str = ""
+    recorded_at: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class CassetteTrace:
     """The LLM calls of one cassette, in recorded order, and a count of everything else."""
 
@@ -241,6 +254,8 @@ class CassetteTrace:
     versioned: bool = True
     """The file ends with vcrpy's closing ``version`` key (see
     :func:`costsim.analysis.cut_short.cut_short`)."""
+    embeddings: tuple[EmbeddingCall, ...] = ()
+    """Its embeddings requests (among ``other``)."""
 
     @property
     def interactions(self) -> int:

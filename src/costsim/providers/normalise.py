@@ -21,6 +21,7 @@ from costsim.io.eventstream import looks_like_eventstream, parse_eventstream
 from costsim.model import (
     Call,
     CassetteTrace,
+    EmbeddingCall,
     Flavour,
     InteractionNote,
     Note,
@@ -35,9 +36,10 @@ from costsim.providers._window import windowed
 from costsim.providers.background import body_of, completed, is_pending, noted
 from costsim.providers.batches import batch_results_note
 from costsim.providers.chains import chained
+from costsim.providers.embeddings import embedding_of
 from costsim.providers.openai_chat import searched
 from costsim.providers.routes import Route, route_of
-from costsim.providers.told import billed_error, usage_told
+from costsim.providers.told import billed_error, tier_of, usage_told
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
 
 __all__ = [
@@ -68,6 +70,7 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
     calls are read: a gateway's HTML page in one response loses nothing else)."""
     calls: list[Call] = []
     notes: list[InteractionNote] = []
+    embeddings: list[EmbeddingCall] = []
     for interaction in cassette.interactions:
         try:
             call = _call_of(interaction)
@@ -79,6 +82,8 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
             notes.append(call)
         elif call is not None:
             calls.append(_served(call))
+        elif (embedding := embedding_of(interaction)) is not None:
+            embeddings.append(embedding)
     return CassetteTrace(
         path=cassette.path,
         calls=shared_calls(chained(completed(calls, cassette.interactions))),
@@ -86,6 +91,7 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
         size_bytes=cassette.size_bytes,
         notes=tuple(notes),
         versioned=cassette.versioned,
+        embeddings=tuple(embeddings),
     )
 
 
@@ -333,7 +339,7 @@ def _response(interaction: Interaction, adapter: Adapter) -> ParsedResponse:
     failed = interaction.status >= 400
     if isinstance(body.parsed, Mapping):
         parsed = adapter.parse_response(body.parsed)
-        parsed = dataclasses.replace(parsed, service_tier=_tier_of([body.parsed]))
+        parsed = dataclasses.replace(parsed, service_tier=tier_of([body.parsed]))
     elif body.empty:
         # A success whose body was not recorded was still billed: estimated, not unbilled.
         return ParsedResponse(error=f"HTTP {interaction.status}" if failed else None)
@@ -366,7 +372,7 @@ def _parse_raw(
     try:
         events = _events(raw)
         if events is not None:
-            tier = _tier_of([e.data for e in events if isinstance(e.data, Mapping)])
+            tier = tier_of([e.data for e in events if isinstance(e.data, Mapping)])
             return dataclasses.replace(adapter.parse_stream(events), service_tier=tier)
         decoded = parse_json(raw)
     except ValueError as exc:
@@ -377,23 +383,4 @@ def _parse_raw(
         if failed:
             return ParsedResponse(error=f"HTTP {interaction.status}")
         raise interaction.fail(f"response body is a JSON {json_kind(decoded)}, not an object")
-    return dataclasses.replace(adapter.parse_response(decoded), service_tier=_tier_of([decoded]))
-
-
-def _tier_of(documents: list[Mapping[str, Any]]) -> str | None:
-    """The last service tier the response's documents name: OpenAI's ``service_tier`` (of a
-    chunk, or of a stream's ``response``), Anthropic's ``usage.service_tier`` (of a stream's
-    ``message``)."""
-    tier = None
-    for document in documents:
-        for holder in (document, document.get("response"), document.get("message")):
-            if not isinstance(holder, Mapping):
-                continue
-            usage = holder.get("usage")
-            for found in (
-                holder.get("service_tier"),
-                usage.get("service_tier") if isinstance(usage, Mapping) else None,
-            ):
-                if isinstance(found, str) and found:
-                    tier = found
-    return tier
+    return dataclasses.replace(adapter.parse_response(decoded), service_tier=tier_of([decoded]))

@@ -1,13 +1,16 @@
 """What a response says it used, and what a reader of the numbers must know about it: usage
-estimated instead (invalid, cut short, not recorded), and an error the response ends in after
-the call began (billed: not an errored, unbilled call)."""
+estimated instead (invalid, cut short, not recorded), an error the response ends in after
+the call began (billed: not an errored, unbilled call), and the service tier that served it."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from costsim.model import Flavour, Note, NoteKind, Usage
 from costsim.providers.base import ParsedResponse
 
-__all__ = ["UNASKED_USAGE", "billed_error", "usage_told"]
+__all__ = ["UNASKED_USAGE", "billed_error", "tier_of", "usage_told"]
 
 
 def billed_error(response: ParsedResponse) -> bool:
@@ -72,3 +75,22 @@ def usage_told(
         )
         return usage, None, [Note(NoteKind.ERROR_AFTER_USAGE, told)]
     return usage, None, []
+
+
+def tier_of(documents: list[Mapping[str, Any]]) -> str | None:
+    """The last service tier the response's documents name: OpenAI's ``service_tier`` (of a
+    chunk, or of a stream's ``response``), Anthropic's ``usage.service_tier`` (of a stream's
+    ``message``)."""
+    tier = None
+    for document in documents:
+        for holder in (document, document.get("response"), document.get("message")):
+            if not isinstance(holder, Mapping):
+                continue
+            usage = holder.get("usage")
+            for found in (
+                holder.get("service_tier"),
+                usage.get("service_tier") if isinstance(usage, Mapping) else None,
+            ):
+                if isinstance(found, str) and found:
+                    tier = found
+    return tier
