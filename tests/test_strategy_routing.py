@@ -489,3 +489,21 @@ def test_a_routed_request_that_also_changed_shape_places_its_blocks_in_the_new_c
     system_end = next(b.tokens for b in blocks if b.section == "system")
     assert system_end < 2000  # the system prompt, not the code after it
     assert usage.cache_write_5m < 2000
+
+
+def test_an_errored_call_is_not_routed() -> None:
+    """A trial: a 429 the SDK retried was routed, one of the variant's "19 changes", though an
+    errored call is unbilled whichever model it was sent to."""
+    first = Message("user", (TextBlock("Analyze the failing build and plan a fix."),))
+    refused = dataclasses.replace(
+        _call(0, (first,), Usage()), usage=None, response=(), error="HTTP 429", status=429
+    )
+    billed = _call(1, (first,), Usage(uncached_input=6003, output=40))
+    trace = CassetteTrace(Path("r.yaml"), (refused, billed), 0, 0)
+    variant = Variant("route", (make_step("routing", {"default": "claude-haiku-4-5"}),))
+    result = Engine([trace]).run(variant)
+    assert [item.call.model for item in result.traces[0].calls] == [
+        "claude-sonnet-4-5",
+        "claude-haiku-4-5",
+    ]
+    assert [e.kind for e in result.events] == ["change"]

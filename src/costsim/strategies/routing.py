@@ -327,7 +327,8 @@ class Routing:
         for item in trace.calls:
             call = item.call
             model, why = _target(router, call)
-            if model is None or model in (call.model, call.priced_model):
+            # an errored call (a 429 retried) is unbilled: sent to another model, it still is
+            if model is None or model in (call.model, call.priced_model) or call.errored:
                 calls.append(item)
                 continue
             when = call.recorded_at or datetime.now(UTC)
