@@ -507,3 +507,34 @@ def test_an_errored_call_is_not_routed() -> None:
         "claude-haiku-4-5",
     ]
     assert [e.kind for e in result.events] == ["change"]
+
+
+def test_a_tier_no_rule_names_and_complexity_that_matches_nothing_are_said() -> None:
+    """A trial: complexity=true with light, standard and heavy tiers saved nothing without a
+    word (no rule sends a call to 'standard', and no message matched a pattern)."""
+    trace = _warm_trace()  # "Analyze ..." (heavy), then "thanks!" (light)
+    step = {
+        "complexity": True,
+        "tiers": {
+            "light": "claude-haiku-4-5",
+            "standard": "claude-sonnet-4-5",
+            "heavy": "claude-opus-4-1",
+        },
+    }
+    result = Engine([trace]).run(Variant("route", (make_step("routing", step),)))
+    idle = [e.message for e in result.events if "routes nothing" in e.message]
+    assert [n.split(" routes nothing")[0] for n in idle] == ["tiers.standard (claude-sonnet-4-5)"]
+    step["default"] = "standard"  # named now: not said
+    result = Engine([trace]).run(Variant("route", (make_step("routing", step),)))
+    assert not [e for e in result.events if e.kind == "note" and "routes nothing" in e.message]
+    quiet = dataclasses.replace(
+        trace,
+        calls=tuple(
+            dataclasses.replace(c, messages=(Message("user", (TextBlock("Summarise the log."),)),))
+            for c in trace.calls
+        ),
+    )
+    del step["default"]
+    result = Engine([quiet]).run(Variant("route", (make_step("routing", step),)))
+    notes = [e.message for e in result.events if e.kind == "note"]
+    assert any(n.startswith("complexity=true routes nothing") for n in notes)

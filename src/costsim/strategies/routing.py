@@ -30,6 +30,7 @@ from costsim.pricing.platform_ids import model_name, on_platform, price_list
 from costsim.pricing.prices import price
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
+from costsim.strategies.routing_idle import COMPLEXITY_REASONS, idle_rules
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Routing", "RoutingParams"]
@@ -324,9 +325,11 @@ class Routing:
         calls: list[SimCall] = []
         skipped: set[str] = set()
         dearer: dict[tuple[str, str], list[SimCall]] = {}
+        by_complexity = 0
         for item in trace.calls:
             call = item.call
             model, why = _target(router, call)
+            by_complexity += why in COMPLEXITY_REASONS
             # an errored call (a 429 retried) is unbilled: sent to another model, it still is
             if model is None or model in (call.model, call.priced_model) or call.errored:
                 calls.append(item)
@@ -369,6 +372,14 @@ class Routing:
             events += said
             calls.append(moved)
         events += _off_list(calls)
+        named = {*tiers.values(), *params.agents.values(), *params.models.values()}
+        events += idle_rules(
+            router.models,
+            named | ({params.default} if params.default else set()),
+            complexity=params.complexity,
+            by_complexity=by_complexity,
+            trace=trace,
+        )
         for (was, model), items in dearer.items():  # said once per trace and billed pair
             events.append(
                 Event(
