@@ -4,6 +4,7 @@ valid requests, the cached tools prefix, and a run over the real corpus."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -220,7 +221,7 @@ def test_the_tokens_after_a_moved_breakpoint_stay_as_recorded() -> None:
 
 
 def test_latest_user_text_skips_tool_results_and_older_turns() -> None:
-    first = _chat("Open the README.md file.", "read_file")
+    first = _chat("Read the README.md file.", "read_file")
     history = (
         *first.messages,
         Message("assistant", (TextBlock("Done."),)),
@@ -457,3 +458,24 @@ def test_the_change_names_the_tokens_the_prompt_loses() -> None:
         assert found is not None, message
         assert item.usage is not None and call.usage is not None
         assert int(found[1].replace(",", "")) == call.usage.prompt_total - item.usage.prompt_total
+
+
+def test_the_default_keywords_read_a_browser_agent_s_tasks() -> None:
+    """A trial's browser agent: "Open the cart" chose the file tools only ("open"), and
+    "shop.example.com" read as a file name, so its browser tools were dropped (divergences,
+    and a net cost). A domain and browser words choose web; "open" chooses both."""
+    from costsim.strategies.selective_tools import DEFAULT_KEYWORDS
+
+    def chosen(text: str) -> list[str]:
+        return [
+            name
+            for name, patterns in DEFAULT_KEYWORDS.items()
+            if any(re.search(p, text, re.IGNORECASE) for p in patterns)
+        ]
+
+    assert chosen("Open the cart and proceed to checkout.") == ["file", "web"]
+    assert chosen("Add the kettle to the cart at shop.example.com") == ["web"]
+    assert chosen("Click the blue button on the page") == ["web"]
+    assert chosen("Fix the failing function in app.py") == ["file", "code"]
+    assert chosen("Summarise notes.txt and config.yaml") == ["file"]
+    assert chosen("Bump it to v1.2 as in e.g. the changelog") == []

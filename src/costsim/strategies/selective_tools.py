@@ -38,14 +38,25 @@ CLIENT_TOOL_TYPES = frozenset({"function", "custom"})
 """Tool types whose calls come back as tool calls; others (server tools such as web search or
 code execution, MCP servers, built-ins) are always sent: the recording cannot show their use."""
 
+_FILE_NAME = (
+    r"\b[\w-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|md|rst|txt|json|ya?ml|toml|ini|cfg|conf|env|csv|"
+    r"tsv|pdf|png|jpe?g|gif|svg|html?|css|scss|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|rb|php|"
+    r"sh|bash|sql|log|xml|lock|ipynb|docx?|xlsx?|pptx?|zip|tar|gz)\b(?!\.\w)"
+)
+_DOMAIN = r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov|info|shop)\b"
 DEFAULT_KEYWORDS: dict[str, list[str]] = {
     "file": [
         r"(?:^|[\s`'\"(])[\w.-]*/[\w./-]+",  # a path: src/app.py, ./notes, /etc/hosts
-        r"\b[\w-]+\.[a-z]{1,5}\b(?!\.)",  # a file name: app.py, README.md
+        _FILE_NAME,  # app.py, README.md (not a domain: shop.example.com)
         r"\b(?:file|read|open|write|edit|directory|folder)s?\b",
     ],
     "code": [r"\b(?:function|class|method|bug|refactor|test|compile|lint)s?\b"],
-    "web": [r"https?://", r"\b(?:url|search|web|browse|website)s?\b"],
+    "web": [
+        r"https?://",
+        _DOMAIN,
+        # "open" is a file's or a page's: both sent (a tool dropped is a divergence)
+        r"\b(?:url|search|web|browse|browser|website|page|navigate|click|link|tab|open)s?\b",
+    ],
     "git": [r"\b(?:commit|branch|diff|merge|rebase|git|pull request)s?\b"],
     "shell": [r"\b(?:run|command|shell|install|build)s?\b"],
 }
