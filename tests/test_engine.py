@@ -220,3 +220,21 @@ def test_a_trace_of_several_cassettes_seeds_each_warm_start_at_its_own_call(
     assert {position for position, *_ in seeds} == {len(anthropic.calls)}
     result = engine.run(Variant("c", (parse_step("caching:ttl=1h"),)))
     assert len(result.traces[0].calls) == len(merged.calls)
+
+
+def test_a_changed_request_that_loses_a_warm_start_says_so(tmp_path: Path) -> None:
+    """A trial: selective_tools (even its oracle) cost 2.7% more without a word, all of it a
+    read of 2,688 tokens the recording found warm (written outside it) that the changed
+    request no longer matched: billed cold, where a deployment always sending it would warm
+    its own cache. Said where it happens; a request left as recorded keeps its warm start."""
+    from costsim.engine.warm import LOST_WARM_START
+
+    trace = load_trace(_warm_openai(tmp_path))
+    engine = Engine([trace])
+    routed = engine.run(Variant("r", (parse_step("routing:models.gpt-4o=gpt-4o-mini"),)))
+    lost = [e for e in routed.events if e.message.startswith(LOST_WARM_START)]
+    assert [e.provenance.index for e in lost if e.provenance] == [0]
+    first = routed.traces[0].calls[0]
+    assert first.usage is not None and first.usage.cache_read == 0
+    kept = engine.run(Variant("c", (parse_step("caching:ttl=1h"),)))
+    assert not [e for e in kept.events if e.message.startswith(LOST_WARM_START)]

@@ -16,7 +16,15 @@ from costsim.cache.simulators import SIMULATORS, CacheSimulator
 from costsim.model import Call, CassetteTrace
 from costsim.strategies.trace import SimCall
 
-__all__ = ["Layout", "WarmSeed", "followed", "infer_warm", "timeline"]
+__all__ = [
+    "LOST_WARM_START",
+    "Layout",
+    "WarmSeed",
+    "followed",
+    "infer_warm",
+    "lost_warm_start",
+    "timeline",
+]
 
 WarmSeed = tuple[int, str, int, float, str]
 """(the call's position in its trace, cache key, tokens, seeded at, ttl): by position, not
@@ -98,3 +106,20 @@ def followed(
     recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
     block = moved_block(key, recorded, prefix)
     return seed if block is None else (block.key, block.tokens, seeded_at, ttl)
+
+
+LOST_WARM_START = (
+    "a changed request no longer reads the cache the recording shows warm before it (written "
+    "outside the recording): billed cold here, though a deployment always sending the changed "
+    "request would warm a cache of its own"
+)
+"""Said where a variant loses a warm start: its cost reads high by what that read saved."""
+
+
+def lost_warm_start(item: SimCall, read: int) -> str | None:
+    """:data:`LOST_WARM_START` where ``item`` changed its recorded request and reads less
+    than the recording did from a cache the recording found warm; else None."""
+    origin = item.origin
+    if origin is None or item.call is origin or origin.usage is None:
+        return None
+    return LOST_WARM_START if read < origin.usage.cache_read else None
