@@ -223,3 +223,22 @@ def test_the_window_trigger_reads_the_recorded_prompt_not_an_estimate() -> None:
     roles = [item.sim.role for item in items]
     assert roles.index("summary") == 3  # billed before call 4, the first one over the trigger
     assert all(item.sim.untouched for item in items[:3])
+
+
+def test_a_middle_no_longer_than_its_summary_is_kept_and_said() -> None:
+    """A trial: max_messages 2, keep_last 1 "compacted 1 messages" of about 60 tokens into a
+    300-token summary, the trace dearer for it by 5.1% (a gate failed). A middle no longer
+    than the summary that would replace it is kept, once said; a longer one is compacted."""
+    trace = CassetteTrace(Path("c.yaml"), _trace().calls[:3], 0, 0)  # 1, 3 and 5 messages
+    step = {"max_messages": 2, "keep_last": 1, "summary_model": "gpt-4.1-mini"}
+    result = Engine([trace]).run(Variant("c", (make_step("compaction", step),)))
+    assert all(item.sim.role != "summary" for item in result.traces[0].calls)
+    notes = [e.message for e in result.events if e.kind == "note"]
+    assert notes == [
+        "a history's middle no longer than the 300-token summary that would replace it is "
+        "kept, not compacted"
+    ]
+    step["summary_tokens"] = 20  # shorter than the middle: compacted
+    result = Engine([trace]).run(Variant("c", (make_step("compaction", step),)))
+    changes = [e.message for e in result.events if e.kind == "change"]
+    assert changes and changes[0].startswith("compacted 1 message into a 20-token summary")

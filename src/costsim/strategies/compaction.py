@@ -178,7 +178,13 @@ class Compaction:
             if self._over(transformed, item.origin, context, params):
                 if summary_priced or params.fallback == "drop":
                     if self._compact(
-                        item, conversation, params, summary_model, summary_priced, events, calls
+                        item,
+                        conversation,
+                        params,
+                        (summary_model, summary_priced),
+                        context,
+                        events,
+                        calls,
                     ):
                         transformed = self._current(call, conversation, params)
                 elif not skipped:
@@ -212,6 +218,12 @@ class Compaction:
         whole only for a call the recording does not hold."""
         if len(call.messages) - _opening(call.messages) > params.max_messages:
             return True
+        return self._over_window(call, origin, context, params)
+
+    @staticmethod
+    def _over_window(
+        call: Call, origin: Call | None, context: Context, params: CompactionParams
+    ) -> bool:
         window = context_window(call.priced_model, call.provider)
         if window is None:
             return False
@@ -225,12 +237,13 @@ class Compaction:
         item: SimCall,
         conversation: _Conversation,
         params: CompactionParams,
-        summary_model: str,
-        summary_priced: bool,
+        summarised_by: tuple[str, bool],
+        context: Context,
         events: list[Event],
         calls: list[SimCall],
     ) -> bool:
         call = item.call
+        summary_model, summary_priced = summarised_by
         messages = call.messages
         first = conversation.first
         floor = max(first, conversation.cut)
@@ -241,6 +254,17 @@ class Compaction:
         previous = conversation.summary
         if previous is not None:  # compacting again: the old summary is summarised too
             middle = (previous, *messages[conversation.cut : cut])
+        alone = dataclasses.replace(call, system=(), tools=(), messages=middle)
+        if (  # over the window, a history is long whatever its text estimates to
+            context.meter.estimate_prompt(alone) <= params.summary_tokens
+            and not self._over_window(call, item.origin, context, params)
+        ):
+            # a summary would be no shorter than what it replaces: not worth a call
+            short = f"a history's middle no longer than the {params.summary_tokens}-token summary"
+            note = f"{short} that would replace it is kept, not compacted"
+            if not any(event.message == note for event in events):  # once per trace
+                events.append(Event(self.name, "note", note, call.provenance))
+            return False
         conversation.compacted_text.append(_text_of(messages[first:cut]))
         conversation.summary = _summary_message(params.summary_tokens, cut - first)
         conversation.cut = cut
@@ -251,7 +275,7 @@ class Compaction:
             Event(
                 self.name,
                 "change",
-                f"compacted {cut - first} messages into a "
+                f"compacted {cut - first} message{'s' if cut - first > 1 else ''} into a "
                 f"{params.summary_tokens}-token summary by {summary_model}"
                 + ("" if summary_priced else " (no summary call: model unpriced, middle dropped)"),
                 call.provenance,
