@@ -106,8 +106,9 @@ def test_a_breakdown_keeps_unpriced_rows_and_the_priced_part() -> None:
     out = breakdown_table(Breakdown("cassette", ("baseline",), rows), width=100)
     lines = out.splitlines()
     assert [line.split()[0] for line in lines[23:25]] == ["partial.yaml", "unpriced.yaml"]
-    assert lines[23].split()[1] == "≥$0.0050*" and lines[24].split()[1] == "unpriced*"
-    assert lines[25].split() == ["10", "others", "$0.1000"]  # 10 of $0.01, by hand
+    # the priced part is an amount shown: the column's precision gives it 3 figures
+    assert lines[23].split()[1] == "≥$0.00500*" and lines[24].split()[1] == "unpriced*"
+    assert lines[25].split() == ["10", "others", "$0.10000"]  # 10 of $0.01, by hand
 
 
 def test_a_tool_breakdown_says_smallest_and_fits_in_bytes() -> None:

@@ -28,6 +28,7 @@ from costsim.api.testing import (
 from costsim.errors import CostsimError
 from costsim.model import Call, InteractionNote, NoteKind
 from costsim.model.ordering import naturally
+from costsim.plugin.budget_patterns import idle
 from costsim.plugin.drift_entry import DriftEntry
 from costsim.plugin.observe import Observed, sent_call
 from costsim.plugin.settings import DriftMode
@@ -292,13 +293,7 @@ class CostsimSession(Observing):
         A pattern for the tests of a file that exists but that this run did not collect
         (``pytest tests/test_one.py`` with budgets for the others) is not in use either."""
         tests = self.selected | self.deselected | set(tested)
-        files = {test.split("::", 1)[0] for test in tests}
-        return [
-            pattern
-            for pattern, _ in self.pattern_budgets
-            if not any(fnmatch.fnmatchcase(test, pattern) for test in tests)
-            and not _for_other_files(pattern, files, self.root)
-        ]
+        return idle([pattern for pattern, _ in self.pattern_budgets], tests, self.root)
 
     def failures(self) -> list[str]:
         failures = []
@@ -393,15 +388,3 @@ class TestLedger:
     @property
     def totals(self) -> Totals:
         return Totals.of(self.calls)
-
-
-def _for_other_files(pattern: str, files: set[str], root: Path | None) -> bool:
-    """``pattern`` names the tests of files under ``root`` none of which is among ``files``
-    (the test files of the run): written for tests this run did not collect."""
-    head, found, _ = pattern.partition("::")
-    if not found or root is None or any(fnmatch.fnmatchcase(name, head) for name in files):
-        return False
-    try:
-        return next(iter(root.glob(head)), None) is not None
-    except (ValueError, OSError, NotImplementedError):  # not a pattern glob takes
-        return False

@@ -237,19 +237,22 @@ def table_blocks(
         max([display_width(c.header), *(display_width(row[i]) for row in rows)])
         for i, c in enumerate(columns)
     ]
-    first = min(sizes[0], max(columns[0].min_width, width // 3))
     # bytes beyond the columns (``Δ``, ``…``, ``日``) count too, as in :func:`table`; the
     # first column's as cut to its width
-    extra = [
-        max(
-            byte_excess(_kept(cell, first, c.cut) if i == 0 else cell)
-            for cell in [c.header, *(row[i] for row in rows)]
-        )
-        for i, c in enumerate(columns)
-    ]
+    extra = [max(byte_excess(cell) for cell in [c.header, *(r[i] for r in rows)]) for i, c in
+             enumerate(columns)]  # fmt: skip
     # a path cut from the left may need a second ellipsis to stay apart from a twin
     ellipses = 2 if columns[0].cut == "left" else columns[0].ellipses
-    cut = 2 * ellipses if first < sizes[0] and columns[0].cut else 0
+    cut = 2 * ellipses if columns[0].cut else 0
+    # the first column leaves room for the widest other one beside it, where it can be cut
+    widest = max((len(GAP) + sizes[i] + extra[i] for i in range(1, len(columns))), default=0)
+    first = min(sizes[0], max(columns[0].min_width, width // 3))
+    if columns[0].cut and first + cut + widest > width:
+        first = max(min(first, width - cut - widest), 4)
+    if first >= sizes[0]:
+        cut = 0
+    keys = [columns[0].header, *(row[0] for row in rows)]
+    extra[0] = max(byte_excess(_kept(cell, first, columns[0].cut)) for cell in keys)
     key_room = first + extra[0] + cut
     blocks: list[list[int]] = [[]]
     used = key_room
