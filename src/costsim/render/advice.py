@@ -84,7 +84,8 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
     ]
     if best is not None:
         lines.append(
-            f"Recommended: -s {best.variant.describe()}: Δ cost {band_text(best.delta)} "
+            f"Recommended: -s {best.variant.describe()}: Δ cost "
+            f"{band_text(best.delta, _places(advice))} "
             "against the recording"
         )
     else:
@@ -93,7 +94,8 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
             "costs less on these traces."
         )
     if oracle is not None:
-        lines.append(f"Best possible (oracle, knows the future): Δ cost {band_text(oracle.delta)}")
+        change = band_text(oracle.delta, _places(advice))
+        lines.append(f"Best possible (oracle, knows the future): Δ cost {change}")
     leaks: list[str] = []
     if advice.leaks:
         leaks.append(
@@ -173,9 +175,10 @@ _COLUMNS = [
 whole (the table says which; ``--wide`` and the JSON keep them)."""
 
 
-def _rows(advice: CachingAdvice) -> list[list[str]]:
-    # one precision for every cost of the table, as in every other table
-    places = decimals_for(
+def _places(advice: CachingAdvice) -> int:
+    """One precision for every cost of the table, as in every other table, and for the
+    answer's figures above it."""
+    return decimals_for(
         amount
         for option in advice.options
         for amount in (
@@ -185,6 +188,10 @@ def _rows(advice: CachingAdvice) -> list[list[str]]:
             option.delta.high,
         )
     )
+
+
+def _rows(advice: CachingAdvice) -> list[list[str]]:
+    places = _places(advice)
     costs = [cost_cell(option.totals, places) for option in advice.options]
     return [
         [
