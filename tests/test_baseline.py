@@ -39,7 +39,7 @@ def test_save_and_load_round_trip(tmp_path: Path) -> None:
     path = tmp_path / ".costsim" / "main.json"
     save_baseline(path, tests)
     document = json.loads(path.read_text())
-    assert document["format_version"] == 3 and document["kind"] == "costsim.baseline"
+    assert document["format_version"] == 2 and document["kind"] == "costsim.baseline"
     assert document["tests"]["t::a"]["cost_usd"] == "0.10"  # money stays a decimal string
     assert document["tests"]["t::b"]["cost_usd"] is None  # unpriced: never $0 ...
     assert document["tests"]["t::b"]["priced_cost_usd"] == "0.04"  # ... the priced part kept

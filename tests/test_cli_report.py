@@ -168,10 +168,8 @@ def test_cassettes_check_finds_secrets_and_missing_usage(
         "    Anthropic API key in request header 'x-api-key'"
     ) in out
     assert "[error] openai-api-key:\n    OpenAI API key in request body" in out
-    assert (  # a chat stream without its usage chunk: why, and how to record it billed
-        "nousage.yaml: interaction 0: [warning] no-usage:\n"
-        "    a Chat Completions stream recorded without its usage chunk"
-    ) in out
+    # it asked for its usage chunk (include_usage), which is not there: no recording hint
+    assert "nousage.yaml: interaction 0: [warning] no-usage: openai-chat call without usage" in out
     assert "empty.yaml: [warning] no-llm-calls: no LLM calls" in out
     assert key not in out  # never print the secret itself
     assert out.startswith("4 findings in 3 of 3 cassettes checked")  # the answer first
@@ -435,7 +433,7 @@ def test_calls_through_a_proxy_are_priced_at_list_and_say_so(
     assert rows["proxy.yaml"]["cost_usd"] == rows["direct.yaml"]["cost_usd"]
     jsonschema.validate(json.loads(out), _schema())
     code, out, _ = _run("report", ".")
-    assert said(out, "*Through hosts no provider is known by*priced at the list price of the*")
+    assert said(out, "*Through hosts no provider is known by*at the list price of the model*")
     assert "1 to localhost." in out
     code, out, _ = _run("report", "direct.yaml")
     assert "Through hosts" not in out

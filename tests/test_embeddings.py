@@ -54,6 +54,9 @@ def _cassette(tmp_path: Path) -> Path:
             interaction(
                 OPENAI, {"model": "in-house"}, _reply("in-house-embed", {"prompt_tokens": 10})
             ),
+            interaction(  # a corrupt count, past any model's: not billed
+                OPENAI, {"model": "x"}, _reply("text-embedding-3-small", {"prompt_tokens": 10**18})
+            ),
         ],
     )
 
@@ -71,7 +74,7 @@ def test_each_successful_embeddings_request_with_usage_is_read(tmp_path: Path) -
         (3, "voyage-3", 70, "api.voyageai.com"),
         (6, "in-house-embed", 10, "api.openai.com"),  # the response's name
     ]
-    assert len(trace.calls) == 1 and trace.other_interactions == 6  # in no LLM figure
+    assert len(trace.calls) == 1 and trace.other_interactions == 7  # in no LLM figure
 
 
 def test_the_report_says_what_they_cost_beside_the_llm_total(tmp_path: Path) -> None:

@@ -234,7 +234,7 @@ def test_save_then_compare_with_the_cli(project: pytest.Pytester) -> None:
     saved = project.path / ".costsim" / "first.json"
     document = json.loads(saved.read_text())
     assert (
-        document["format_version"] == 3
+        document["format_version"] == 2
         and document["tests"]["test_agent.py::test_two"]["calls"] == 2
     )
     result = CliRunner().invoke(cli, ["baseline", "compare", str(saved), str(saved)])

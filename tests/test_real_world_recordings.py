@@ -825,3 +825,20 @@ def test_a_saving_on_a_cut_stream_is_banded_alike_in_the_total_and_its_cassette(
     assert -Decimal(document["delta"]["cost_usd_low"]) > Decimal(document["baseline"]["cost_usd"])
     text = " ".join(run_cli(*args, "--no-cache").stdout.split())
     assert "of at least $" in text and "(an output the recording holds only in part)" in text
+
+
+def test_a_cut_stream_leaves_the_other_cassettes_savings_floored(tmp_path: Path) -> None:
+    """The review: a cut stream in one cassette took the floor off every cassette's saving
+    band (a whole cassette billed $0.01 showed a saving of up to $0.04 beside it)."""
+    events = _anthropic_events(900, 40)[:3]
+    request = {**ANTHROPIC_REQUEST, "max_tokens": 8000}
+    write_yaml(tmp_path / "cut.yaml", [interaction(request=request, response=_sse(events))])
+    write_yaml(tmp_path / "whole.yaml", [interaction()])
+    args = ["simulate", str(tmp_path), "-s", "routing:models.claude-sonnet-4=claude-haiku-4-5"]
+    result = run_cli(*args, "--format", "json", "--no-cache")
+    assert result.exit_code == 0, result.output
+    rows = {Path(row["path"]).name: row for row in json.loads(result.stdout)["cassettes"]}
+    whole = rows["whole.yaml"]
+    assert -Decimal(whole["delta"]["cost_usd_low"]) <= Decimal(whole["baseline"]["cost_usd"])
+    cut = rows["cut.yaml"]
+    assert -Decimal(cut["delta"]["cost_usd_low"]) > Decimal(cut["baseline"]["cost_usd"])

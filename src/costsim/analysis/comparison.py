@@ -119,8 +119,9 @@ class VariantSummary:
         variant = self.per_cassette.get(path, Totals())
         base = self.baseline_per_cassette.get(path, Totals())
         _, spread, estimated = self.bands.per_cassette.get(path, (Spread(), Spread(), False))
-        # no floor where an output changed calls recorded is a lower bound (as the total's)
-        floor = -base.cost_usd if base.cost_usd is not None and not self.hidden_output else None
+        # no floor where an output the cassette recorded is a lower bound (as the total's)
+        hidden = self.hidden_output and base.hidden_output_calls > 0
+        floor = -base.cost_usd if base.cost_usd is not None and not hidden else None
         return Band(variant.change_from(base), spread, estimated, floor)
 
     def cassette_cost(self, path: Path) -> Band:

@@ -2,10 +2,11 @@
 
 vcrpy writes a cassette's ``version`` key after its last interaction. A file cut off at the
 end of an interaction still parses, its later calls missing from every total. A file without
-the key is only a hint alone (some recorders never write it: 6 whole files of the corpus's
-902 have none), but among files of the same folder that have it, the recorder that wrote it
-there wrote it here too: ``cassettes check`` makes it a ``cut-short`` warning, and every
-command that totals the file warns of it.
+the key is only a hint alone (some recorders never write it), but among files of the same
+folder that have it, the recorder that wrote it there wrote it here too: ``cassettes check``
+makes it a ``cut-short`` warning, and every command that totals the file warns of it. The
+corpus has 6 such files among 902, each beside hundreds that end with the key (three of them
+end on a tool call left unanswered).
 """
 
 from __future__ import annotations

@@ -55,7 +55,7 @@ from costsim.errors import CostsimError
 from costsim.io.store import CacheStore, file_digest
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
-from costsim.providers.normalise import load_trace
+from costsim.providers.normalise import CALL_LEFT_OUT, load_trace
 from costsim.strategies.registry import AgentSpec, Variant, get_strategy
 
 __all__ = ["check_all", "compare_all", "cut_short_in", "list_all", "load_all"]
@@ -352,7 +352,7 @@ def compare_all(
 def cut_short_in(paths: Sequence[Path], share: Share, skipped: Sequence[Skipped]) -> list[str]:
     """A warning for each cassette of the comparison probably cut short (see
     :mod:`costsim.analysis.cut_short`), among the files it read."""
-    unread = {item.path for item in skipped}
+    unread = {item.path for item in skipped if not item.error.endswith(CALL_LEFT_OUT)}
     return cut_short_warnings([p for p in paths if p not in unread], share.unversioned)
 
 

@@ -128,9 +128,13 @@ class VcrPatch:
         play, append, load = Cassette.play_response, Cassette.append, Cassette._load
 
         def play_response(cassette: Any, request: Any) -> Any:
-            before = dict(cassette.play_counts)
-            response = play(cassette, request)
-            played = [i for i, n in cassette.play_counts.items() if before.get(i) != n]
+            # which interaction served the request is told by the play count that moved: one
+            # play at a time (a lookup in memory), or a pool's two calls each saw both counts
+            # move and could both take the same index (a trial metered one call twice)
+            with patch._lock:
+                before = dict(cassette.play_counts)
+                response = play(cassette, request)
+                played = [i for i, n in cassette.play_counts.items() if before.get(i) != n]
             index = played[0] if played else -1
             stored = cassette.data[index][0] if 0 <= index < len(cassette.data) else request
             # a request sent as recorded is the stored one (checked once, here); the record

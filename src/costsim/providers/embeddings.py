@@ -15,6 +15,7 @@ from typing import Any
 
 from costsim.io.bodies import parse_json
 from costsim.io.cassette import Body, Interaction
+from costsim.io.limits import MAX_TOKENS
 from costsim.model import EmbeddingCall, Provenance
 
 __all__ = ["embedding_of"]
@@ -34,7 +35,7 @@ def embedding_of(interaction: Interaction) -> EmbeddingCall | None:
     if not isinstance(usage, Mapping):
         return None
     tokens = usage.get("prompt_tokens", usage.get("total_tokens"))
-    if type(tokens) is not int or tokens < 0:
+    if type(tokens) is not int or not 0 <= tokens <= MAX_TOKENS:  # a corrupt count: not billed
         return None
     request = _json(interaction.request_body) or {}
     model = response.get("model") if response is not None else None

@@ -215,7 +215,9 @@ def _build(
     notes: tuple[Note, ...] = (),
     **request: Any,
 ) -> Call:
-    usage, hint, told = usage_told(response, flavour, stream=bool(request.get("stream")))
+    options = request.get("extra", {}).get("stream_options")
+    asked = isinstance(options, Mapping) and bool(options.get("include_usage"))
+    usage, hint, told = usage_told(response, flavour, stream=request.get("stream") and not asked)
     extra_notes = [*notes, *told]
     if response.unpriced_fees and usage is not None:
         extra_notes.append(

@@ -30,7 +30,7 @@ UNASKED_USAGE = (
 
 
 def usage_told(
-    response: ParsedResponse, flavour: Flavour, *, stream: bool = False
+    response: ParsedResponse, flavour: Flavour, *, stream: bool | None = False
 ) -> tuple[Usage | None, Usage | None, list[Note]]:
     """(usage, usage hint, notes): what the response says it used, and what a reader of the
     numbers must know about it (estimated instead, and why)."""
@@ -60,14 +60,14 @@ def usage_told(
                 )
             ],
         )
-    if usage is None and error is None and stream and flavour is Flavour.OPENAI_CHAT:
-        return None, None, [Note(NoteKind.NO_USAGE, UNASKED_USAGE)]
     if usage is None and error is None and not response.blocks:
         return (
             None,
             None,
             [Note(NoteKind.NO_USAGE, "the response body was not recorded (empty): estimated")],
         )
+    if usage is None and error is None and stream and flavour is Flavour.OPENAI_CHAT:
+        return None, None, [Note(NoteKind.NO_USAGE, UNASKED_USAGE)]
     if error is not None and usage is not None:
         told = (
             f"the response ends in an error ({_short_error(error)}) after its usage: billed "

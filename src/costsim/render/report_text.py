@@ -123,9 +123,10 @@ def answer_line(report: Report, cost: str, *, cut: int | None = 40) -> str:
     if missed:  # not in the figure: said beside it, not only in a note below
         unpriced += f"; {plural(missed, 'LLM-looking interaction')} not metered"
     if report.embeddings.calls:  # billed too, in no LLM figure: said beside the answer
-        more = money_cells([report.embeddings.priced_cost])[0]
-        more = f"≥{more}" if report.embeddings.unpriced_calls else more
-        unpriced += f"; embeddings {more} more"
+        found = report.embeddings
+        more = money_cells([found.priced_cost])[0]
+        more = f"≥{more}" if found.unpriced_calls else more
+        unpriced += f"; embeddings {more} more" if found.priced_cost else "; embeddings unpriced"
     if report.skipped:  # read leniently: what the skipped files held is in no figure
         unpriced += f"; {plural(len(report.skipped), 'unreadable cassette')} skipped"
     line = f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
@@ -205,7 +206,8 @@ def report_notes(report: Report) -> list[str]:
         listed = ", ".join(f"{n} to {host}" for host, n in sorted(proxied.items()))
         notes.append(
             "Through hosts no provider is known by (a proxy, gateway or self-hosted server), "
-            f"priced at the list price of the model each call names: {listed}."
+            f"priced (where a price is known) at the list price of the model each call names: "
+            f"{listed}."
         )
     if totals.undated_calls and not report.as_of:
         notes.append(

@@ -39,9 +39,11 @@ CLIENT_TOOL_TYPES = frozenset({"function", "custom"})
 code execution, MCP servers, built-ins) are always sent: the recording cannot show their use."""
 
 _FILE_NAME = (
-    r"\b[\w-]+\.(?:py|pyi|js|mjs|ts|tsx|jsx|md|rst|txt|json|ya?ml|toml|ini|cfg|conf|env|csv|"
-    r"tsv|pdf|png|jpe?g|gif|svg|html?|css|scss|go|rs|java|kt|swift|c|h|cc|cpp|hpp|cs|rb|php|"
-    r"sh|bash|sql|log|xml|lock|ipynb|docx?|xlsx?|pptx?|zip|tar|gz)\b(?!\.\w)"
+    r"\b[\w-]+\.(?:py|pyi|js|mjs|cjs|ts|mts|tsx|jsx|vue|svelte|astro|md|mdx|rst|txt|json|"
+    r"jsonl|ya?ml|toml|ini|cfg|conf|env|csv|tsv|parquet|pdf|png|jpe?g|gif|webp|svg|html?|css|"
+    r"scss|less|go|rs|java|kt|kts|scala|swift|dart|c|h|cc|cpp|hpp|cs|fs|rb|php|pl|lua|r|jl|"
+    r"ex|exs|erl|hs|ml|clj|gradle|tf|tfvars|hcl|proto|graphql|sh|bash|zsh|ps1|bat|sql|log|xml|"
+    r"lock|ipynb|docx?|xlsx?|pptx?|zip|tar|gz)\b(?!\.\w)"
 )
 _DOMAIN = r"\b[\w-]+(?:\.[\w-]+)*\.(?:com|org|net|io|dev|ai|app|co|edu|gov|info|shop)\b"
 DEFAULT_KEYWORDS: dict[str, list[str]] = {
