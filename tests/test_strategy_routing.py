@@ -538,3 +538,30 @@ def test_a_tier_no_rule_names_and_complexity_that_matches_nothing_are_said() -> 
     result = Engine([quiet]).run(Variant("route", (make_step("routing", step),)))
     notes = [e.message for e in result.events if e.kind == "note"]
     assert any(n.startswith("complexity=true routes nothing") for n in notes)
+
+
+def test_a_shorter_ttl_does_not_keep_a_warm_start_the_recording_read_from_a_1h_entry() -> None:
+    """A CI-gate trial: each test's cassette opened by reading a 1h entry written before it
+    (sessions more than 5 minutes apart: why the team chose 1h). ``caching:ttl=5m`` kept those
+    reads, so advise recommended it as a 13.5% saving that would have cost more. When the
+    earlier request was sent is unknown: a shorter TTL now bills the read as a write, and
+    says why; the TTL kept keeps the read."""
+    from costsim.engine.warm import SHORTER_TTL
+
+    first = Message("user", (TextBlock("Analyze the failing build and plan a fix."),))
+    warm = dataclasses.replace(
+        _call(0, (first,), Usage(uncached_input=3, cache_read=6000, output=40)),
+        cache_control=CacheControl("1h"),
+    )
+    trace = CassetteTrace(Path("r.yaml"), (warm,), 0, 0)
+    engine = Engine([trace])
+    assert engine.warm_starts()  # it reads what it never wrote
+    short = engine.run(Variant("5m", (make_step("caching", {"ttl": "5m"}),)))
+    (item,) = short.traces[0].calls
+    assert item.usage is not None and item.usage.cache_read == 0
+    assert item.usage.cache_write_5m > 5900
+    assert [e.message for e in short.events if e.message.startswith(SHORTER_TTL)]
+    kept = engine.run(Variant("1h", (make_step("caching", {"ttl": "1h"}),)))
+    (item,) = kept.traces[0].calls
+    assert item.usage is not None and item.usage.cache_read == 6000
+    assert not [e for e in kept.events if e.message.startswith(SHORTER_TTL)]

@@ -23,6 +23,7 @@ __all__ = [
     "followed",
     "infer_warm",
     "lost_warm_start",
+    "shortened",
     "timeline",
 ]
 
@@ -123,3 +124,24 @@ def lost_warm_start(item: SimCall, read: int) -> str | None:
     if origin is None or item.call is origin or origin.usage is None:
         return None
     return LOST_WARM_START if read < origin.usage.cache_read else None
+
+
+SHORTER_TTL = (
+    "a read the recording made from a cache written before it (outside the recording) is "
+    "billed as a write where the request now caches it for less time than that entry lived: "
+    "when the earlier request was sent is unknown, so a shorter TTL is not assumed to keep it"
+)
+"""Said where a variant shortens the TTL of a warm start (1h lowered to 5m, say): a saving
+that kept the read would rest on sessions that start within the shorter TTL of each other."""
+
+
+def shortened(item: SimCall, prefix: Prefix, key: str, ttl: str, rules: CacheRules) -> str | None:
+    """:data:`SHORTER_TTL` where ``item`` changed its request so that the breakpoint on the
+    warm entry ``key`` (recorded with ``ttl``) caches for less time now; else None (seeded)."""
+    if item.origin is None or item.call is item.origin:
+        return None
+    block = next((b for b in prefix.blocks if b.key == key), None)
+    if block is None or block.breakpoint is None:
+        return None
+    now, was = rules.ttl_seconds.get(block.breakpoint.ttl), rules.ttl_seconds.get(ttl)
+    return SHORTER_TTL if now is not None and was is not None and now < was else None
