@@ -65,3 +65,45 @@ def test_a_request_sent_twice_where_it_was_recorded_once_is_drift(
     for body in (a, a):  # the code now summarises doc 1 twice: a real change
         cassette.play_response(Request("POST", URL, body, {}))
     assert seen == [(0, "R0", True), (1, "R1", False)]
+
+
+def test_two_calls_played_at_once_from_threads_are_each_their_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI-gate trial's test summarised and classified at once from a thread pool: now and
+    then both calls were metered as the classify interaction. Which interaction served a
+    request was read from the play count that moved, and the other thread's count moved too.
+    Here the second call is played while the first is inside vcrpy's play, every time."""
+    import threading
+
+    summary, label = _body("summarise the report"), _body("classify the ticket")
+    cassette = _cassette(tmp_path, [summary, label])
+    original = Cassette.play_response
+    inside: list[threading.Thread] = []
+
+    def slow_play(self: Cassette, request: Request) -> Any:
+        if not inside:  # the first call lets the other thread in, as a loaded machine does
+            other = threading.Thread(
+                target=self.play_response, args=(Request("POST", URL, label, {}),)
+            )
+            inside.append(other)
+            other.start()
+            other.join(timeout=0.3)  # it waits for this play to end, as it must
+        return original(self, request)
+
+    monkeypatch.setattr(Cassette, "play_response", slow_play)
+    found: list[tuple[int, str]] = []
+    lock = threading.Lock()
+
+    def observe(path: str, index: int, request: Any, response: Any, stored: Any) -> None:
+        with lock:
+            found.append((index, response["body"]))
+
+    patch = VcrPatch(observe)
+    patch.install()
+    try:
+        cassette.play_response(Request("POST", URL, summary, {}))
+        inside[0].join(timeout=5)
+    finally:
+        patch.uninstall()
+    assert sorted(found) == [(0, "R0"), (1, "R1")]
