@@ -147,14 +147,18 @@ def test_compare_from_zero() -> None:
 
 
 def test_an_improvement_resting_on_estimates_says_so() -> None:
-    """A drifted call is metered as sent, through the estimator: a cheaper figure there is
-    within the estimator's error, not a measured saving."""
+    """A drifted call is metered as sent, simulated; a call without usage, estimated: a
+    cheaper figure resting on them says so (a trial's TTL change, no token estimated, read
+    "within the estimate's error")."""
     old = {"t::a": _cost(1317, "0.001517"), "t::b": _cost(1000, "0.002")}
     drifted = dataclasses.replace(_cost(1337, "0.001490"), drifted_calls=1)
-    new = {"t::a": drifted, "t::b": _cost(1000, "0.0015")}
+    new = {
+        "t::a": drifted,
+        "t::b": dataclasses.replace(_cost(1000, "0.0015"), unrecorded_calls=2),
+    }
     assert compare_baselines(old, new, {"cost": 5.0}).improvements == [
-        "t::a: cost $0.001517 -> $0.001490 (1 call estimated: within the estimate's error)",
-        "t::b: cost $0.002000 -> $0.001500",
+        "t::a: cost $0.001517 -> $0.001490 (1 call sent changed: simulated)",
+        "t::b: cost $0.002000 -> $0.001500 (2 calls recorded without usage: estimated)",
     ]
 
 

@@ -79,6 +79,12 @@ def test_changes_that_cannot_change_the_bill_are_not_drift() -> None:
     # the API version Vertex AI and Bedrock read from the body, which each SDK sets itself (a
     # trial's --costsim-drift fail run failed on it)
     assert _diff(lambda b: b.update(anthropic_version="vertex-2023-10-16")) == []
+    # a tool added before the last one's breakpoint moves no breakpoint (a trial's drift read
+    # "tools +open_incident; cache breakpoints 3 -> 3 breakpoints")
+    marked = copy.deepcopy(ANTHROPIC)
+    marked["tools"][-1]["cache_control"] = {"type": "ephemeral"}
+    added = {"name": "open", "description": "Open.", "input_schema": {"type": "object"}}
+    assert _diff(lambda b: b["tools"].insert(0, added), marked) == ["tools +open"]
     vertex = {**ANTHROPIC, "anthropic_version": "vertex-2023-10-16"}
     assert _diff(lambda b: b.update(anthropic_version="bedrock-2023-05-31"), vertex) == []
 
@@ -116,6 +122,10 @@ def test_changes_that_cannot_change_the_bill_are_not_drift() -> None:
             ["thinking off -> budget=2048"],
         ),
         (lambda b: b["system"][0].pop("cache_control"), ["cache breakpoints 1 -> 0 breakpoints"]),
+        (
+            lambda b: b["system"][0]["cache_control"].update(ttl="1h"),
+            ["cache breakpoints TTL 5m -> 1h on 1 breakpoint"],
+        ),
         (lambda b: b.update(temperature=0.2), ["sampling temperature null -> 0.2"]),
         (
             lambda b: b.update(service_tier="priority"),

@@ -216,12 +216,19 @@ def _limits_for(
 
 
 def _improvement(test: str, old: TestCost, new: TestCost) -> str | None:
-    """A test that costs less than its baseline; said to rest on estimates when calls of it
-    were (recorded without usable usage, or sent changed): within the estimator's error."""
+    """A test that costs less than its baseline; said to rest on an estimate or a simulation
+    when calls of it were recorded without usable usage, or sent changed (a cache-only change
+    estimates no token: "within the estimate's error" misled a trial)."""
     before, after = old.cost_usd, new.cost_usd
-    estimated = new.unrecorded_calls + new.drifted_calls
-    calls = f"{estimated} call{'' if estimated == 1 else 's'}"
-    how = f" ({calls} estimated: within the estimate's error)" if estimated else ""
+    said = [  # what the new figure rests on, besides what was billed
+        f"{n} call{'' if n == 1 else 's'} {what}"
+        for n, what in (
+            (new.unrecorded_calls, "recorded without usage: estimated"),
+            (new.drifted_calls, "sent changed: simulated"),
+        )
+        if n
+    ]
+    how = f" ({'; '.join(said)})" if said else ""
     if before is not None and after is not None:
         return (
             f"{short_name(test)}: cost {money(before)} -> {money(after)}{how}"

@@ -200,28 +200,49 @@ def _output_schema(old: Call, new: Call) -> str | None:
     )
 
 
-def _breakpoints(call: Call) -> list[str]:
-    """Where the request asks for cache breakpoints, and with which TTL."""
-    marks = [
-        f"tools[{i}]:{t.cache_control.ttl}" for i, t in enumerate(call.tools) if t.cache_control
+def _at(index: int, count: int) -> str:
+    """A mark's place in a list, the last one named so (a tool added before it moves no mark)."""
+    return "last" if index == count - 1 else str(index)
+
+
+def _breakpoints(call: Call) -> list[tuple[str, str]]:
+    """Where the request asks for cache breakpoints (place, TTL)."""
+    tools, system, messages = call.tools, call.system, call.messages
+    marks: list[tuple[str, str]] = [
+        (f"tools[{_at(i, len(tools))}]", t.cache_control.ttl)
+        for i, t in enumerate(tools)
+        if t.cache_control
     ]
     marks += [
-        f"system[{i}]:{b.cache_control.ttl}" for i, b in enumerate(call.system) if b.cache_control
+        (f"system[{_at(i, len(system))}]", b.cache_control.ttl)
+        for i, b in enumerate(system)
+        if b.cache_control
     ]
-    for m, message in enumerate(call.messages):
+    for m, message in enumerate(messages):
         marks += [
-            f"messages[{m}][{i}]:{b.cache_control.ttl}"
+            (f"messages[{_at(m, len(messages))}][{i}]", b.cache_control.ttl)
             for i, b in enumerate(message.content)
             if b.cache_control
         ]
     if call.cache_control is not None:
-        marks.append(f"request:{call.cache_control.ttl}")
+        marks.append(("request", call.cache_control.ttl))
     return marks
 
 
 def _cache(old: Call, new: Call) -> str | None:
     before, after = _breakpoints(old), _breakpoints(new)
-    return None if before == after else f"{len(before)} -> {len(after)} breakpoints"
+    if before == after:
+        return None
+    if [place for place, _ in before] == [place for place, _ in after]:  # the TTLs changed
+        pairs = zip(before, after, strict=True)
+        changed = Counter((was, now) for (_, was), (_, now) in pairs if was != now)
+        return ", ".join(
+            f"TTL {was} -> {now} on {n} breakpoint{'s' if n > 1 else ''}"
+            for (was, now), n in changed.items()
+        )
+    if len(before) == len(after):
+        return f"{len(before)} breakpoints moved"
+    return f"{len(before)} -> {len(after)} breakpoints"
 
 
 def _changed_parameters(old: Call, new: Call, *, sampling: bool) -> list[str]:
