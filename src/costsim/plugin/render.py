@@ -223,9 +223,10 @@ def _vcrpy_hint() -> list[str]:
             on_httpx2.append(sdk)
     if not on_httpx2:
         return []
+    verb = "sends" if len(on_httpx2) == 1 else "send"
     return [
         f"vcrpy {major}.{minor} does not intercept httpx2, which {' and '.join(on_httpx2)} "
-        "send requests through: upgrade to vcrpy 8.2 or newer"
+        f"{verb} requests through: upgrade to vcrpy 8.2 or newer"
     ]
 
 
