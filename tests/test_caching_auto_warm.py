@@ -171,12 +171,12 @@ def test_an_edit_is_banded_both_ways_a_removal_only_up_to_the_recording(tmp_path
 
 
 def test_a_call_routed_to_another_model_does_not_read_the_old_models_warm_entry() -> None:
-    """What the recording shows was cached before it began is the recorded model's entry: a
-    call routed to Sonnet 4 writes its prefix (#0) and the next reads that (#1). A warm start
-    followed the routed request onto the new model, and a trial's routed calls read 8,448
-    tokens each where nothing of the new model's was cached."""
+    """What the recording shows was cached before it began is the recorded model's entry,
+    which the new model cannot read; in a deployment that always routed, the new model's own
+    entry was warm in its place (steady state): #0 reads the new model's 2,000 tokens, as the
+    recording read its own, never more (a trial's routed calls once read 8,448 tokens each)."""
     trace = load_trace(CASSETTE)
     routing = make_step("routing", {"default": "claude-sonnet-4-20250514"})
     calls = Engine([trace]).run(Variant("r", (routing,))).traces[0].calls
     usages = [(c.usage.uncached_input, c.usage.cache_read, c.usage.cache_write_5m) for c in calls]  # type: ignore[union-attr]
-    assert usages == [(20, 0, 2000), (20, 2000, 0), (20, 0, 1200)]
+    assert usages == [(20, 2000, 0), (20, 2000, 0), (20, 0, 1200)]

@@ -222,19 +222,51 @@ def test_a_trace_of_several_cassettes_seeds_each_warm_start_at_its_own_call(
     assert len(result.traces[0].calls) == len(merged.calls)
 
 
-def test_a_changed_request_that_loses_a_warm_start_says_so(tmp_path: Path) -> None:
-    """A trial: selective_tools (even its oracle) cost 2.7% more without a word, all of it a
-    read of 2,688 tokens the recording found warm (written outside it) that the changed
-    request no longer matched: billed cold, where a deployment always sending it would warm
-    its own cache. Said where it happens; a request left as recorded keeps its warm start."""
-    from costsim.engine.warm import LOST_WARM_START
+def test_a_changed_request_that_loses_a_warm_start_says_so() -> None:
+    """A trial: selective_tools cost 2.7% more without a word, all of it a read the recording
+    found warm (written outside it) that the changed request no longer matched. A request
+    changed where its warm place still is reads the entry warm there (steady state); one that
+    has no such place (every tool before the breakpoint left out) loses it, and says so."""
+    from datetime import UTC, datetime
 
-    trace = load_trace(_warm_openai(tmp_path))
+    from costsim.engine.warm import LOST_WARM_START
+    from costsim.model import (
+        CacheControl,
+        Call,
+        Flavour,
+        Message,
+        Provenance,
+        TextBlock,
+        ToolDef,
+    )
+
+    schema = {"type": "object", "properties": {"path": {"type": "string"}}}
+    tools = tuple(
+        ToolDef(f"read_file_{i}", "Read a file of the workspace. " * 120, schema) for i in range(3)
+    )
+    tools = (*tools[:-1], dataclasses.replace(tools[-1], cache_control=CacheControl("1h")))
+    call = Call(
+        flavour=Flavour.ANTHROPIC_MESSAGES,
+        model="claude-sonnet-4-5",
+        provenance=Provenance(Path("w.yaml"), 0),
+        messages=(Message("user", (TextBlock("Thanks, that is all."),)),),
+        tools=tools,
+        response=(TextBlock("ok"),),
+        usage=Usage(uncached_input=12, cache_read=2400, output=5),
+        recorded_at=datetime(2025, 11, 3, 10, 0, tzinfo=UTC),
+    )
+    trace = CassetteTrace(Path("w.yaml"), (call,), 0, 0)
     engine = Engine([trace])
-    routed = engine.run(Variant("r", (parse_step("routing:models.gpt-4o=gpt-4o-mini"),)))
-    lost = [e for e in routed.events if e.message.startswith(LOST_WARM_START)]
-    assert [e.provenance.index for e in lost if e.provenance] == [0]
-    first = routed.traces[0].calls[0]
-    assert first.usage is not None and first.usage.cache_read == 0
-    kept = engine.run(Variant("c", (parse_step("caching:ttl=1h"),)))
-    assert not [e for e in kept.events if e.message.startswith(LOST_WARM_START)]
+    assert engine.warm_starts()  # the recording reads what it never wrote
+    none_sent = engine.run(Variant("s", (parse_step("selective_tools"),)))
+    (item,) = none_sent.traces[0].calls
+    assert item.call.tools == () and item.usage is not None and item.usage.cache_read == 0
+    assert [e.message for e in none_sent.events if e.message.startswith(LOST_WARM_START)]
+    routed = engine.run(Variant("r", (parse_step("routing:default=claude-opus-4-1"),)))
+    (item,) = routed.traces[0].calls
+    assert item.usage is not None and item.usage.cache_read > 0  # warm in Opus's own cache
+    assert not [e for e in routed.events if e.message.startswith(LOST_WARM_START)]
+    # Haiku 4.5 caches no prefix under 4,096 tokens: no entry of its own was warm
+    haiku = engine.run(Variant("h", (parse_step("routing:default=claude-haiku-4-5"),)))
+    (item,) = haiku.traces[0].calls
+    assert item.usage is not None and item.usage.cache_read == 0

@@ -34,7 +34,7 @@ from costsim.engine.results import (
     WarmStart,
     trace_cost,
 )
-from costsim.engine.warm import WarmSeed, followed, infer_warm, lost_warm_start, shortened, timeline
+from costsim.engine.warm import WarmSeed, followed, infer_warm, lost_warm_start, timeline, unseeded
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource, split_prompt
 from costsim.model.sharing import distinct_path_runs
@@ -309,13 +309,13 @@ class Engine:
             cache = caches.get(item.call.provider)
             if cache is None:
                 cache = caches[item.call.provider] = SIMULATORS[item.call.provider](self.rules)
-            seeds = warm.pop(id(item.origin), []) if item.origin is not None else []
+            seeds, lost = warm.pop(id(item.origin), []) if item.origin else [], None
             for seed in seeds:  # what the recording shows was cached before this call
                 key, tokens, seeded_at, ttl = followed(item, prefix, seed, self.prefix)
-                if (lost := shortened(item, prefix, key, ttl, self.rules)) is None:
+                if (lost := unseeded(item, (prefix, key, tokens, ttl), self.rules)) is None:
                     cache.seed(key, tokens, at=seeded_at, ttl=ttl)
             result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
-            if seeds and (lost := lost or lost_warm_start(item, result.read)) is not None:
+            if seeds and (lost := lost_warm_start(item, result.read) if lost is None else lost):
                 notes.setdefault(lost, {})[item.call.provenance] = None
             for note in result.notes:  # a call that breaks a rule twice counts once
                 notes.setdefault(note, {})[item.call.provenance] = None

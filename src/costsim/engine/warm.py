@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from costsim.cache.alignment import moved_block
+from costsim.cache.blocks import PrefixBlock
 from costsim.cache.prefix import Prefix
 from costsim.cache.rules import CacheRules, tolerance
 from costsim.cache.simulators import SIMULATORS, CacheSimulator
@@ -23,8 +24,9 @@ __all__ = [
     "followed",
     "infer_warm",
     "lost_warm_start",
-    "shortened",
+    "same_place",
     "timeline",
+    "unseeded",
 ]
 
 WarmSeed = tuple[int, str, int, float, str]
@@ -92,21 +94,40 @@ def infer_warm(trace: CassetteTrace, rules: CacheRules, layout: Layout) -> list[
 def followed(
     item: SimCall, prefix: Prefix, seed: tuple[str, int, float, str], layout: Layout
 ) -> tuple[str, int, float, str]:
-    """A warm start of a request a variant changed in content only (its blocks as many as
-    recorded), moved onto the same block of its new prefix: the requests sent before the
-    recording began came from the same client, so they were changed alike; a system prompt
-    edited since is warm as edited, not as recorded. A request whose blocks were added or
-    taken away (tools left out) keeps the recorded entry, which it reads only while its
-    prefix is unchanged; and so does a request routed to another model (the entry the
-    recording shows is the old model's, which the new one cannot read)."""
-    origin, (key, _, seeded_at, ttl) = item.origin, seed
+    """A warm start of a request a variant changed, moved onto the same place of its new
+    prefix: the requests sent before the recording began came from the same client, so in a
+    deployment of the variant they were changed alike (steady state, not the first session
+    after it ships). A system prompt edited since is warm as edited; a request with a tool
+    added or left out is warm up to the same place (the last tool, the system prompt); one
+    routed to another model is warm in that model's cache. Changed in content only, the
+    block is the one at the same index; else the one at the same place counted from the end
+    of its part of the request (tools, system, message N); where the new prefix has none, the
+    recorded entry is kept, which the request reads only while its prefix is unchanged."""
+    origin, (key, tokens, seeded_at, ttl) = item.origin, seed
     if origin is None or item.call is origin or origin.usage is None:
         return seed
-    if item.call.model != origin.model:
-        return seed
     recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
-    block = moved_block(key, recorded, prefix)
-    return seed if block is None else (block.key, block.tokens, seeded_at, ttl)
+    block = moved_block(key, recorded, prefix) if item.call.model == origin.model else None
+    if block is None:
+        block = same_place(key, recorded, prefix)
+    was = next((b.tokens for b in recorded.blocks if b.key == key), None)
+    if block is None or was is None:
+        return seed
+    # what the entry held short of its block (OpenAI's read, a multiple of 128) stays short
+    return block.key, max(0, min(block.tokens, tokens + block.tokens - was)), seeded_at, ttl
+
+
+def same_place(key: str, recorded: Prefix, now: Prefix) -> PrefixBlock | None:
+    """The block of ``now`` at the place of ``recorded``'s block ``key``: in the part of the
+    request its label names (tools, system, message N), as far from that part's end."""
+    at = next((i for i, block in enumerate(recorded.blocks) if block.key == key), None)
+    if at is None:
+        return None
+    label = recorded.blocks[at].label
+    group = [i for i, block in enumerate(recorded.blocks) if block.label == label]
+    from_end = len(group) - 1 - group.index(at)
+    mine = [block for block in now.blocks if block.label == label]
+    return mine[len(mine) - 1 - from_end] if from_end < len(mine) else None
 
 
 LOST_WARM_START = (
@@ -118,12 +139,12 @@ LOST_WARM_START = (
 
 
 def lost_warm_start(item: SimCall, read: int) -> str | None:
-    """:data:`LOST_WARM_START` where ``item`` changed its recorded request and reads less
-    than the recording did from a cache the recording found warm; else None."""
+    """:data:`LOST_WARM_START` where ``item`` changed its recorded request and reads nothing
+    where the recording read a cache it found warm; else None."""
     origin = item.origin
     if origin is None or item.call is origin or origin.usage is None:
         return None
-    return LOST_WARM_START if read < origin.usage.cache_read else None
+    return LOST_WARM_START if read == 0 < origin.usage.cache_read else None
 
 
 SHORTER_TTL = (
@@ -135,11 +156,18 @@ SHORTER_TTL = (
 that kept the read would rest on sessions that start within the shorter TTL of each other."""
 
 
-def shortened(item: SimCall, prefix: Prefix, key: str, ttl: str, rules: CacheRules) -> str | None:
-    """:data:`SHORTER_TTL` where ``item`` changed its request so that the breakpoint on the
-    warm entry ``key`` (recorded with ``ttl``) caches for less time now; else None (seeded)."""
-    if item.origin is None or item.call is item.origin:
+def unseeded(item: SimCall, entry: tuple[Prefix, str, int, str], rules: CacheRules) -> str | None:
+    """Why the warm entry ``(prefix, key, tokens, ttl)`` of a request ``item`` changed is not
+    seeded: :data:`SHORTER_TTL` where the breakpoint on it caches for less time now than the
+    entry was recorded with; ``""`` (said by the cache's own note) where the model it was
+    routed to caches no prefix that short; else None (seeded)."""
+    origin = item.origin
+    if origin is None or item.call is origin:
         return None
+    prefix, key, tokens, ttl = entry
+    routed = item.call.model != origin.model and item.call.provider == "anthropic"
+    if routed and tokens < rules.minimum(item.call.model, item.call.recorded_at):
+        return ""
     block = next((b for b in prefix.blocks if b.key == key), None)
     if block is None or block.breakpoint is None:
         return None
