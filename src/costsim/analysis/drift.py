@@ -200,27 +200,28 @@ def _output_schema(old: Call, new: Call) -> str | None:
     )
 
 
-def _at(index: int, count: int) -> str:
-    """A mark's place in a list, the last one named so (a tool added before it moves no mark)."""
-    return "last" if index == count - 1 else str(index)
+def _breakpoints(call: Call, *, from_end: bool) -> list[tuple[str, str]]:
+    """Where the request asks for cache breakpoints (place, TTL): each place by its index in
+    its part of the request, or counted from that part's end (``from_end``: a tool added
+    before a marked last tool moves no breakpoint)."""
 
+    def at(index: int, count: int) -> int:
+        return index - count if from_end else index
 
-def _breakpoints(call: Call) -> list[tuple[str, str]]:
-    """Where the request asks for cache breakpoints (place, TTL)."""
     tools, system, messages = call.tools, call.system, call.messages
     marks: list[tuple[str, str]] = [
-        (f"tools[{_at(i, len(tools))}]", t.cache_control.ttl)
+        (f"tools[{at(i, len(tools))}]", t.cache_control.ttl)
         for i, t in enumerate(tools)
         if t.cache_control
     ]
     marks += [
-        (f"system[{_at(i, len(system))}]", b.cache_control.ttl)
+        (f"system[{at(i, len(system))}]", b.cache_control.ttl)
         for i, b in enumerate(system)
         if b.cache_control
     ]
     for m, message in enumerate(messages):
         marks += [
-            (f"messages[{_at(m, len(messages))}][{i}]", b.cache_control.ttl)
+            (f"messages[{at(m, len(messages))}][{i}]", b.cache_control.ttl)
             for i, b in enumerate(message.content)
             if b.cache_control
         ]
@@ -230,19 +231,21 @@ def _breakpoints(call: Call) -> list[tuple[str, str]]:
 
 
 def _cache(old: Call, new: Call) -> str | None:
-    before, after = _breakpoints(old), _breakpoints(new)
-    if before == after:
-        return None
-    if [place for place, _ in before] == [place for place, _ in after]:  # the TTLs changed
-        pairs = zip(before, after, strict=True)
-        changed = Counter((was, now) for (_, was), (_, now) in pairs if was != now)
-        return ", ".join(
-            f"TTL {was} -> {now} on {n} breakpoint{'s' if n > 1 else ''}"
-            for (was, now), n in changed.items()
-        )
-    if len(before) == len(after):
-        return f"{len(before)} breakpoints moved"
-    return f"{len(before)} -> {len(after)} breakpoints"
+    for from_end in (False, True):  # the same places counted from the start, or the end
+        before, after = _breakpoints(old, from_end=from_end), _breakpoints(new, from_end=from_end)
+        if before == after:
+            return None
+        if [place for place, _ in before] == [place for place, _ in after]:  # TTLs changed
+            pairs = zip(before, after, strict=True)
+            changed = Counter((was, now) for (_, was), (_, now) in pairs if was != now)
+            return ", ".join(
+                f"TTL {was} -> {now} on {n} breakpoint{'s' if n > 1 else ''}"
+                for (was, now), n in changed.items()
+            )
+    count, now = len(_breakpoints(old, from_end=False)), len(_breakpoints(new, from_end=False))
+    if count == now:
+        return f"{count} breakpoint{'s' if count > 1 else ''} moved"
+    return f"{count} -> {now} breakpoints"
 
 
 def _changed_parameters(old: Call, new: Call, *, sampling: bool) -> list[str]:
