@@ -163,6 +163,20 @@ def test_a_lower_bound_cell_carries_the_band_of_its_priced_part(tmp_path: Path) 
     assert "≥$0.00" in line and "* ±" in line  # its precision, and its band
 
 
+def _html_cassettes(tmp_path: Path, cassette: str) -> str:
+    """The cassette table of the HTML page of a caching variant of ``cassette``."""
+    (tmp_path / "s.yaml").write_text(
+        f"name: s\ncassettes: [{cassette}]\nvariants:\n  cache: [caching]\n"
+    )
+    page = tmp_path / "page.html"
+    result = CliRunner().invoke(
+        cli,
+        ["compare", str(tmp_path / "s.yaml"), "--no-cache", "--format", "html", "-o", str(page)],
+    )
+    assert result.exit_code == 0, result.output
+    return page.read_text().split("Costliest cassettes", 1)[1].split("</table>", 1)[0]
+
+
 def test_the_html_page_says_a_cassette_cost_that_leaves_a_call_out_is_a_lower_bound(
     tmp_path: Path,
 ) -> None:
@@ -179,16 +193,7 @@ def test_the_html_page_says_a_cassette_cost_that_leaves_a_call_out_is_a_lower_bo
         tmp_path / "mixed.yaml",
         [interaction(f"{gemini}:generateContent", {"contents": []}, reply), interaction()],
     )
-    (tmp_path / "s.yaml").write_text(
-        "name: s\ncassettes: [mixed.yaml]\nvariants:\n  cache: [caching]\n"
-    )
-    page = tmp_path / "page.html"
-    result = CliRunner().invoke(
-        cli,
-        ["compare", str(tmp_path / "s.yaml"), "--no-cache", "--format", "html", "-o", str(page)],
-    )
-    assert result.exit_code == 0, result.output
-    cassettes = page.read_text().split("Costliest cassettes", 1)[1].split("</table>", 1)[0]
+    cassettes = _html_cassettes(tmp_path, "mixed.yaml")
     assert "(1 not metered)" in cassettes and "≥$" in cassettes
 
 
@@ -213,15 +218,6 @@ def test_the_html_page_bands_the_recorded_cost_of_calls_it_estimated(tmp_path: P
         tmp_path / "unasked.yaml",
         [interaction(OPENAI_URI, request, body, response_headers=headers)],
     )
-    (tmp_path / "s.yaml").write_text(
-        "name: s\ncassettes: [unasked.yaml]\nvariants:\n  cache: [caching]\n"
-    )
-    page = tmp_path / "page.html"
-    result = CliRunner().invoke(
-        cli,
-        ["compare", str(tmp_path / "s.yaml"), "--no-cache", "--format", "html", "-o", str(page)],
-    )
-    assert result.exit_code == 0, result.output
-    cassettes = page.read_text().split("Costliest cassettes", 1)[1].split("</table>", 1)[0]
+    cassettes = _html_cassettes(tmp_path, "unasked.yaml")
     row = cassettes.split("<tbody", 1)[1].split("</tr>", 1)[0]  # the table's, not the chart's
     assert row.count("/+$") == 2  # the recorded cost, and the variant's: -$a/+$b each
