@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from costsim.engine import Engine, Variant, make_step
-from costsim.engine.results import VariantResult
 from costsim.errors import ConfigError
 from costsim.model import (
     CacheControl,
@@ -359,17 +358,6 @@ def test_a_bedrock_route_off_bedrocks_list_says_how_it_is_priced() -> None:
         Variant("h", (make_step("routing", {"default": "claude-haiku-4-5"}),))
     )
     assert not [e for e in listed.events if e.kind == "note"]
-
-
-def _terms(result: VariantResult) -> list[tuple[tuple[object, ...], object]]:
-    from costsim.analysis.bands import run_terms
-    from costsim.metering.meter import Meter
-
-    return [
-        (key, spread)
-        for variant, baseline in run_terms(result, Meter(), None)
-        for key, spread in [*variant.items(), *baseline.items()]
-    ]
 
 
 def _chat(folder: Path, model: str, usage: dict[str, object], words: int) -> CassetteTrace:
