@@ -200,24 +200,9 @@ def test_the_html_page_says_a_cassette_cost_that_leaves_a_call_out_is_a_lower_bo
 def test_the_html_page_bands_the_recorded_cost_of_calls_it_estimated(tmp_path: Path) -> None:
     """The review: the HTML page's recorded-cost column carried no band, though a call
     recorded without usage is billed at an estimate there too (as the text table bands it)."""
-    from tests.test_hostile_input import OPENAI_URI, interaction, write_yaml
+    from tests.test_hostile_input import chat_stream, write_yaml
 
-    request = {
-        "model": "gpt-4o-mini",
-        "stream": True,
-        "messages": [{"role": "user", "content": "Hi"}],
-    }
-    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 1730000000}
-    events = [
-        {**chunk, "choices": [{"index": 0, "delta": {"content": "Hello there"}}]},
-        {**chunk, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]
-    body = "".join(f"data: {json.dumps(e)}\n\n" for e in events) + "data: [DONE]\n\n"
-    headers = {"Content-Type": ["text/event-stream"]}
-    write_yaml(
-        tmp_path / "unasked.yaml",
-        [interaction(OPENAI_URI, request, body, response_headers=headers)],
-    )
+    write_yaml(tmp_path / "unasked.yaml", [chat_stream("Hello there")])
     cassettes = _html_cassettes(tmp_path, "unasked.yaml")
     row = cassettes.split("<tbody", 1)[1].split("</tr>", 1)[0]  # the table's, not the chart's
     assert row.count("/+$") == 2  # the recorded cost, and the variant's: -$a/+$b each

@@ -94,6 +94,26 @@ def interaction(
     }
 
 
+def chat_stream(text: str, *, usage: dict[str, int] | None = None) -> dict[str, Any]:
+    """A streamed gpt-4o-mini Chat Completions interaction answering ``text``, as vcrpy
+    writes it; with ``usage``, the final usage chunk (``include_usage``), else none."""
+    request = {
+        "model": "gpt-4o-mini",
+        "stream": True,
+        "messages": [{"role": "user", "content": "Hi"}],
+    }
+    head = {"id": "c", "object": "chat.completion.chunk", "created": 1730000000}
+    chunks = [
+        {**head, "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]},
+        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
+    ]
+    if usage is not None:
+        chunks.append({**head, "choices": [], "usage": usage})
+    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+    headers = {"Content-Type": ["text/event-stream"]}
+    return interaction(OPENAI_URI, request, body, response_headers=headers)
+
+
 def write_yaml(path: Path, interactions: list[dict[str, Any]]) -> Path:
     path.write_text(yaml.safe_dump({"interactions": interactions, "version": 1}))
     return path

@@ -24,6 +24,7 @@ from tests.test_hostile_input import (
     ANTHROPIC_RESPONSE,
     OPENAI_URI,
     assert_one_line_error,
+    chat_stream,
     interaction,
     run_cli,
     write_yaml,
@@ -773,28 +774,9 @@ def test_a_chat_stream_recorded_without_its_usage_chunk_says_how_to_record_it(
     """A trial: the openai SDK streams Chat Completions without usage unless
     ``stream_options={"include_usage": True}``; the call was estimated and flagged, but
     nothing said why or how to record the bill. A stream that has its usage chunk is exact."""
-    request = {
-        "model": "gpt-4o-mini",
-        "stream": True,
-        "messages": [{"role": "user", "content": "Hi"}],
-    }
-    head = {"id": "c", "object": "chat.completion.chunk", "created": 1730000000}
-    events = [
-        {**head, "choices": [{"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}]},
-        {**head, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]
-    usage = {**head, "choices": [], "usage": {"prompt_tokens": 8, "completion_tokens": 2}}
-    headers = {"Content-Type": ["text/event-stream"]}
-
-    def stream(*chunks: dict[str, Any]) -> str:
-        return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
-
+    usage = {"prompt_tokens": 8, "completion_tokens": 2}
     path = write_yaml(
-        tmp_path / "chat.yaml",
-        [
-            interaction(OPENAI_URI, request, stream(*events), response_headers=headers),
-            interaction(OPENAI_URI, request, stream(*events, usage), response_headers=headers),
-        ],
+        tmp_path / "chat.yaml", [chat_stream("Hello"), chat_stream("Hello", usage=usage)]
     )
     document = _report(path)
     assert document["totals"]["estimated_calls"] == 1
