@@ -42,6 +42,11 @@ RECORDING_RULES: tuple[Rule, ...] = (
     Rule(NoteKind.UNRECOGNISED_CALL.value, Severity.WARNING, "an LLM call costsim cannot meter"),
     Rule(NoteKind.USAGE_ONLY.value, Severity.INFO, "a call metered from its usage alone"),
     Rule(NoteKind.UNPRICED_FEE.value, Severity.WARNING, "a per-use fee without a price"),
+    Rule(
+        NoteKind.MIXED_TTL_WRITES.value,
+        Severity.WARNING,
+        "cache writes without their 5m / 1h split, priced at 5m: a lower bound",
+    ),
     Rule("unpriced", Severity.WARNING, "a call whose model or tier has no known price"),
     Rule(NoteKind.BASE_TIER.value, Severity.INFO, "a server-tool sum over 200K at the base tier"),
     Rule(

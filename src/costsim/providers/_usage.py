@@ -38,6 +38,10 @@ class UsageRead:
     problems: tuple[str, ...] = ()
     unpriced_fees: tuple[str, ...] = ()
     """Per-use server tool counts with no known price (not in the cost)."""
+    unsplit_writes: bool = False
+    """Cache writes recorded without Anthropic's ``cache_creation`` split into 5-minute and
+    1-hour writes (a gateway's or an older API's usage): read as 5-minute writes until the
+    request's markers say otherwise (:mod:`costsim.providers.write_ttl`)."""
 
 
 SERVER_TOOL_FEES: dict[str, str | None] = {
@@ -170,7 +174,8 @@ def anthropic_usage(raw: Mapping[str, Any]) -> UsageRead:
             web_searches=searches,
         )
     )
-    return dataclasses.replace(result, unpriced_fees=unpriced) if unpriced else result
+    unsplit = creation > 0 and not isinstance(raw.get("cache_creation"), Mapping)
+    return dataclasses.replace(result, unpriced_fees=unpriced, unsplit_writes=unsplit)
 
 
 def openai_usage(

@@ -230,6 +230,7 @@ class AnthropicMessages:
             usage=read.usage,
             usage_problems=read.problems,
             unpriced_fees=read.unpriced_fees,
+            unsplit_writes=read.unsplit_writes,
         )
 
     def parse_stream(self, events: list[SseEvent]) -> ParsedResponse:
@@ -273,6 +274,7 @@ class _StreamState:
             error=self.error,
             usage_problems=(*self.problems, *read.problems),
             unpriced_fees=read.unpriced_fees,
+            unsplit_writes=read.unsplit_writes,
             incomplete=self.started and not self.final_usage,  # cut, or cut by an error
         )
 

@@ -56,6 +56,9 @@ class ParsedResponse:
     """The service tier the response says served the call (``flex``, ``priority``, ...)."""
     response_id: str | None = None
     """The id a stored response is continued by (OpenAI Responses ``previous_response_id``)."""
+    unsplit_writes: bool = False
+    """Cache writes recorded without their 5-minute / 1-hour split (Anthropic usage without
+    ``cache_creation``)."""
 
 
 class Adapter(Protocol):

@@ -41,6 +41,7 @@ from costsim.providers.openai_chat import searched
 from costsim.providers.routes import Route, route_of
 from costsim.providers.told import billed_error, tier_of, usage_told
 from costsim.providers.usage_only import Recognised, looks_like_llm_path, recognise
+from costsim.providers.write_ttl import split_writes
 
 __all__ = [
     "CALL_LEFT_OUT",
@@ -248,6 +249,7 @@ def _build(
     call = searched(call)
     if response.service_tier in CONTEXTS:
         call = _at_service_tier(call, response.service_tier)
+    call = split_writes(call, response.unsplit_writes)
     return windowed(call, interaction.request_headers)
 
 

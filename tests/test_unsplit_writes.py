@@ -1,0 +1,134 @@
+"""Cache writes a recorded Anthropic usage does not split into 5-minute and 1-hour writes.
+
+A usage without ``cache_creation`` (an older API version, a gateway passing the total
+through) gives only ``cache_creation_input_tokens``. Read as 5-minute writes, a request whose
+every breakpoint asks for 1h was billed at $3.75 a million where Anthropic charged $6 (Claude
+Sonnet 4): its writes are 1h writes, as its markers say; a request marking both TTLs keeps the
+5-minute price, a lower bound, and says so.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from costsim.io.bodies import SseEvent
+from costsim.providers.anthropic import AnthropicMessages
+from tests.test_hostile_input import interaction, run_cli, write_yaml
+from tests.test_real_world_recordings import _report
+
+ANTHROPIC = "https://api.anthropic.com/v1/messages"
+MODEL = "claude-sonnet-4-20250514"
+SYSTEM = "You are a careful assistant. " * 300
+
+
+def _marked(ttl: str | None) -> dict[str, Any]:
+    return {"type": "ephemeral"} if ttl is None else {"type": "ephemeral", "ttl": ttl}
+
+
+def _request(system_ttl: str | None, message_ttl: str | None = None) -> dict[str, Any]:
+    message: dict[str, Any] = {"type": "text", "text": "Say hello."}
+    if message_ttl is not None:
+        message["cache_control"] = _marked(message_ttl)
+    return {
+        "model": MODEL,
+        "max_tokens": 64,
+        "system": [{"type": "text", "text": SYSTEM, "cache_control": _marked(system_ttl)}],
+        "messages": [{"role": "user", "content": [message]}],
+    }
+
+
+def _reply(split: bool = False) -> dict[str, Any]:
+    usage: dict[str, Any] = {
+        "input_tokens": 19,
+        "cache_creation_input_tokens": 2400,
+        "cache_read_input_tokens": 0,
+        "output_tokens": 4,
+    }
+    if split:
+        usage["cache_creation"] = {
+            "ephemeral_5m_input_tokens": 2400,
+            "ephemeral_1h_input_tokens": 0,
+        }
+    return {
+        "id": "msg_01",
+        "type": "message",
+        "role": "assistant",
+        "model": MODEL,
+        "content": [{"type": "text", "text": "Hello!"}],
+        "stop_reason": "end_turn",
+        "usage": usage,
+    }
+
+
+def _cassette(tmp_path: Path, request: dict[str, Any], reply: dict[str, Any]) -> Path:
+    return write_yaml(tmp_path / "unsplit.yaml", [interaction(ANTHROPIC, request, reply)])
+
+
+# per million: 19 input x $3 + 2,400 written x (the TTL's rate) + 4 output x $15
+HOUR = Decimal(19 * 3 + 2400 * 6 + 4 * 15) / 10**6
+FIVE_MINUTES = (
+    Decimal(19 * 3) / 10**6 + Decimal("2400") * Decimal("3.75") / 10**6 + Decimal(60) / 10**6
+)
+
+
+@pytest.mark.parametrize(
+    ("system_ttl", "message_ttl", "write_1h", "cost"),
+    [
+        pytest.param("1h", None, 2400, HOUR, id="every-marker-1h"),
+        pytest.param("1h", "1h", 2400, HOUR, id="two-1h-markers"),
+        pytest.param(None, None, 0, FIVE_MINUTES, id="default-ttl"),
+        pytest.param("5m", "5m", 0, FIVE_MINUTES, id="every-marker-5m"),
+    ],
+)
+def test_unsplit_writes_follow_the_requests_markers(
+    tmp_path: Path, system_ttl: str | None, message_ttl: str | None, write_1h: int, cost: Decimal
+) -> None:
+    document = _report(_cassette(tmp_path, _request(system_ttl, message_ttl), _reply()))
+    totals = document["totals"]
+    assert totals["cache_write_1h_tokens"] == write_1h
+    assert totals["cache_write_5m_tokens"] == 2400 - write_1h
+    assert Decimal(totals["cost_usd"]) == cost
+    assert "mixed-ttl-writes" not in [note["kind"] for note in document["notes"]]
+
+
+def test_a_recorded_split_is_kept_whatever_the_markers_say(tmp_path: Path) -> None:
+    totals = _report(_cassette(tmp_path, _request("1h"), _reply(split=True)))["totals"]
+    assert (totals["cache_write_5m_tokens"], totals["cache_write_1h_tokens"]) == (2400, 0)
+
+
+def test_a_request_marking_both_ttls_is_priced_at_5m_and_warned_of(tmp_path: Path) -> None:
+    path = _cassette(tmp_path, _request("1h", "5m"), _reply())
+    document = _report(path)
+    assert document["totals"]["cache_write_5m_tokens"] == 2400
+    assert Decimal(document["totals"]["cost_usd"]) == FIVE_MINUTES
+    notes = [note for note in document["notes"] if note["kind"] == "mixed-ttl-writes"]
+    assert len(notes) == 1 and notes[0]["interaction"] == 0
+    assert "lower bound" in notes[0]["message"]
+    check = run_cli("cassettes", "check", path, "--format", "json")
+    rules = [finding["rule"] for finding in json.loads(check.stdout)["findings"]]
+    assert "mixed-ttl-writes" in rules
+
+
+def test_a_streams_unsplit_writes_follow_its_markers_too() -> None:
+    start = {
+        "type": "message_start",
+        "message": {
+            "model": MODEL,
+            "usage": {"input_tokens": 19, "cache_creation_input_tokens": 2400, "output_tokens": 1},
+        },
+    }
+    events: list[dict[str, Any]] = [
+        start,
+        {"type": "content_block_start", "index": 0, "content_block": {"type": "text"}},
+        {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "Hi"}},
+        {"type": "message_delta", "usage": {"output_tokens": 4}},
+        {"type": "message_stop"},
+    ]
+    parsed = AnthropicMessages().parse_stream([SseEvent(e["type"], e) for e in events])
+    assert parsed.unsplit_writes and parsed.usage is not None
+    assert parsed.usage.cache_write_5m == 2400
