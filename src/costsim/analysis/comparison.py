@@ -149,6 +149,9 @@ class Comparison:
     spreads: dict[str, list[dict[str, Spread]]] = field(default_factory=dict, repr=False)
     """The p90 spread of each cost in ``groups`` (per key but tools, one table per column;
     a row without one: nothing behind it was estimated)."""
+    warm_starts: str = "steady"
+    """What a changed request finds of a cache the recording found warm
+    (:data:`costsim.cache.rules.WARM_STARTS`)."""
 
 
 def delta_pct(new: float | Decimal | None, old: float | Decimal | None) -> float | None:
@@ -230,7 +233,14 @@ def compare_variants(
         for piece in engine.by_distinct_paths()
     ]
     share = shares[0] if len(shares) == 1 else merge(shares, chosen, attribute=attribute)
-    return finish(share, chosen, as_of=as_of, title=title, description=description)
+    return finish(
+        share,
+        chosen,
+        as_of=as_of,
+        title=title,
+        description=description,
+        warm_starts=engine.rules.warm_starts,
+    )
 
 
 def finish(
@@ -240,6 +250,7 @@ def finish(
     as_of: datetime | None = None,
     title: str = "",
     description: str = "",
+    warm_starts: str = "steady",
 ) -> Comparison:
     """The comparison of ``variants`` from the share of every cassette (merged in order)."""
     summaries = []
@@ -257,4 +268,5 @@ def finish(
         groups={"cassette": cassette_tables(share), **share.groups, "tool": share.tools},
         turns=share.turns,
         spreads=share.spreads,
+        warm_starts=warm_starts,
     )

@@ -39,6 +39,7 @@ def compare(
     jobs: int | None = None,
     cache: bool | None = None,
     scheduler: str | None = None,
+    warm: str | None = None,
 ) -> Comparison:
     """Every variant of a scenario (a scenario file, or a :class:`Scenario` built in Python
     whose cassette patterns are relative to the working folder) against the recording.
@@ -46,13 +47,14 @@ def compare(
     Cassettes are simulated independently by ``jobs`` processes (default: one per core), or by
     the workers of the Dask cluster whose scheduler is at ``scheduler`` (``tcp://host:8786``);
     loaded cassettes and each cassette's results are kept in ``.costsim_cache`` unless
-    ``cache`` is False. The result is the same whichever runs it."""
+    ``cache`` is False. The result is the same whichever runs it. ``warm``: ``steady`` or
+    ``first`` (see :data:`costsim.cache.rules.WARM_STARTS`), instead of the scenario's."""
     if isinstance(scenario, Scenario):
         loaded = prepare_scenario(scenario, Path.cwd() / "(scenario)")
     else:
         loaded = load_scenario(Path(scenario))
     label = scenario.name if isinstance(scenario, Scenario) else Path(scenario).stem
-    return _compare(loaded, label, variants, lenient, progress, jobs, cache, scheduler)
+    return _compare(loaded, label, variants, lenient, progress, jobs, cache, scheduler, warm=warm)
 
 
 def _compare(
@@ -65,6 +67,7 @@ def _compare(
     cache: bool | None = None,
     scheduler: str | None = None,
     selection: Selection | None = None,
+    warm: str | None = None,
 ) -> Comparison:
     """:func:`compare` of a scenario read and checked already; ``selection``: the
     ``--include`` / ``--exclude`` globs its cassettes are narrowed by."""
@@ -77,6 +80,7 @@ def _compare(
     model = loaded.scenario
     overrides = [(r.rule, r.model, r.value, r.since) for r in model.model_rules]
     agents = {name: AgentSpec(rule.match, rule.tier) for name, rule in model.agents.items()}
+    rules = default_rules().with_overrides(overrides).with_warm(warm or model.warm)
     day = model.pricing.as_of
     as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
     found = find_cassettes(list(loaded.cassettes), lenient=lenient)
@@ -86,14 +90,21 @@ def _compare(
     share, skipped = compare_all(
         files,
         chosen,
-        rules=default_rules().with_overrides(overrides),
+        rules=rules,
         agents=agents,
         matcher=agent_matcher(loaded),
         as_of=as_of,
         lenient=lenient,
         settings=with_progress(resolve(jobs, cache, scheduler), progress, label),
     )
-    data = finish(share, chosen, as_of=as_of, title=model.name, description=model.description)
+    data = finish(
+        share,
+        chosen,
+        as_of=as_of,
+        title=model.name,
+        description=model.description,
+        warm_starts=rules.warm_starts,
+    )
     failures = tuple(gate(data, model.budgets, None))
     return Comparison(
         ScenarioComparison(loaded, data, failures),
@@ -122,13 +133,16 @@ def compare_scenarios(
     progress: Progress | None = None,
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
+    warm: str | None = None,
 ) -> Comparisons:
     """``costsim compare``: every scenario file among ``paths`` (files, or folders of them),
     its variants (only those named in ``variants``, when given), the breakdown ``by`` asks
     for, and every gate broken (the scenarios' budgets, and variants costing more than
     ``fail_over`` percent above the recording). ``include`` / ``exclude``: globs that narrow
-    every scenario's cassettes, as they narrow a walked folder's."""
+    every scenario's cassettes, as they narrow a walked folder's. ``warm``: ``steady`` or
+    ``first`` warm starts in every scenario (see :func:`compare`)."""
     selection = Selection.of(include, exclude)
+    default_rules().with_warm(warm)  # a wrong mode is said before any scenario is read
     if by is not None and by not in BREAKDOWNS:
         raise ConfigError(f"cannot break down by {by!r}; valid: {', '.join(BREAKDOWNS)}")
     if fail_over is not None and fail_over < 0:
@@ -146,7 +160,9 @@ def compare_scenarios(
         chosen = [name for name in names[path] if name in only] if only else names[path]
         if not chosen:
             continue
-        result = _compare(loaded[path], path.stem, chosen, lenient, progress, selection=selection)
+        result = _compare(
+            loaded[path], path.stem, chosen, lenient, progress, selection=selection, warm=warm
+        )
         table = result.breakdown(by).data if by else None
         failures = tuple(result.gate(fail_over=fail_over))
         runs.append(ScenarioRun(result.data, failures, table, result.skipped, result.warnings))

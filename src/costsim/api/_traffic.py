@@ -222,6 +222,7 @@ def simulate(
     *,
     as_of: datetime | date | None = None,
     gap: float | None = None,
+    warm: str | None = None,
     lenient: bool = False,
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
@@ -232,11 +233,12 @@ def simulate(
 ) -> Simulation:
     """Replay ``traces`` under ``strategies`` (applied in order: ``"caching:ttl=1h"``,
     ``"truncation & caching"``, a list of such, or a Variant) against the recorded baseline.
-    ``gap``: seconds between calls of traces without recorded dates. Paths are simulated
+    ``gap``: seconds between calls of traces without recorded dates; ``warm``: ``steady``
+    (default) or ``first`` (see :data:`costsim.cache.rules.WARM_STARTS`). Paths are simulated
     cassette by cassette, in parallel (see :func:`costsim.api.compare` for ``jobs``, ``cache``
     and ``scheduler``); the result is the same as for traces loaded first."""
     variant = variant_of(strategies)
-    rules = default_rules().with_gap(gap)
+    rules = default_rules().with_gap(gap).with_warm(warm)
     paths = _as_paths(traces)
     if paths is not None:  # streamed, cassette by cassette
         found = find_cassettes(paths, Selection.of(include, exclude), lenient=lenient)
@@ -251,7 +253,7 @@ def simulate(
             lenient=lenient,
             settings=settings,
         )
-        data = finish(share, [variant], as_of=utc(as_of))
+        data = finish(share, [variant], as_of=utc(as_of), warm_starts=rules.warm_starts)
         cut = cut_short_in(found.files, share, skipped)
         return Simulation(data, skipped=tuple(skipped), warnings=(*found.warnings(), *cut))
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)

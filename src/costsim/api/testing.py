@@ -24,6 +24,7 @@ from costsim.analysis.drift import Difference, differences, summary
 from costsim.analysis.spread import NONE, Spread, difference, difference_terms
 from costsim.api._replayed import read_vcr_call, read_vcr_interaction
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
+from costsim.cache.rules import default_rules
 from costsim.engine import Engine, TraceResult
 from costsim.io.files import write_atomic
 from costsim.metering.meter import Meter
@@ -237,9 +238,11 @@ class TestMeter:
 
     __test__ = False  # not a pytest test class
 
-    def __init__(self, calibration: Path | None = None) -> None:
+    def __init__(self, calibration: Path | None = None, *, warm: str = "steady") -> None:
         self._meter: Meter | None = None
         self.calibration = calibration
+        self.rules = default_rules().with_warm(warm)
+        """Warm starts of drifted requests (and of what-ifs): ``steady`` or ``first``."""
 
     @property
     def estimator(self) -> Meter:
@@ -261,7 +264,7 @@ class TestMeter:
         usage: dict[int, Usage | None] = {}
         for position, group in enumerate(by_file.values()):
             trace = _trace(position, group)
-            engine = Engine([trace], meter=self.estimator)
+            engine = Engine([trace], meter=self.estimator, rules=self.rules)
             usage.update((id(i.call), i.usage) for i in engine.recorded(trace).calls)
         return [meter(call, usage=usage[id(call)]) for call in calls]
 
@@ -272,7 +275,7 @@ class TestMeter:
             return self.recorded(recorded)
         recorded, sent = _with_chains(recorded, sent)
         trace = _trace(0, recorded)
-        engine = Engine([trace], meter=self.estimator)
+        engine = Engine([trace], meter=self.estimator, rules=self.rules)
         return engine.run(Variant("as sent"), requests={trace.path: list(sent)}).metered()
 
     def what_if(
@@ -322,7 +325,7 @@ class TestMeter:
         seen: tuple[dict[str, Call], dict[str, Call]] = ({}, {})  # the run's, in test order
         chains = [_with_chains(*tests[name], seen) for name in names]
         traces = [_trace(position, chain[0]) for position, chain in enumerate(chains)]
-        engine = Engine(traces, meter=self.estimator)
+        engine = Engine(traces, meter=self.estimator, rules=self.rules)
         pairs = list(zip(traces, names, strict=True))
         requests = {trace.path: chain[1] for trace, chain in zip(traces, chains, strict=True)}
         costs: dict[str, dict[str, WhatIfCost]] = {name: {} for name in names}

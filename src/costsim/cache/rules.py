@@ -16,7 +16,7 @@ from functools import lru_cache
 from costsim.errors import ConfigError
 from costsim.metering.models import base_model_name
 
-__all__ = ["RULE_NAMES", "CacheRules", "DatedRule", "default_rules", "tolerance"]
+__all__ = ["RULE_NAMES", "WARM_STARTS", "CacheRules", "DatedRule", "default_rules", "tolerance"]
 
 RULE_NAMES: dict[str, str] = {
     "ttl": "TTL expiry",
@@ -110,6 +110,9 @@ class CacheRules:
     session_gap_seconds: float = 172_800.0
     """A longer pause between two calls of one cassette (longer than any cache lives) means
     it was recorded again later: the cache starts afresh, and may start warm."""
+    warm_starts: str = "steady"
+    """What a request a variant changed finds cached before the recording began (see
+    :data:`WARM_STARTS`)."""
 
     def minimum(self, model: str, when: datetime | None) -> int:
         return _pick(self.anthropic_minimum, model, when, 1024)
@@ -142,6 +145,24 @@ class CacheRules:
         if not math.isfinite(seconds) or seconds < 0:
             raise ConfigError(f"a gap between calls is 0 seconds or more, not {seconds!r}")
         return replace(self, default_gap_seconds=seconds)
+
+    def with_warm(self, mode: str | None) -> CacheRules:
+        """Rules whose changed requests find warm what ``mode`` says (None: unchanged)."""
+        if mode is None:
+            return self
+        if mode not in WARM_STARTS:
+            raise ConfigError(f"warm starts are {' or '.join(WARM_STARTS)}, not {mode!r}")
+        return replace(self, warm_starts=mode)
+
+
+WARM_STARTS = {
+    "steady": "each run once the change ships: the sessions before the recording sent the "
+    "changed requests too, so a changed request reads the cache the recording found warm at "
+    "the same place of its prefix",
+    "first": "the first run after the change ships: the cache holds what the recorded "
+    "requests wrote, so a changed request reads it only as far as its prefix is unchanged",
+}
+"""How a recording's warm start (a cache written before it began) carries over to a variant."""
 
 
 def default_rules() -> CacheRules:

@@ -271,6 +271,17 @@ gap_option = click.option(
 )
 
 
+warm_option = click.option(
+    "--warm",
+    type=click.Choice(["steady", "first"]),
+    default=None,
+    help="A cache the recording found warm (written before it began), for requests a "
+    "variant changed: steady, each run once the change ships (read at the same place of the "
+    "changed prompt; the default); first, the first run after it ships (read only as far as "
+    "the prompt is unchanged).",
+)
+
+
 REPORT_GROUPINGS = ("cassette", "model", "provider", "flavour")
 """``report --by`` (the same as ``costsim.api.REPORT_GROUPINGS``; a test keeps them equal)."""
 BREAKDOWNS = (*REPORT_GROUPINGS, "agent", "tool")

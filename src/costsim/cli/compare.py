@@ -15,6 +15,7 @@ from costsim.cli._common import (
     lenient_option,
     output_options,
     walk_options,
+    warm_option,
 )
 from costsim.cli._errors import handle_errors
 
@@ -32,6 +33,7 @@ from costsim.cli._errors import handle_errors
     help="Exit 1 when a variant's Δ % (its cost change against the recording billed like "
     "for like, as in the table) is above PCT (5 or 5%).",
 )
+@warm_option
 @walk_options
 @lenient_option
 @output_options
@@ -42,6 +44,7 @@ def compare(
     only: tuple[str, ...],
     by: str | None,
     fail_over: float | None,
+    warm: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     lenient: bool,
@@ -50,10 +53,11 @@ def compare(
     """Compare the variants of SCENARIOS (files, or folders of scenario files).
 
     Each scenario opens with its answer: the variant that saves most, what and how sure
-    that is. Exit 1 when a scenario budget or --fail-over is broken."""
+    that is. Exit 1 when a scenario budget or --fail-over is broken. --warm overrides the
+    scenarios' own `warm`."""
     from costsim import api
 
-    options = (sorted(set(only)), by, fail_over, lenient, list(include), list(exclude))
+    options = (sorted(set(only)), by, fail_over, lenient, list(include), list(exclude), warm)
     key = api.comparison_key(scenarios, options=options, layout=out.layout())
     transcript = api.recall_output(key)
     if transcript is None:
@@ -67,6 +71,7 @@ def compare(
                 progress=progress,
                 include=include,
                 exclude=exclude,
+                warm=warm,
             )
         transcript = out.transcript(result, failures="\n".join(result.gate_failures))
         if key is not None:

@@ -16,6 +16,7 @@ from costsim.cli._common import (
     parse_as_of,
     paths_argument,
     walk_options,
+    warm_option,
 )
 from costsim.cli._errors import handle_errors
 
@@ -32,6 +33,7 @@ from costsim.cli._errors import handle_errors
     "costsim strategies lists them and their parameters. None: the identity variant.",
 )
 @gap_option
+@warm_option
 @as_of_option
 @lenient_option
 @walk_options
@@ -42,6 +44,7 @@ def simulate(
     paths: tuple[Path, ...],
     strategies: tuple[str, ...],
     gap: float | None,
+    warm: str | None,
     as_of: str | None,
     lenient: bool,
     include: tuple[str, ...],
@@ -61,6 +64,7 @@ def simulate(
             list(strategies),
             as_of=when,
             gap=gap,
+            warm=warm,
             lenient=lenient,
             include=include,
             exclude=exclude,

@@ -311,11 +311,13 @@ class Engine:
                 cache = caches[item.call.provider] = SIMULATORS[item.call.provider](self.rules)
             seeds, lost = warm.pop(id(item.origin), []) if item.origin else [], None
             for seed in seeds:  # what the recording shows was cached before this call
-                key, tokens, seeded_at, ttl = followed(item, prefix, seed, self.prefix)
+                key, tokens, seeded_at, ttl = followed(item, prefix, seed, self.prefix, self.rules)
                 if (lost := unseeded(item, (prefix, key, tokens, ttl), self.rules)) is None:
                     cache.seed(key, tokens, at=seeded_at, ttl=ttl)
             result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
-            if seeds and (lost := lost_warm_start(item, result.read) if lost is None else lost):
+            if seeds and (
+                lost := lost_warm_start(item, result.read, self.rules) if lost is None else lost
+            ):
                 notes.setdefault(lost, {})[item.call.provenance] = None
             for note in result.notes:  # a call that breaks a rule twice counts once
                 notes.setdefault(note, {})[item.call.provenance] = None

@@ -18,6 +18,7 @@ from costsim.model import Call, CassetteTrace
 from costsim.strategies.trace import SimCall
 
 __all__ = [
+    "FIRST_RUN_COLD",
     "LOST_WARM_START",
     "Layout",
     "WarmSeed",
@@ -92,7 +93,11 @@ def infer_warm(trace: CassetteTrace, rules: CacheRules, layout: Layout) -> list[
 
 
 def followed(
-    item: SimCall, prefix: Prefix, seed: tuple[str, int, float, str], layout: Layout
+    item: SimCall,
+    prefix: Prefix,
+    seed: tuple[str, int, float, str],
+    layout: Layout,
+    rules: CacheRules,
 ) -> tuple[str, int, float, str]:
     """A warm start of a request a variant changed, moved onto the same place of its new
     prefix: the requests sent before the recording began came from the same client, so in a
@@ -102,9 +107,13 @@ def followed(
     routed to another model is warm in that model's cache. Changed in content only, the
     block is the one at the same index; else the one at the same place counted from the end
     of its part of the request (tools, system, message N); where the new prefix has none, the
-    recorded entry is kept, which the request reads only while its prefix is unchanged."""
+    recorded entry is kept, which the request reads only while its prefix is unchanged.
+    With ``rules.warm_starts`` "first" (the first session after the change ships) the
+    recorded entry is always kept."""
     origin, (key, tokens, seeded_at, ttl) = item.origin, seed
     if origin is None or item.call is origin or origin.usage is None:
+        return seed
+    if rules.warm_starts != "steady":
         return seed
     recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
     block = moved_block(key, recorded, prefix) if item.call.model == origin.model else None
@@ -136,15 +145,23 @@ LOST_WARM_START = (
     "request would warm a cache of its own"
 )
 """Said where a variant loses a warm start: its cost reads high by what that read saved."""
+FIRST_RUN_COLD = (
+    "a changed request no longer reads the cache the recording shows warm before it (written "
+    "outside the recording by the recorded requests): billed cold, as in the first run after "
+    "the change ships (--warm steady: each run after that)"
+)
+"""The same, said in a first-run simulation, where it is the answer asked for."""
 
 
-def lost_warm_start(item: SimCall, read: int) -> str | None:
-    """:data:`LOST_WARM_START` where ``item`` changed its recorded request and reads nothing
-    where the recording read a cache it found warm; else None."""
+def lost_warm_start(item: SimCall, read: int, rules: CacheRules) -> str | None:
+    """:data:`LOST_WARM_START` (or :data:`FIRST_RUN_COLD`) where ``item`` changed its recorded
+    request and reads nothing where the recording read a cache it found warm; else None."""
     origin = item.origin
     if origin is None or item.call is origin or origin.usage is None:
         return None
-    return LOST_WARM_START if read == 0 < origin.usage.cache_read else None
+    if read or not origin.usage.cache_read:
+        return None
+    return LOST_WARM_START if rules.warm_starts == "steady" else FIRST_RUN_COLD
 
 
 SHORTER_TTL = (

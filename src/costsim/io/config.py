@@ -35,10 +35,11 @@ KNOWN_KEYS = (
     "scheduler",
     "secrets",
     "unpriced_fallback",
+    "warm",
 )
 """Every setting of ``[tool.costsim]``: the commands' (``jobs``, ``cache``, ``scheduler``,
 ``calibration``, ``secrets``) and the pytest plugin's (``budgets``, ``unpriced_fallback``,
-``drift``; ``costsim`` is costsim 0.1's switch, which the plugin explains)."""
+``drift``, ``warm``; ``costsim`` is costsim 0.1's switch, which the plugin explains)."""
 
 
 def find_pyproject(start: Path) -> Path | None:
@@ -120,6 +121,7 @@ _CHECKS: dict[str, Callable[[object], list[str]]] = {
         lambda v: isinstance(v, str),
         "unpriced_fallback must be a string such as 'prompt_tokens:5%'",
     ),
+    "warm": _one(lambda v: v in ("steady", "first"), "warm must be steady or first"),
 }
 """What each setting of :data:`KNOWN_KEYS` must be, checked when the table is read (the
 commands and the pytest plugin check their meaning further where they use them)."""

@@ -86,6 +86,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "it as sent and list it), fail (that, and fail the run) or ignore (meter the recording).",
     )
     group.addoption(
+        "--costsim-warm",
+        choices=("steady", "first"),
+        default=None,
+        help="A cache a cassette found warm, for a request the code now sends differently: "
+        "steady (default: each run once the change ships, read at the same place of the "
+        "changed prompt) or first (the first run after it ships: read only as far as the "
+        "prompt is unchanged).",
+    )
+    group.addoption(
         "--costsim-lenient",
         action="store_true",
         help="Warn about LLM calls costsim cannot meter instead of failing the run.",

@@ -31,7 +31,7 @@ class LocalState:
         self.session.drift = setup.drift  # type: ignore[assignment]
         self.session.pattern_budgets.extend(setup.pattern_budgets)
         self.session.notes.extend(setup.notes)
-        self.session.meter = TestMeter(setup.calibration)
+        self.session.meter = TestMeter(setup.calibration, warm=setup.warm)
         self._stored: dict[tuple[str, int, int, int], tuple[Any, Mapping[str, Any]]] = {}
         self._summary: tuple[SummaryOptions, list[str] | Exception] | None = None
 

@@ -76,6 +76,8 @@ class Setup:
     """How calls are metered, from the settings: known before any test runs."""
 
     drift: str = "warn"
+    warm: str = "steady"
+    """What a request the code changed finds of a cache its cassette found warm."""
     calibration: Path | None = None
     pattern_budgets: tuple[tuple[str, Budget], ...] = ()
     notes: tuple[str, ...] = ()

@@ -31,6 +31,9 @@ class PluginSettings(BaseModel):
     """Tolerances a cost gate falls back to on a test with unpriced calls, e.g.
     ``"prompt_tokens:5%,output_tokens:10%"`` (default: both token counts at the cost tolerance)."""
     drift: DriftMode | None = None
+    warm: str | None = None
+    """Warm starts of requests the code now sends differently: steady or first (see
+    ``--costsim-warm``)."""
     calibration: str | None = None
     """The token estimator's calibration saved by ``costsim calibrate --save`` (relative to the
     pyproject.toml); the CLI reads the same key."""

@@ -72,7 +72,10 @@ def configure(config: pytest.Config, settings_key: pytest.StashKey[PluginSetting
 
 def _setup(config: pytest.Config, project: Path, settings: PluginSettings | None) -> Setup:
     if settings is None:
-        return Setup(drift=config.getoption("costsim_drift") or "warn")
+        return Setup(
+            drift=config.getoption("costsim_drift") or "warn",
+            warm=config.getoption("costsim_warm") or "steady",
+        )
     notes: tuple[str, ...] = ()
     if settings.costsim is not None:
         notes = (
@@ -81,6 +84,7 @@ def _setup(config: pytest.Config, project: Path, settings: PluginSettings | None
         )
     return Setup(
         drift=config.getoption("costsim_drift") or settings.drift or "warn",
+        warm=config.getoption("costsim_warm") or settings.warm or "steady",
         calibration=settings.calibration_file(project),
         pattern_budgets=tuple(settings.pattern_budgets()),
         notes=notes,

@@ -132,6 +132,7 @@ def comparison_json(comparison: Comparison, *, single: bool = False) -> dict[str
         "kind": "costsim.simulation" if single else "costsim.comparison",
         "title": comparison.title,
         "as_of": comparison.as_of.isoformat() if comparison.as_of else None,
+        "warm_starts": comparison.warm_starts,
         "baseline": totals_json(comparison.baseline),
         "baseline_unpriced": unpriced_json(comparison.baseline),
         "cheapest": _cheapest_json(comparison),

@@ -241,6 +241,17 @@ def _variant_details(
     return lines
 
 
+FIRST_RUN = (
+    "Warm starts: the first run after each change ships (--warm first): a cache the recording "
+    "found warm is read only as far as a changed prompt is unchanged."
+)
+
+
+def warm_line(comparison: Comparison) -> str:
+    """What the comparison assumes of warm starts, when not the default steady state."""
+    return FIRST_RUN if comparison.warm_starts == "first" else ""
+
+
 def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: bool) -> str:
     cells = money_of(comparison)
     # the answer right under the scenario's name; what the scenario is about after it
@@ -261,6 +272,8 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
         lines += _variant_details(summary, width, verbose, cells.decimals)
     if comparison.as_of:
         lines.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
+    if warm_line(comparison):
+        lines += wrap(warm_line(comparison), width, subsequent="  ")
     return "\n".join(lines) + "\n"
 
 
@@ -274,6 +287,8 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
         details += _variant_details(summary, 10**6, verbose, cells.decimals)
     if comparison.as_of:
         details.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
+    if warm_line(comparison):
+        details.append(warm_line(comparison))
     notes = "\n".join(
         f"- {line.strip()}" if not line.startswith("  ") else f"  - {line.strip()}"
         for line in details
