@@ -3,10 +3,9 @@
 Hooks and options only; the state lives in :class:`costsim.plugin.session.CostsimSession`.
 Installing costsim registers this plugin in every pytest run of the environment, so it must
 never break one: without ``--costsim`` (or ``costsim = true`` in the pytest ini settings) it
-registers its options and markers and does nothing else — no file is read, nothing heavy is
-imported. Hooks of optional plugins (pytest-xdist) are optional. During a costsim run an
-error inside costsim becomes a line in the costsim section and fails that section; it never
-turns into an INTERNALERROR that loses the test results.
+registers its options and markers and does nothing else (no file read, nothing heavy
+imported); hooks of optional plugins (pytest-xdist) are optional. An error inside costsim
+fails the costsim section, never the run with an INTERNALERROR that loses the test results.
 """
 
 from __future__ import annotations
@@ -88,11 +87,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--costsim-warm",
         choices=("steady", "first"),
-        default=None,
-        help="A cache a cassette found warm, for a request the code now sends differently: "
-        "steady (default: each run once the change ships, read at the same place of the "
-        "changed prompt) or first (the first run after it ships: read only as far as the "
-        "prompt is unchanged).",
+        help="A cache a cassette found warm, for requests the code changed: steady (default: "
+        "each run once the change ships) or first (the first run after it ships).",
     )
     group.addoption(
         "--costsim-lenient",
