@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from costsim.analysis.cut_short import cut_short, cut_short_warnings
 
 
@@ -35,3 +37,14 @@ def test_json_cassettes_are_neither_cut_short_nor_siblings() -> None:
     assert cut_short([cut, recorded], [cut]) == {}
     assert cut_short([cut, recorded, Path("x/b.YML")], [cut]) == {cut: 1}
     assert cut_short([recorded, Path("x/b.yaml")], [recorded]) == {}
+
+
+def test_a_folder_named_relatively_and_absolutely_is_one_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``costsim report c/x.yaml /abs/c/y.yaml``: one folder, however each file is written
+    (the relative one used to be a folder of its own, compared with nothing)."""
+    (tmp_path / "c").mkdir()
+    monkeypatch.chdir(tmp_path)
+    relative, absolute = Path("c/x.yaml"), tmp_path / "c" / "y.yaml"
+    assert cut_short([relative, absolute], [relative]) == {relative: 1}

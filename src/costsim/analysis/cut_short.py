@@ -25,9 +25,12 @@ def cut_short(paths: Sequence[Path], unversioned: Iterable[Path]) -> dict[Path, 
     other YAML files of ``paths`` that end with the ``version`` key, with how many do (a JSON
     cassette cut anywhere does not parse, and vcrpy writes its key elsewhere)."""
     missing, files = set(unversioned), dict.fromkeys(p for p in paths if _yaml(p))
-    versioned: Counter[Path] = Counter(path.parent for path in files if path not in missing)
+    folder = {path: path.absolute().parent for path in files}  # c/x.yaml beside /w/c/y.yaml
+    versioned: Counter[Path] = Counter(folder[path] for path in files if path not in missing)
     return {
-        path: versioned[path.parent] for path in files if path in missing and versioned[path.parent]
+        path: versioned[folder[path]]
+        for path in files
+        if path in missing and versioned[folder[path]]
     }
 
 

@@ -22,12 +22,11 @@ from typing import Literal
 from pydantic import Field, field_validator
 
 from costsim.metering.models import encoding_for, provider_of
-from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock, Usage
+from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlock
 from costsim.model.quoting import quoted, short_name
 from costsim.model.reasoning import reasons
-from costsim.pricing.names import model_label
+from costsim.pricing.input_price import input_price
 from costsim.pricing.platform_ids import model_name, on_platform, price_list
-from costsim.pricing.prices import price
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
 from costsim.strategies.routing_idle import COMPLEXITY_REASONS, idle_rules
@@ -173,21 +172,6 @@ def _unmatched(models: dict[str, str], trace: SimTrace) -> list[Event]:
     ]
 
 
-def _input_price(model: str, provider: str, when: datetime | None) -> tuple[float | None, str]:
-    """(the model's input price per million tokens, or None; its name as ``--by model``
-    names it: one name per price, so a dated name and its alias are one model)."""
-    # the thousand tokens after a first thousand, scaled to a million: below every
-    # long-context tier (Sonnet 4.5's doubles its rate above 200K tokens, so priced at a
-    # million it read dearer than Opus 4.5) and without a per-request fee
-    result = price(Usage(uncached_input=2_000), model=model, provider=provider, at=when)
-    first = price(Usage(uncached_input=1_000), model=model, provider=provider, at=when)
-    model_id = result.model_id if result.source == "genai-prices" else None
-    amount = None
-    if result.amount is not None and first.amount is not None:
-        amount = float((result.amount - first.amount) * 1_000)
-    return amount, model_label(model, provider, model_id)
-
-
 def _not_routable(call: Call, model: str, when: datetime) -> str | None:
     """Why ``call`` cannot go to ``model`` (None: it can): another provider's model (requests
     are not translated), or, for a call another provider's host served (Azure OpenAI,
@@ -198,7 +182,7 @@ def _not_routable(call: Call, model: str, when: datetime) -> str | None:
             f"{call.provider} calls not routed to {model}: requests are not translated "
             "between providers"
         )
-    if call.served_by is not None and _input_price(model, call.served_by, when)[0] is None:
+    if call.served_by is not None and input_price(model, call.served_by, when)[0] is None:
         return f"{call.served_by} calls not routed to {model}: {call.served_by} does not list it"
     return None
 
@@ -352,8 +336,8 @@ class Routing:
                     call.provenance,
                 )
             )
-            before, was = _input_price(*price_list(call), when)
-            after, to = _input_price(*price_list(call, model), when)
+            before, was = input_price(*price_list(call), when)
+            after, to = input_price(*price_list(call, model), when)
             dear = before is not None and after is not None and after > before
             if dear and not call.errored:  # an errored request was billed nothing
                 dearer.setdefault((was, to), []).append(item)
