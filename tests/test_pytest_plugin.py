@@ -59,6 +59,22 @@ def test_replayed_calls_appear_with_their_tokens(project: pytest.Pytester) -> No
     assert tests["test_agent.py::test_two"]["output_tokens"] == 58 + 31
 
 
+def test_a_first_run_says_so(project: pytest.Pytester) -> None:
+    """``--costsim-warm first`` (or ``warm = "first"`` in ``[tool.costsim]``) changes what
+    drifted calls and what-if columns cost: the summary and the report file say it."""
+    project.makepyfile(test_agent=REPLAY + "\ndef test_two():\n    _replay(2)\n")
+    result = project.runpytest("--costsim", "--costsim-warm", "first", "--costsim-report", "o.json")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["*warm starts: the first run after each change ships*"])
+    notes = _report(project, "o.json")["notes"]
+    assert isinstance(notes, list) and any("first run" in note for note in notes)
+    project.makepyprojecttoml('[tool.costsim]\nwarm = "first"\n')
+    again = project.runpytest("--costsim")
+    again.stdout.fnmatch_lines(["*warm starts: the first run after each change ships*"])
+    bad = project.runpytest("--costsim", "--costsim-warm", "cold")
+    assert bad.ret == pytest.ExitCode.USAGE_ERROR
+
+
 def test_budget_exceeded_fails_the_run_with_the_message(project: pytest.Pytester) -> None:
     project.makepyfile(
         test_agent=REPLAY

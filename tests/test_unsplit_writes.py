@@ -132,3 +132,41 @@ def test_a_streams_unsplit_writes_follow_its_markers_too() -> None:
     parsed = AnthropicMessages().parse_stream([SseEvent(e["type"], e) for e in events])
     assert parsed.unsplit_writes and parsed.usage is not None
     assert parsed.usage.cache_write_5m == 2400
+
+
+def _tool_loop(system_ttl: str | None, result_ttl: str) -> dict[str, Any]:
+    """A request whose last turn returns a tool result with a marker on its own text."""
+    request = _request(system_ttl)
+    request["messages"] = [
+        {"role": "user", "content": "Look it up."},
+        {
+            "role": "assistant",
+            "content": [{"type": "tool_use", "id": "t1", "name": "find", "input": {}}],
+        },
+        {
+            "role": "user",
+            "content": [
+                {
+                    "type": "tool_result",
+                    "tool_use_id": "t1",
+                    "content": [
+                        {"type": "text", "text": "found", "cache_control": _marked(result_ttl)}
+                    ],
+                }
+            ],
+        },
+    ]
+    if system_ttl is None:
+        del request["system"][0]["cache_control"]
+    return request
+
+
+def test_a_marker_inside_a_tool_result_counts_too(tmp_path: Path) -> None:
+    """A 1h marker on a tool result's text, the request's only one: 1h writes (they used to
+    be read as 5m); beside a 1h system marker, a 5m one there makes the request mixed (it
+    used to be priced wholly at 1h, above the bill's lower bound, without a word)."""
+    alone = _report(_cassette(tmp_path, _tool_loop(None, "1h"), _reply()))
+    assert alone["totals"]["cache_write_1h_tokens"] == 2400
+    mixed = _report(_cassette(tmp_path, _tool_loop("1h", "5m"), _reply()))
+    assert mixed["totals"]["cache_write_5m_tokens"] == 2400
+    assert "mixed-ttl-writes" in [note["kind"] for note in mixed["notes"]]

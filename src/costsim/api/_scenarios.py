@@ -80,7 +80,9 @@ def _compare(
     model = loaded.scenario
     overrides = [(r.rule, r.model, r.value, r.since) for r in model.model_rules]
     agents = {name: AgentSpec(rule.match, rule.tier) for name, rule in model.agents.items()}
-    rules = default_rules().with_overrides(overrides).with_warm(warm or model.warm)
+    settings = with_progress(resolve(jobs, cache, scheduler), progress, label)
+    mode = warm if warm is not None else model.warm or settings.warm
+    rules = default_rules().with_overrides(overrides).with_warm(mode)
     day = model.pricing.as_of
     as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
     found = find_cassettes(list(loaded.cassettes), lenient=lenient)
@@ -95,7 +97,7 @@ def _compare(
         matcher=agent_matcher(loaded),
         as_of=as_of,
         lenient=lenient,
-        settings=with_progress(resolve(jobs, cache, scheduler), progress, label),
+        settings=settings,
     )
     data = finish(
         share,

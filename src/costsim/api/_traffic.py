@@ -17,7 +17,7 @@ from costsim.analysis.comparison import compare_variants, finish
 from costsim.analysis.cut_short import traces_cut_short
 from costsim.analysis.groups import AgentMatcher
 from costsim.analysis.report import build_report
-from costsim.api.execution import Settings, resolve
+from costsim.api.execution import Settings, current, resolve
 from costsim.api.pipeline import check_all, compare_all, cut_short_in, list_all, load_all
 from costsim.api.results import (
     CacheCheck,
@@ -238,7 +238,7 @@ def simulate(
     cassette by cassette, in parallel (see :func:`costsim.api.compare` for ``jobs``, ``cache``
     and ``scheduler``); the result is the same as for traces loaded first."""
     variant = variant_of(strategies)
-    rules = default_rules().with_gap(gap).with_warm(warm)
+    rules = default_rules().with_gap(gap).with_warm(warm if warm is not None else current().warm)
     paths = _as_paths(traces)
     if paths is not None:  # streamed, cassette by cassette
         found = find_cassettes(paths, Selection.of(include, exclude), lenient=lenient)

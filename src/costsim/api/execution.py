@@ -8,7 +8,7 @@ cassette order, so the result is the same as a serial run's, byte for byte.
 Settings come from the keyword arguments of the API functions, else from the innermost
 :func:`configured` block (the CLI's ``--jobs``, ``--no-cache``, ``--scheduler`` and
 ``--calibration`` set one), else from ``[tool.costsim]`` in the nearest ``pyproject.toml``
-(``jobs``, ``cache``, ``scheduler``, ``calibration``), else the defaults.
+(``jobs``, ``cache``, ``scheduler``, ``calibration``, ``warm``), else the defaults.
 
 The token estimator is the same for every command and every cassette of a run: the
 coefficients shipped with costsim, or a calibration saved by ``costsim calibrate --save``
@@ -73,6 +73,9 @@ class Settings:
     """The address of a Dask distributed scheduler to send batches to."""
     calibration: Path | None = None
     """The token estimator's saved calibration; None: the coefficients shipped with costsim."""
+    warm: str | None = None
+    """``[tool.costsim] warm``: steady or first warm starts where a command or scenario does
+    not choose (see :data:`costsim.cache.rules.WARM_STARTS`); None: steady."""
     progress: Progress | None = None
 
     @property
@@ -118,7 +121,10 @@ def _from_config() -> Settings:
     path, table = tool_config()  # every setting of its kind (see tool_table)
     jobs, cache, scheduler = table.get("jobs"), table.get("cache", True), table.get("scheduler")
     saved = calibration_path(path, table.get("calibration"))
-    return Settings(jobs=jobs, cache=cache, scheduler=scheduler or None, calibration=saved)
+    warm = table.get("warm")
+    return Settings(
+        jobs=jobs, cache=cache, scheduler=scheduler or None, calibration=saved, warm=warm
+    )
 
 
 def current() -> Settings:

@@ -109,6 +109,7 @@ def comparison_key(
         f"options {list(options)!r}",
         f"layout {list(layout)!r}",
         settings.estimator_key(),
+        f"warm {settings.warm}",  # [tool.costsim] warm, where neither option nor scenario says
     ]
     try:
         scenarios = find_scenarios(list(paths))

@@ -54,7 +54,7 @@ def compare(
 
     Each scenario opens with its answer: the variant that saves most, what and how sure
     that is. Exit 1 when a scenario budget or --fail-over is broken. --warm overrides the
-    scenarios' own `warm`."""
+    scenarios' own warm setting."""
     from costsim import api
 
     options = (sorted(set(only)), by, fail_over, lenient, list(include), list(exclude), warm)

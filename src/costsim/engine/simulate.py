@@ -34,7 +34,7 @@ from costsim.engine.results import (
     WarmStart,
     trace_cost,
 )
-from costsim.engine.warm import WarmSeed, followed, infer_warm, lost_warm_start, timeline, unseeded
+from costsim.engine.warm import WarmSeed, infer_warm, lost_warm_start, seed_warm, timeline
 from costsim.metering.meter import Meter
 from costsim.model import Call, CassetteTrace, Provenance, Usage, UsageSource, split_prompt
 from costsim.model.sharing import distinct_path_runs
@@ -311,9 +311,7 @@ class Engine:
                 cache = caches[item.call.provider] = SIMULATORS[item.call.provider](self.rules)
             seeds, lost = warm.pop(id(item.origin), []) if item.origin else [], None
             for seed in seeds:  # what the recording shows was cached before this call
-                key, tokens, seeded_at, ttl = followed(item, prefix, seed, self.prefix, self.rules)
-                if (lost := unseeded(item, (prefix, key, tokens, ttl), self.rules)) is None:
-                    cache.seed(key, tokens, at=seeded_at, ttl=ttl)
+                lost = seed_warm(cache, item, prefix, seed, (self.prefix, self.rules))
             result = cache.request(prefix, model=item.call.model, at=at, when=item.call.recorded_at)
             if seeds and (
                 lost := lost_warm_start(item, result.read, self.rules) if lost is None else lost

@@ -22,10 +22,12 @@ __all__ = [
     "LOST_WARM_START",
     "Layout",
     "WarmSeed",
+    "carried",
     "followed",
     "infer_warm",
     "lost_warm_start",
     "same_place",
+    "seed_warm",
     "timeline",
     "unseeded",
 ]
@@ -92,13 +94,62 @@ def infer_warm(trace: CassetteTrace, rules: CacheRules, layout: Layout) -> list[
     return seeds
 
 
+Entry = tuple[str, int, float, str]
+"""A cache entry to seed: (key, tokens, seeded at, ttl)."""
+
+
+def carried(
+    item: SimCall, prefix: Prefix, seed: Entry, layout: Layout, rules: CacheRules
+) -> tuple[Entry, list[Entry]]:
+    """What the recording's warm start ``seed`` of a request is in a variant: the entry the
+    request reads (:func:`followed`; whether it is kept is :func:`unseeded`'s to say), and
+    entries seeded beside it as they are.
+
+    ``steady``: an entry moved onto the changed request keeps the recorded one beside it,
+    in its own model's cache, for the trace's requests the variant left unchanged (the
+    earlier sessions sent those too: routing only the first call to a light model must not
+    leave the calls after it, on the recorded model, cold). ``first``: the recorded entry,
+    and the entries of the recorded request's breakpoints before it, which the sessions
+    before wrote on the way (a request changed past the system prompt still reads it)."""
+    moved = followed(item, prefix, seed, layout, rules)
+    origin = item.origin
+    if rules.warm_starts == "steady":
+        return moved, [seed] if moved[0] != seed[0] else []
+    if origin is None or item.call is origin or origin.usage is None:
+        return moved, []
+    recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
+    at = next((i for i, block in enumerate(recorded.blocks) if block.key == seed[0]), 0)
+    earlier = [block for block in recorded.blocks[:at] if block.breakpoint is not None]
+    return moved, [(b.key, b.tokens, seed[2], b.breakpoint.ttl) for b in earlier if b.breakpoint]
+
+
+def seed_warm(
+    cache: CacheSimulator,
+    item: SimCall,
+    prefix: Prefix,
+    seed: Entry,
+    how: tuple[Layout, CacheRules],
+) -> str | None:
+    """Seed ``cache`` with what the warm start ``seed`` of ``item`` is in the variant (see
+    :func:`carried`); why the entry the request reads is not kept (see :func:`unseeded`), or
+    None."""
+    layout, rules = how
+    (key, tokens, seeded_at, ttl), kept = carried(item, prefix, seed, layout, rules)
+    lost = unseeded(item, (prefix, key, tokens, ttl), rules)
+    if lost is None:
+        cache.seed(key, tokens, at=seeded_at, ttl=ttl)
+    for entry_key, entry_tokens, entry_at, entry_ttl in kept:
+        cache.seed(entry_key, entry_tokens, at=entry_at, ttl=entry_ttl)
+    return lost
+
+
 def followed(
     item: SimCall,
     prefix: Prefix,
-    seed: tuple[str, int, float, str],
+    seed: Entry,
     layout: Layout,
     rules: CacheRules,
-) -> tuple[str, int, float, str]:
+) -> Entry:
     """A warm start of a request a variant changed, moved onto the same place of its new
     prefix: the requests sent before the recording began came from the same client, so in a
     deployment of the variant they were changed alike (steady state, not the first session

@@ -87,8 +87,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--costsim-warm",
         choices=("steady", "first"),
-        help="A cache a cassette found warm, for requests the code changed: steady (default: "
-        "each run once the change ships) or first (the first run after it ships).",
+        help="A cache a cassette found warm, for requests the code or a what-if changed: steady "
+        "(default: each run once the change ships) or first (the first run after it ships).",
     )
     group.addoption(
         "--costsim-lenient",

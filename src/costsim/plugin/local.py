@@ -17,7 +17,7 @@ from typing import Any
 from costsim.api.testing import MeteredCall, TestMeter
 from costsim.plugin.finish import finish
 from costsim.plugin.render import SummaryOptions, summary_lines
-from costsim.plugin.run import Run, Setup
+from costsim.plugin.run import FIRST_RUN_NOTE, Run, Setup
 from costsim.plugin.session import CostsimSession
 
 __all__ = ["LocalState"]
@@ -32,6 +32,8 @@ class LocalState:
         self.session.pattern_budgets.extend(setup.pattern_budgets)
         self.session.notes.extend(setup.notes)
         self.session.meter = TestMeter(setup.calibration, warm=setup.warm)
+        if setup.warm == "first":  # the assumption behind drifted calls and what-if columns
+            self.session.notes.append(FIRST_RUN_NOTE)
         self._stored: dict[tuple[str, int, int, int], tuple[Any, Mapping[str, Any]]] = {}
         self._summary: tuple[SummaryOptions, list[str] | Exception] | None = None
 

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from costsim.plugin.settings import PluginSettings
 
 __all__ = [
+    "FIRST_RUN_NOTE",
     "OPTIONS",
     "REPORT_SUFFIXES",
     "MeteringError",
@@ -37,6 +38,12 @@ __all__ = [
 
 REPORT_SUFFIXES = (".json", ".md", ".markdown", ".html", ".htm")
 """What ``--costsim-report`` can write, by the file's extension (as ``costsim -o``)."""
+FIRST_RUN_NOTE = (
+    "warm starts: the first run after each change ships (--costsim-warm first): a cache a "
+    "cassette found warm is read by a changed request only as far as its prompt is unchanged"
+)
+"""Said by a run that meters drifted calls and what-if columns as a first run."""
+
 OPTIONS = ("save", "compare", "fail", "report", "strategies", "lenient")
 """The ``--costsim-*`` options the end of a run reads (``costsim_save``, ...)."""
 _NAME = re.compile(r"[A-Za-z0-9][\w.-]*")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from costsim.model import CacheControl, Call, Flavour, Note, NoteKind
+from costsim.model import Block, CacheControl, Call, Flavour, Note, NoteKind, ToolResultBlock
 
 __all__ = ["MIXED_TTL_NOTE", "marker_ttls", "split_writes"]
 
@@ -30,9 +30,18 @@ MIXED_TTL_NOTE = (
 def _markers(call: Call) -> Iterator[CacheControl | None]:
     yield call.cache_control
     yield from (tool.cache_control for tool in call.tools)
-    yield from (getattr(block, "cache_control", None) for block in call.system)
+    yield from _block_markers(call.system)
     for message in call.messages:
-        yield from (getattr(block, "cache_control", None) for block in message.content)
+        yield from _block_markers(message.content)
+
+
+def _block_markers(blocks: tuple[Block, ...]) -> Iterator[CacheControl | None]:
+    """The markers of ``blocks`` and of the blocks a tool result holds (text and images in
+    a ``tool_result`` may carry their own)."""
+    for block in blocks:
+        yield getattr(block, "cache_control", None)
+        if isinstance(block, ToolResultBlock):
+            yield from _block_markers(block.content)
 
 
 def marker_ttls(call: Call) -> frozenset[str]:

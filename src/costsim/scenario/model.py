@@ -102,11 +102,11 @@ class Scenario(_Strict):
     """``as_of``: price every call at this date instead of its recorded date."""
     model_rules: list[ModelRule] = []
     """Overrides of dated caching rules (minimum cacheable prefix, OpenAI retention)."""
-    warm: Literal["steady", "first"] = "steady"
+    warm: Literal["steady", "first"] | None = None
     """A cache the recording found warm (written before it began), for requests a variant
     changed: ``steady``, each run once the change ships (read at the same place of the changed
     prefix); ``first``, the first run after it ships (read only as far as the prefix is
-    unchanged). ``compare --warm`` overrides it."""
+    unchanged). Unset: ``[tool.costsim] warm``, else steady; ``compare --warm`` overrides it."""
     agents: dict[str, AgentRule] = {}
     """Agent roles: how their calls are recognised, their cost tier (routing, --by agent)."""
     variants: dict[str, list[Any] | str] = Field(min_length=1)

@@ -172,6 +172,14 @@ def _unmatched(models: dict[str, str], trace: SimTrace) -> list[Event]:
     ]
 
 
+def _same_model(call: Call, model: str, when: datetime) -> bool:
+    """``model`` is the call's own, by a name it was recorded or priced under, or by another
+    name of the same model (an undated alias of a dated Claude name: one price, one cache)."""
+    if model in (call.model, call.priced_model):
+        return True
+    return input_price(*price_list(call), when)[1] == input_price(*price_list(call, model), when)[1]
+
+
 def _not_routable(call: Call, model: str, when: datetime) -> str | None:
     """Why ``call`` cannot go to ``model`` (None: it can): another provider's model (requests
     are not translated), or, for a call another provider's host served (Azure OpenAI,
@@ -314,11 +322,11 @@ class Routing:
             call = item.call
             model, why = _target(router, call)
             by_complexity += why in COMPLEXITY_REASONS
+            when = call.recorded_at or datetime.now(UTC)
             # an errored call (a 429 retried) is unbilled: sent to another model, it still is
-            if model is None or model in (call.model, call.priced_model) or call.errored:
+            if model is None or call.errored or _same_model(call, model, when):
                 calls.append(item)
                 continue
-            when = call.recorded_at or datetime.now(UTC)
             why_not = _not_routable(call, model, when)
             if why_not is not None:
                 if model not in skipped:  # said once per trace

@@ -22,7 +22,7 @@ from costsim.analysis.spread import Spread
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import money
 from costsim.render.band_text import half_text
-from costsim.render.comparison_text import best_saving, nothing_to_save
+from costsim.render.comparison_text import best_saving, nothing_to_save, warm_line
 from costsim.render.html import findings
 from costsim.render.html.costs import (
     BAND_NOTE,
@@ -335,6 +335,8 @@ def _meta(comparison: Comparison) -> list[str]:
         meta.append(f"Priced as of {comparison.as_of:%Y-%m-%d}.")
     else:
         meta.append("Each call priced at its recorded date.")
+    if warm_line(comparison):
+        meta.append(warm_line(comparison))
     return meta
 
 
