@@ -170,3 +170,57 @@ def test_a_marker_inside_a_tool_result_counts_too(tmp_path: Path) -> None:
     mixed = _report(_cassette(tmp_path, _tool_loop("1h", "5m"), _reply()))
     assert mixed["totals"]["cache_write_5m_tokens"] == 2400
     assert "mixed-ttl-writes" in [note["kind"] for note in mixed["notes"]]
+
+
+def _hybrid_reply(read: int, written: int) -> dict[str, Any]:
+    reply = _reply()
+    reply["usage"] = {
+        "input_tokens": 19,
+        "cache_creation_input_tokens": written,
+        "cache_read_input_tokens": read,
+        "output_tokens": 4,
+    }
+    return reply
+
+
+def _hybrid_request(turns: int) -> dict[str, Any]:
+    """A 1h system prompt (about 2,100 tokens) and a conversation, its last turn marked 5m."""
+    request = _request("1h")
+    history = [
+        {"role": role, "content": f"Turn {i}: " + "tell me more about the runbook. " * 40}
+        for i in range(turns)
+        for role in ("user", "assistant")
+    ]
+    last = {"type": "text", "text": "Say hello.", "cache_control": _marked("5m")}
+    request["messages"] = [*history, {"role": "user", "content": [last]}]
+    return request
+
+
+@pytest.mark.parametrize(
+    ("turns", "read", "written"),
+    [
+        pytest.param(0, 2400, 50, id="read-ends-on-the-1h-breakpoint"),
+        pytest.param(3, 3100, 300, id="read-well-past-it"),
+    ],
+)
+def test_a_read_past_the_1h_breakpoint_wrote_only_5m_entries(
+    tmp_path: Path, turns: int, read: int, written: int
+) -> None:
+    """The usual hybrid: a 1h system prompt, a 5m breakpoint on the conversation. After the
+    first turn the read covers the system prompt, so Anthropic bills every write at 5m (its
+    "Mixing different TTLs": 1h for B - A, B the last 1h breakpoint, A the read's end): the
+    price is exact, and no lower-bound warning (cassettes check used to exit 1 on it)."""
+    path = _cassette(tmp_path, _hybrid_request(turns), _hybrid_reply(read, written))
+    document = _report(path)
+    assert document["totals"]["cache_write_5m_tokens"] == written
+    assert "mixed-ttl-writes" not in [note["kind"] for note in document["notes"]]
+    assert run_cli("cassettes", "check", path).exit_code == 0
+    # 19 x $3 + read x $0.30 + written x $3.75 + 4 x $15, per million
+    cost = Decimal(57) + Decimal(read) * Decimal("0.3") + Decimal(written) * Decimal("3.75") + 60
+    assert Decimal(document["totals"]["cost_usd"]) == cost / 10**6
+
+
+def test_a_read_ending_before_the_1h_breakpoint_leaves_the_split_unknown(tmp_path: Path) -> None:
+    path = _cassette(tmp_path, _hybrid_request(3), _hybrid_reply(1000, 2400))
+    notes = [note["kind"] for note in _report(path)["notes"]]
+    assert "mixed-ttl-writes" in notes
