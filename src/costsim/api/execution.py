@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from costsim.api.orphans import die_with_parent
 from costsim.errors import ConfigError
 from costsim.io.config import calibration_path, tool_config
 from costsim.io.store import CACHE_DIR_NAME, CacheStore
@@ -204,9 +205,12 @@ def _worker_start() -> None:
     """A pool worker moves what it inherited from the process that forked it (modules, price
     lists, the run's settings) out of the garbage collector's sight: those objects live as
     long as the worker, and each full collection would walk them again (about 4% of a cold
-    compare). What the worker makes itself is collected, less often (:func:`tune_gc`)."""
+    compare). What the worker makes itself is collected, less often (:func:`tune_gc`). On
+    Linux it ends with that process: killed (SIGTERM, SIGKILL), the process cannot shut its
+    pool down, and idle workers kept CI's output pipe open for minutes."""
     gc.freeze()
     tune_gc()
+    die_with_parent()
 
 
 GC_THRESHOLDS = (200_000, 30, 30)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, TypeVar
@@ -76,5 +77,12 @@ def handle_errors(command: Callable[P, R]) -> Callable[P, R]:
             raise InputProblem(f"costsim data problem: {exc}") from None
         except CostsimError as exc:
             raise InputProblem(str(exc)) from None
+        except KeyboardInterrupt:  # Ctrl-C: what a shell reports for SIGINT, not a gate's 1
+            click.echo("\nAborted!", err=True)
+            sys.exit(INTERRUPTED)
 
     return wrapper
+
+
+INTERRUPTED = 130
+"""The exit code of a run stopped by Ctrl-C (128 + SIGINT), as shells report it."""
