@@ -70,12 +70,23 @@ def _regression(summary: VariantSummary, limit: float, baseline_cost: Decimal | 
     if change <= 0 or (priced and change / priced * 100 <= Decimal(str(limit))):
         return []
     most = f"up to {float(change / priced * 100):+.1f}% of" if priced else "a share of"
-    unpriced = summary.baseline.unpriced_calls
     return [
         f"variant {name!r}: Δ cost is +{money(change)}, {most} the recording (at least "
-        f"{money(priced)}: {unpriced:,} of its calls {'has' if unpriced == 1 else 'have'} no "
-        f"price), over the limit of +{limit:g}%"
+        f"{money(priced)}: {_why_bound(summary)}), over the limit of +{limit:g}%"
     ]
+
+
+def _why_bound(summary: VariantSummary) -> str:
+    """Why the recording's cost is only bounded: calls without a price, interactions costsim
+    cannot meter (in no sum), or both."""
+    unpriced, left_out = summary.baseline.unpriced_calls, summary.baseline.left_out_calls
+    reasons = []
+    if unpriced:
+        reasons.append(f"{unpriced:,} of its calls {'has' if unpriced == 1 else 'have'} no price")
+    if left_out:
+        some = f"{left_out:,} LLM-looking interaction{'' if left_out == 1 else 's'}"
+        reasons.append(f"{some} costsim cannot meter, in no sum")
+    return "; ".join(reasons) or "part of it is unknown"
 
 
 def gate(comparison: Comparison, budgets: dict[str, Budget], fail_over: float | None) -> list[str]:
