@@ -379,9 +379,9 @@ def cache_problem() -> str | None:
     if store is None or reason is None:
         return None
     return (
-        f"the cache folder {store.root} cannot be written ({reason}): nothing is kept for the "
-        "next run, which reads every cassette again; set COSTSIM_CACHE_DIR to a writable "
-        "folder, or pass --no-cache"
+        f"the cache folder {store.root} cannot be written ({reason}): what it holds is read, "
+        "but nothing this run made is kept, so the next one reads again every cassette it "
+        "does not hold; set COSTSIM_CACHE_DIR to a writable folder, or pass --no-cache"
     )
 
 
