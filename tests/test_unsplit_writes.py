@@ -18,7 +18,7 @@ import pytest
 
 from costsim.io.bodies import SseEvent
 from costsim.providers.anthropic import AnthropicMessages
-from tests.test_hostile_input import interaction, run_cli, write_yaml
+from tests.test_hostile_input import ANTHROPIC_RESPONSE, interaction, run_cli, write_yaml
 from tests.test_real_world_recordings import _report
 
 ANTHROPIC = "https://api.anthropic.com/v1/messages"
@@ -54,15 +54,7 @@ def _reply(split: bool = False) -> dict[str, Any]:
             "ephemeral_5m_input_tokens": 2400,
             "ephemeral_1h_input_tokens": 0,
         }
-    return {
-        "id": "msg_01",
-        "type": "message",
-        "role": "assistant",
-        "model": MODEL,
-        "content": [{"type": "text", "text": "Hello!"}],
-        "stop_reason": "end_turn",
-        "usage": usage,
-    }
+    return {**ANTHROPIC_RESPONSE, "model": MODEL, "usage": usage}
 
 
 def _cassette(tmp_path: Path, request: dict[str, Any], reply: dict[str, Any]) -> Path:

@@ -28,7 +28,7 @@ from costsim.io.config import SettingsError, tool_table
 from costsim.pricing.ledger import meter
 from costsim.providers.normalise import load_trace
 from tests.test_caching_auto_warm import CASSETTE, _realistic
-from tests.test_hostile_input import interaction, run_cli, write_yaml
+from tests.test_hostile_input import ANTHROPIC_RESPONSE, interaction, run_cli, write_yaml
 
 
 def _edited_first_call(tmp_path: Path, mode: str) -> tuple[Decimal, list[str]]:
@@ -154,19 +154,9 @@ def _interaction(
         "system": [{"type": "text", "text": system, "cache_control": {"type": "ephemeral"}}],
         "messages": messages,
     }
-    reply = {
-        "id": "msg",
-        "type": "message",
-        "role": "assistant",
-        "model": SONNET,
-        "content": [{"type": "text", "text": "ok"}],
-        "stop_reason": "end_turn",
-        "usage": {
-            **usage,
-            "output_tokens": 10,
-            "cache_creation": {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0},
-        },
-    }
+    split = {"ephemeral_5m_input_tokens": 0, "ephemeral_1h_input_tokens": 0}
+    counts = {**usage, "output_tokens": 10, "cache_creation": split}
+    reply = {**ANTHROPIC_RESPONSE, "model": SONNET, "usage": counts}
     built = interaction(URI, request, reply)
     built["response"]["headers"]["date"] = [date]
     return built
