@@ -382,3 +382,39 @@ def test_a_saved_calibration_beside_the_baselines_is_not_one(
     assert "(saved: main, pr)" in missing.stderr
     (tmp_path / ".costsim" / "broken.json").write_text("{")
     assert "broken.json: not valid JSON" in _run("baseline", "list").stderr
+
+
+def test_one_warm_vocabulary() -> None:
+    """``steady`` / ``first`` are written where each layer can read them (the CLI and the
+    plugin import no engine; the project file is checked below it): the same words in all."""
+    import typing
+
+    from costsim.cache.rules import WARM_STARTS
+    from costsim.io.config import _CHECKS
+    from costsim.scenario.model import Scenario
+
+    modes = set(WARM_STARTS)
+    assert modes == {"steady", "first"}
+    assert set(_common.warm_option(lambda: None).__click_params__[0].type.choices) == modes
+    from costsim.plugin.hooks import pytest_addoption
+
+    options: dict[str, dict[str, Any]] = {}
+
+    class Recorder:  # what pytest_addoption declares, recorded
+        def getgroup(self, *_: object) -> Recorder:
+            return self
+
+        def addoption(self, name: str, **attrs: Any) -> None:
+            options[name] = attrs
+
+        def addini(self, *_: object, **__: object) -> None:
+            pass
+
+    pytest_addoption(Recorder())  # type: ignore[arg-type]
+    assert set(options["--costsim-warm"]["choices"]) == modes
+    (literal, _none) = typing.get_args(Scenario.model_fields["warm"].annotation)
+    assert set(typing.get_args(literal)) == modes
+    schema = json.loads((ROOT / "src/costsim/schemas/comparison.schema.json").read_text())
+    assert set(schema["properties"]["warm_starts"]["enum"]) == modes
+    for value in ("steady", "first", "cold", 1):  # the project file takes each, and no other
+        assert (_CHECKS["warm"](value) == []) is (value in modes), value

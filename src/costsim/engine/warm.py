@@ -119,8 +119,11 @@ def carried(
         return moved, []
     recorded = layout(SimCall(origin, origin), origin.usage.prompt_total)
     at = next((i for i, block in enumerate(recorded.blocks) if block.key == seed[0]), 0)
-    earlier = [block for block in recorded.blocks[:at] if block.breakpoint is not None]
-    return moved, [(b.key, b.tokens, seed[2], b.breakpoint.ttl) for b in earlier if b.breakpoint]
+    return moved, [
+        (block.key, block.tokens, seed[2], block.breakpoint.ttl)
+        for block in recorded.blocks[:at]
+        if block.breakpoint is not None
+    ]
 
 
 def seed_warm(

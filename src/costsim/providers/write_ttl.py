@@ -32,7 +32,6 @@ from costsim.model import (
     NoteKind,
     TextBlock,
     ThinkingBlock,
-    ToolDef,
     ToolResultBlock,
     ToolUseBlock,
     Usage,
@@ -47,26 +46,38 @@ MIXED_TTL_NOTE = (
 )
 
 
-def _markers(call: Call) -> Iterator[CacheControl | None]:
-    yield call.cache_control
-    yield from (tool.cache_control for tool in call.tools)
-    yield from _block_markers(call.system)
-    for message in call.messages:
-        yield from _block_markers(message.content)
+def _items(call: Call) -> Iterator[tuple[CacheControl | None, int | None]]:
+    """Each item of the request in cache order (tools, system, message blocks, the blocks a
+    tool result holds, which may carry markers of their own) with its marker and its
+    characters; None where its share of the prompt cannot be told from characters (an
+    image, a document)."""
+    for tool in call.tools:
+        yield tool.cache_control, len(tool.name) + len(tool.description) + _json(tool.input_schema)
+    for blocks in (call.system, *(message.content for message in call.messages)):
+        yield from _blocks(blocks)
 
 
-def _block_markers(blocks: tuple[Block, ...]) -> Iterator[CacheControl | None]:
-    """The markers of ``blocks`` and of the blocks a tool result holds (text and images in
-    a ``tool_result`` may carry their own)."""
+def _blocks(blocks: tuple[Block, ...]) -> Iterator[tuple[CacheControl | None, int | None]]:
     for block in blocks:
-        yield getattr(block, "cache_control", None)
+        size: int | None = None
         if isinstance(block, ToolResultBlock):
-            yield from _block_markers(block.content)
+            yield from _blocks(block.content)
+            size = 0  # its own frame: a few tokens
+        elif isinstance(block, TextBlock | ThinkingBlock):
+            size = len(block.text)
+        elif isinstance(block, ToolUseBlock):
+            size = len(block.name) + _json(block.input)
+        yield getattr(block, "cache_control", None), size
+
+
+def _json(value: object) -> int:
+    return len(json.dumps(value))
 
 
 def marker_ttls(call: Call) -> frozenset[str]:
     """The TTLs the request's cache breakpoints ask for."""
-    return frozenset(marker.ttl for marker in _markers(call) if marker is not None)
+    markers = [call.cache_control, *(marker for marker, _ in _items(call))]
+    return frozenset(marker.ttl for marker in markers if marker is not None)
 
 
 def split_writes(call: Call, unsplit: bool) -> Call:
@@ -125,41 +136,13 @@ def _read_past_hours(call: Call, usage: Usage) -> bool:
 
 
 def _sized(call: Call) -> list[tuple[CacheControl | None, int]] | None:
-    """Each item of the request in cache order (tools, system, message blocks, a tool
-    result's own blocks) with its marker and the characters up to its end; None where an
-    item's share of the prompt cannot be told from characters (an image, a document)."""
-    items: list[tuple[CacheControl | None, int]] = []
+    """:func:`_items` with the characters up to each item's end; None where one cannot be
+    told."""
+    sized: list[tuple[CacheControl | None, int]] = []
     at = 0
-    for tool in call.tools:
-        at += _tool_chars(tool)
-        items.append((tool.cache_control, at))
-    for blocks in (call.system, *(message.content for message in call.messages)):
-        sized = _blocks(blocks, at)
-        if sized is None:
+    for marker, size in _items(call):
+        if size is None:
             return None
-        items += sized
-        at = items[-1][1] if items else at
-    return items or None
-
-
-def _tool_chars(tool: ToolDef) -> int:
-    return len(tool.name) + len(tool.description) + len(json.dumps(tool.input_schema))
-
-
-def _blocks(blocks: tuple[Block, ...], at: int) -> list[tuple[CacheControl | None, int]] | None:
-    items: list[tuple[CacheControl | None, int]] = []
-    for block in blocks:
-        if isinstance(block, ToolResultBlock):
-            inner = _blocks(block.content, at)
-            if inner is None:
-                return None
-            items += inner
-            at = inner[-1][1] if inner else at
-        elif isinstance(block, TextBlock | ThinkingBlock):
-            at += len(block.text)
-        elif isinstance(block, ToolUseBlock):
-            at += len(block.name) + len(json.dumps(block.input))
-        else:
-            return None
-        items.append((block.cache_control, at))
-    return items
+        at += size
+        sized.append((marker, at))
+    return sized or None

@@ -272,8 +272,8 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
         lines += _variant_details(summary, width, verbose, cells.decimals)
     if comparison.as_of:
         lines.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
-    if warm_line(comparison):
-        lines += wrap(warm_line(comparison), width, subsequent="  ")
+    if said := warm_line(comparison):
+        lines += wrap(said, width, subsequent="  ")
     return "\n".join(lines) + "\n"
 
 
@@ -287,8 +287,8 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
         details += _variant_details(summary, 10**6, verbose, cells.decimals)
     if comparison.as_of:
         details.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
-    if warm_line(comparison):
-        details.append(warm_line(comparison))
+    if said := warm_line(comparison):
+        details.append(said)
     notes = "\n".join(
         f"- {line.strip()}" if not line.startswith("  ") else f"  - {line.strip()}"
         for line in details

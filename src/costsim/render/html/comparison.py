@@ -335,8 +335,8 @@ def _meta(comparison: Comparison) -> list[str]:
         meta.append(f"Priced as of {comparison.as_of:%Y-%m-%d}.")
     else:
         meta.append("Each call priced at its recorded date.")
-    if warm_line(comparison):
-        meta.append(warm_line(comparison))
+    if said := warm_line(comparison):
+        meta.append(said)
     return meta
 
 
