@@ -192,7 +192,8 @@ def test_a_damaged_or_foreign_database_is_started_afresh(
             )
             connection.commit()
     assert _doc(api.compare(BUNDLED, jobs=1)) == expected
-    assert len(_rows(cache_dir)) == 4  # three traces and their run's share, afresh
+    # three traces, their run's share and the days prices changed on, afresh
+    assert len(_rows(cache_dir)) == 5
     assert _doc(api.compare(BUNDLED, jobs=1)) == expected
 
 
@@ -301,30 +302,6 @@ def test_dask_cluster_gives_the_local_result(cache_dir: Path) -> None:
     assert cli_run.exit_code == 0, cli_run.output
     local_cli = CliRunner().invoke(cli, ["compare", str(BUNDLED), "--format", "json", "-j", "1"])
     assert cli_run.stdout == local_cli.stdout
-
-
-def test_a_comparison_priced_at_today_is_not_reused_the_next_day(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Calls without a recorded date are priced at today's prices, so the key of a share
-    priced that way names the day; a share priced ``as_of`` a date does not."""
-    from datetime import UTC, datetime
-
-    from costsim.analysis.groups import AgentMatcher
-    from costsim.cache.rules import default_rules
-
-    def key(day: int, as_of: datetime | None) -> str | None:
-        class Frozen(datetime):
-            @classmethod
-            def now(cls, tz: Any = None) -> Any:
-                return datetime(2026, 11, day, 12, tzinfo=UTC)
-
-        monkeypatch.setattr(pipeline, "datetime", Frozen)
-        return pipeline._fingerprint([], default_rules(), {}, AgentMatcher(), as_of, "c")
-
-    assert key(23, None) != key(24, None)
-    fixed = datetime(2026, 1, 1, tzinfo=UTC)
-    assert key(23, fixed) == key(24, fixed)
 
 
 def test_cache_clear_refuses_a_folder_that_is_not_a_costsim_cache(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from costsim.api.cpus import usable_cpus
 from costsim.api.orphans import die_with_parent
 from costsim.errors import ConfigError
 from costsim.io.config import calibration_path, tool_config
@@ -81,7 +82,7 @@ class Settings:
 
     @property
     def workers(self) -> int:
-        return max(1, self.jobs if self.jobs is not None else (os.cpu_count() or 1))
+        return max(1, self.jobs if self.jobs is not None else usable_cpus())
 
     def store(self) -> CacheStore | None:
         if not self.cache:

@@ -16,7 +16,7 @@ import hashlib
 import json
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from datetime import datetime
 from functools import cache
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,6 +35,7 @@ from costsim.analysis.spread import Spread
 from costsim.analysis.turns import Turns
 from costsim.api.batches import batches, stable_batches
 from costsim.api.execution import Settings, pool_session, run_batches
+from costsim.api.price_day import prices_day, rule_days
 from costsim.api.work import (
     OWN_CACHE,
     CheckJob,
@@ -256,6 +257,7 @@ def _fingerprint(
     matcher: AgentMatcher,
     as_of: datetime | None,
     estimator: str,
+    store: CacheStore | None,
     lenient: bool = False,
 ) -> str | None:
     """What a cassette's share depends on besides its bytes and path; None when a strategy
@@ -272,9 +274,9 @@ def _fingerprint(
         repr(sorted(agents.items())),
         repr([(name, pattern.pattern) for name, pattern in matcher.patterns]),
         repr([(name, sorted(map(str, files))) for name, files in matcher.files]),
-        # calls without a recorded date are priced at today's prices: a share made on
-        # another day may be priced differently
-        repr(as_of) if as_of is not None else f"today {datetime.now(UTC).date()}",
+        # calls without a recorded date are priced and cached as today: a share made on
+        # another day is alike while no price nor caching rule changed in between
+        repr(as_of) if as_of is not None else prices_day(store, rule_days(rules)),
         estimator,
         *(["lenient"] if lenient else []),
     ]
@@ -304,7 +306,7 @@ def compare_all(
         settings = _settings_for(settings, sum(sizes))
         report, estimator_key = settings.keyed_estimator()
         fingerprint = (
-            _fingerprint(variants, rules, agents, matcher, as_of, estimator_key, lenient)
+            _fingerprint(variants, rules, agents, matcher, as_of, estimator_key, store, lenient)
             if settings.cache
             else None
         )

@@ -4,7 +4,8 @@ before, without loading a cassette.
 The key of a recalled output covers everything the output depends on: this build of costsim
 and the versions of the libraries that count and price (:meth:`CacheStore.key`); the token
 estimator (shipped, or the saved calibration's bytes); the working folder (paths are shown
-relative to it); today's date (calls recorded without a date are priced at today's prices);
+relative to it); the day today's prices and caching rules took effect (calls recorded
+without a date are priced and cached as today: :mod:`costsim.api.price_day`);
 every option and how the text is laid out; each scenario file's
 bytes; the path and bytes of every cassette it reads; the files its agent roles name, and the
 folders that hold no cassette (they are warned about). When a strategy comes from another
@@ -22,13 +23,14 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from costsim.api.execution import resolve
+from costsim.api.price_day import prices_day
 from costsim.errors import CostsimError
 from costsim.io.store import CacheStore, content_digest, file_digest, writable
 from costsim.scenario.files import find_scenarios, scenario_files
@@ -73,10 +75,17 @@ def _foreign_strategies() -> bool:
     return any(not type(strategy).__module__.startswith("costsim.") for strategy in known.values())
 
 
-def _scenario_parts(path: Path) -> list[str] | None:
+def _scenario_parts(path: Path, days: list[date] | None) -> list[str] | None:
+    """What a scenario's output depends on; adds its caching rules' days to ``days`` (None
+    when one cannot be told)."""
     found = scenario_files(path)
     if found is None:
         return None
+    if days is not None and found.rule_days is not None:
+        days.extend(found.rule_days)
+    elif days is not None:
+        days.clear()
+        days.append(date.max)  # not to be told: today's date keys it
     # paths as written and as resolved: output shows resolved paths, and agent roles match
     # by them (a symbolic link pointed elsewhere changes both)
     parts = [f"scenario {path} {path.resolve()} {content_digest(found.data)}"]
@@ -105,7 +114,6 @@ def comparison_key(
     parts = [
         "compare",
         f"cwd {Path.cwd()}",
-        f"today {datetime.now(UTC).date()}",
         f"options {list(options)!r}",
         f"layout {list(layout)!r}",
         settings.estimator_key(),
@@ -115,11 +123,18 @@ def comparison_key(
         scenarios = find_scenarios(list(paths))
     except CostsimError:
         return None
+    days: list[date] = []
     for scenario in scenarios:
-        scenario_parts = _scenario_parts(scenario)
+        scenario_parts = _scenario_parts(scenario, days)
         if scenario_parts is None:
             return None
         parts.extend(scenario_parts)
+    # calls recorded without a date are priced and cached as today: by the prices and rules
+    # in force, which change on known days only (a scenario's rules: today when unclear)
+    if date.max in days:
+        parts.append(f"today {datetime.now(UTC).date()}")
+    else:
+        parts.append(prices_day(settings.store(), days))
     return CacheStore.key(_KIND, *parts)
 
 

@@ -9,6 +9,13 @@ run (one connection per process and thread). Each row's bytes carry their digest
 damaged on disk or edited (a flipped byte that still reads as JSON) is refused and rebuilt,
 and a database SQLite finds damaged while in use is deleted and started afresh.
 
+It does not only grow (each run on changed cassettes adds their traces and shares, and CI
+caches fill): a row carries the day it was last written or read, and a process's first write
+deletes the rows unused for :data:`MAX_AGE_DAYS`, then, while the rows hold more than
+:data:`MAX_BYTES`, the least recently used ones. Rows used today are never deleted (another
+run may be reading them); a row deleted under a reader is a miss, rebuilt. Deleted rows'
+pages are reused by later writes, so the file stays as large as its fullest day.
+
 A cache folder can come from anywhere, so the database is opened defensively: its schema
 must be exactly costsim's (no trigger, view or other table can come with it), the schema is
 not trusted to call functions, and a file that is not a readable costsim database is deleted
@@ -22,30 +29,45 @@ import os
 import sqlite3
 import stat
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 
 from costsim.io.seal import SEAL_LENGTH, sealed, unsealed
 
-__all__ = ["Entries"]
+__all__ = ["MAX_AGE_DAYS", "MAX_BYTES", "Entries"]
 
 _SCHEMA = (
     "CREATE TABLE entries (kind TEXT NOT NULL, key TEXT NOT NULL, data BLOB NOT NULL, "
-    "PRIMARY KEY (kind, key))"
+    "used INTEGER NOT NULL, PRIMARY KEY (kind, key))"
 )
 _EXPECTED = {
     ("table", "entries", "entries", _SCHEMA),
     ("index", "sqlite_autoindex_entries_1", "entries", None),
 }
-_VERSION = 3
+_VERSION = 4
 """``PRAGMA user_version`` of costsim's database (bumped with its layout; 3: sealed rows,
-:mod:`costsim.io.seal`)."""
+:mod:`costsim.io.seal`; 4: the day each row was last used)."""
+MAX_AGE_DAYS = 30
+"""A row unused for this many days is deleted."""
+MAX_BYTES = 512 << 20
+"""The most the rows hold before the least recently used are deleted (those used today are
+kept, however large: a run's own working set is never thrown away under it)."""
+
+
+def _today() -> int:
+    """Days since 1970-01-01, UTC."""
+    return int(time.time() // 86_400)
+
+
 _LOG_BYTES = 32 << 20
 """The most the write-ahead log keeps on disk between checkpoints (``journal_size_limit``)."""
 
 
 _CONNECTIONS: dict[tuple[int, int, str], sqlite3.Connection | None] = {}
 """One connection per process, thread and database (None: it cannot be used here)."""
+_TIDIED: set[tuple[int, str]] = set()
+"""The processes and databases already tidied (once per process)."""
 _LOCK = threading.Lock()
 
 
@@ -69,26 +91,50 @@ class Entries:
             return None
         try:  # fetchall: the statement ends, and with it the read transaction
             rows = connection.execute(
-                "SELECT data FROM entries WHERE kind = ? AND key = ? AND length(data) <= ?",
+                "SELECT data, used FROM entries WHERE kind = ? AND key = ? AND length(data) <= ?",
                 (kind, key, limit + SEAL_LENGTH),
             ).fetchall()
         except sqlite3.Error as exc:
             self._damaged(exc)
             return None
-        data = rows[0][0] if rows else None
+        data, used = rows[0] if rows else (None, None)
+        if isinstance(used, int) and used < (today := _today()):  # once a day at most
+            with contextlib.suppress(sqlite3.Error):  # a read-only database: not noted
+                connection.execute(
+                    "UPDATE entries SET used = ? WHERE kind = ? AND key = ?", (today, kind, key)
+                )
         return unsealed(data) if isinstance(data, bytes) else None
 
     def put(self, kind: str, key: str, data: bytes) -> None:
         connection = self._connection(create=True)
         if connection is None:
             return
+        with contextlib.suppress(sqlite3.Error):  # a failed tidy only leaves rows longer
+            self._tidy(connection)
         try:
             connection.execute(
-                "INSERT OR REPLACE INTO entries (kind, key, data) VALUES (?, ?, ?)",
-                (kind, key, sealed(data)),
+                "INSERT OR REPLACE INTO entries (kind, key, data, used) VALUES (?, ?, ?, ?)",
+                (kind, key, sealed(data), _today()),
             )
         except sqlite3.Error as exc:
             self._damaged(exc)
+
+    def _tidy(self, connection: sqlite3.Connection) -> None:
+        """Once per process: delete rows unused for :data:`MAX_AGE_DAYS`, then the least
+        recently used of those not used today while the rows hold over :data:`MAX_BYTES`."""
+        mark = (os.getpid(), str(self.path))
+        if mark in _TIDIED:
+            return
+        _TIDIED.add(mark)
+        today = _today()
+        connection.execute("DELETE FROM entries WHERE used < ?", (today - MAX_AGE_DAYS,))
+        # the newest first, a running sum of their sizes (length() reads no blob)
+        connection.execute(
+            "DELETE FROM entries WHERE rowid IN (SELECT rowid FROM (SELECT rowid, used, "
+            "sum(length(data)) OVER (ORDER BY used DESC, rowid DESC) AS held FROM entries) "
+            "WHERE held > ? AND used < ?)",
+            (MAX_BYTES, today),
+        )
 
     def _damaged(self, exc: sqlite3.Error) -> None:
         """A database found damaged while in use is deleted (in costsim's own cache folder

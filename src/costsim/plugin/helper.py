@@ -27,6 +27,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
+from costsim.api.cpus import usable_cpus
 from costsim.plugin.run import Setup
 
 __all__ = ["ENV", "forkable", "serve", "start"]
@@ -44,7 +45,7 @@ def forkable() -> bool:
         return False
     if threading.active_count() != 1:
         return False
-    return wanted in ("1", "yes", "on", "true") or (os.cpu_count() or 1) > 1
+    return wanted in ("1", "yes", "on", "true") or usable_cpus() > 1
 
 
 def start(setup: Setup) -> tuple[int, Connection] | None:

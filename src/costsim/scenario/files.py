@@ -8,6 +8,7 @@ from __future__ import annotations
 import glob
 import os
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -150,6 +151,31 @@ class ScenarioFiles:
     data: bytes
     cassettes: Found
     agents: dict[str, tuple[Path, ...]]
+    rule_days: tuple[date, ...] | None = ()
+    """The days its caching-rule overrides start on; None when one is not a plain date (as
+    the full load reads it)."""
+
+
+def _rule_days(value: Any) -> tuple[date, ...] | None:
+    """The ``since`` days of a scenario's ``model_rules`` as written."""
+    if value is None:
+        return ()
+    if not isinstance(value, list):
+        return None
+    days: list[date] = []
+    for rule in value:
+        since = rule.get("since") if isinstance(rule, dict) else None
+        if since is None:
+            continue
+        if isinstance(since, str):
+            try:
+                since = date.fromisoformat(since)
+            except ValueError:
+                return None
+        if type(since) is not date:  # a datetime, a number: whatever the full load makes of it
+            return None
+        days.append(since)
+    return tuple(days)
 
 
 def _patterns(value: Any) -> list[str] | None:
@@ -189,4 +215,4 @@ def scenario_files(path: Path) -> ScenarioFiles | None:
         found = find_cassettes(cassettes)
     except CostsimError:
         return None
-    return ScenarioFiles(data, found, roles)
+    return ScenarioFiles(data, found, roles, _rule_days(document.get("model_rules")))

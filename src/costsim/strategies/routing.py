@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Literal
 
 from pydantic import Field, field_validator
@@ -27,6 +27,7 @@ from costsim.model.quoting import quoted, short_name
 from costsim.model.reasoning import reasons
 from costsim.pricing.input_price import input_price
 from costsim.pricing.platform_ids import model_name, on_platform, price_list
+from costsim.pricing.prices import today
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
 from costsim.strategies.routing_idle import COMPLEXITY_REASONS, idle_rules
@@ -322,7 +323,7 @@ class Routing:
             call = item.call
             model, why = _target(router, call)
             by_complexity += why in COMPLEXITY_REASONS
-            when = call.recorded_at or datetime.now(UTC)
+            when = call.recorded_at or today()  # priced at today's prices, as anchoring does
             # an errored call (a 429 retried) is unbilled: sent to another model, it still is
             if model is None or call.errored or _same_model(call, model, when):
                 calls.append(item)
