@@ -66,3 +66,20 @@ def test_a_model_with_one_price_reads_it_once() -> None:
     first = flat("gpt-4o-mini", "openai", datetime(2025, 3, 4, 10, tzinfo=UTC))
     again = flat("gpt-4o-mini", "openai", datetime(2025, 9, 1, 18, tzinfo=UTC))
     assert first is not None and first is again
+
+
+def test_a_model_genai_prices_does_not_know_is_unpriced_once_for_all_time() -> None:
+    """Routing asks for the input price of every call it moves: a model genai-prices does not
+    know at a provider (``gpt-4o-mini`` asked of Anthropic) is read once, not at every call's
+    moment (117 reads of 0.3 ms x 10 genai-prices calls each in the corpus's routing run)."""
+    from costsim.pricing import input_price as module
+
+    moments = [datetime(2026, 2, 12, 19, 30, second, tzinfo=UTC) for second in range(5)]
+    assert {period_start("gpt-4o-mini", "anthropic", m) for m in moments} == {
+        period_start("gpt-4o-mini", "anthropic", datetime(2020, 1, 1, tzinfo=UTC))
+    }
+    assert flat("gpt-4o-mini", "anthropic", moments[0]) is None
+    module._input_price.cache_clear()
+    prices = {module.input_price("gpt-4o-mini", "anthropic", m) for m in moments}
+    assert len(prices) == 1 and next(iter(prices))[0] is None
+    assert module._input_price.cache_info().misses == 1

@@ -70,6 +70,8 @@ def _starts(model: str, provider: str) -> tuple[datetime, ...] | None:
     """The start dates of the model's dated prices, in order (none: one price for all time);
     None when its price may change otherwise (by the time of day)."""
     found = _calculated(model, provider, _REFERENCE)
+    if found is None:  # a model genai-prices does not know (at that provider) at any date
+        return ()
     info = getattr(found, "model", None)
     if info is None:  # its price variants need a price context, which no flat read gives
         return None

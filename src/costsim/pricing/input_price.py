@@ -6,8 +6,9 @@ from datetime import datetime
 from functools import lru_cache
 
 from costsim.model import Usage
+from costsim.pricing.flat import period_start
 from costsim.pricing.names import model_label
-from costsim.pricing.prices import price, price_moment
+from costsim.pricing.prices import price
 
 __all__ = ["input_price"]
 
@@ -15,10 +16,10 @@ __all__ = ["input_price"]
 def input_price(model: str, provider: str, when: datetime | None) -> tuple[float | None, str]:
     """(the model's input price per million tokens, or None; its name as ``--by model``
     names it: one name per price, so a dated name and its alias are one model). Once per
-    model and price moment (its day, for a model priced by the day): routing asks for every
-    call it moves, and every call has its own time."""
+    model and price period (from one of genai-prices' start dates to the next): routing
+    asks for every call it moves, and every call has its own time."""
     return _input_price(
-        model, provider, None if when is None else price_moment(model, provider, when)
+        model, provider, None if when is None else period_start(model, provider, when)
     )
 
 
