@@ -48,3 +48,26 @@ def test_a_folder_named_relatively_and_absolutely_is_one_folder(
     monkeypatch.chdir(tmp_path)
     relative, absolute = Path("c/x.yaml"), tmp_path / "c" / "y.yaml"
     assert cut_short([relative, absolute], [relative]) == {relative: 1}
+
+
+def test_the_cut_files_of_a_folder_are_one_warning() -> None:
+    """A trial on the corpus three times over: 18 warnings, one per file, 400 characters
+    each, three per folder. One per folder names them all (or the first five)."""
+    whole = [Path(f"x/w{i}.yaml") for i in range(3)]
+    cut = [Path(f"x/c{i}.yaml") for i in range(7)]
+    alone = Path("y/a.yaml")
+    warnings = cut_short_warnings([*whole, *cut, alone, Path("y/b.yaml")], [*cut, alone])
+    assert len(warnings) == 2
+    grouped, single = warnings
+    assert grouped.startswith("x: 7 cassettes have no 'version' key (c0.yaml, c1.yaml, c2.yaml")
+    assert "c4.yaml and 2 more ('costsim cassettes check' lists each)" in grouped
+    assert "c5.yaml" not in grouped
+    assert "where the 3 other cassettes of their folder end with one" in grouped
+    assert single.startswith("y/a.yaml: no 'version' key")
+    two = cut_short_warnings([cut[0], cut[1], whole[0]], cut[:2])
+    assert two == [
+        "x: 2 cassettes have no 'version' key (c0.yaml, c1.yaml), which vcrpy writes after "
+        "the last interaction, where the other cassette of their folder ends with one: "
+        "probably cut short between two interactions, their later calls missing from every "
+        "total (re-record them; if one is whole, add 'version: 1' at its end)"
+    ]
