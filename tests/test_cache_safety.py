@@ -355,3 +355,22 @@ def test_a_seal_tells_every_change_of_the_bytes_it_covers() -> None:
     assert unsealed(kept.replace(b"2.66", b"3.66")) is None
     assert unsealed(kept[1:]) is None and unsealed(kept[:-1]) is None
     assert unsealed(kept + b" ") is None and unsealed(data) is None
+
+
+def test_cache_commands_list_only_the_options_they_use() -> None:
+    """A trial: ``cache clear --help`` listed html and ``-v`` ("every event, note and
+    unpriced call"), which a one-line result has none of. ``-v`` is still accepted (a script
+    passes it to every command); html is refused by click, exit 2."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    for command in ("clear", "info"):
+        shown = CliRunner().invoke(cli, ["cache", command, "--help"]).output
+        assert "--verbose" not in shown and "html" not in shown, shown
+        assert "--format [table|json|markdown]" in shown and "-q, --quiet" in shown
+    refused = CliRunner().invoke(cli, ["cache", "info", "--format", "html"])
+    assert refused.exit_code == 2 and "'html' is not one of" in refused.output
+    assert CliRunner().invoke(cli, ["cache", "info", "-v"]).exit_code == 0
+    full = CliRunner().invoke(cli, ["report", "--help"]).output
+    assert "--verbose" in full and "html:" in full

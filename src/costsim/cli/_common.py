@@ -183,6 +183,17 @@ def _format(fmt: str | None, path: Path | None) -> str:
 
 def output_options(command: Callable[..., R]) -> Callable[..., R]:
     """``--format``, ``-o``, ``--wide``, ``-v``, ``-q``, passed to the command as ``out``."""
+    return _output_options(command, details=True)
+
+
+def brief_output_options(command: Callable[..., R]) -> Callable[..., R]:
+    """:func:`output_options` of a command whose output is one line (``cache info``): no
+    html, and ``-v`` accepted (a script passes it to every command) but not listed, since
+    there are no details to list."""
+    return _output_options(command, details=False)
+
+
+def _output_options(command: Callable[..., R], *, details: bool) -> Callable[..., R]:
 
     @functools.wraps(command)
     def wrapper(*args: Any, **kwargs: Any) -> R:
@@ -200,26 +211,32 @@ def output_options(command: Callable[..., R]) -> Callable[..., R]:
         click.option(
             "--format",
             "fmt",
-            type=click.Choice(FORMATS),
+            type=click.Choice(FORMATS if details else tuple(f for f in FORMATS if f != "html")),
             default=None,
-            help="Output format [default: table, or the one -o FILE's extension names]; html: "
-            "report, simulate and compare.",
+            help="Output format [default: table, or the one -o FILE's extension names]"
+            + ("; html: report, simulate and compare." if details else "."),
         ),
         click.option(
             "-o",
             "--output",
             type=click.Path(path_type=Path, dir_okay=False),
             help="Write to FILE (a regular file atomically; a device or FIFO as it is) instead "
-            "of standard output; .json, .md, .html and .txt choose the format (another "
-            "extension needs --format).",
+            "of standard output; "
+            + (".json, .md, .html and .txt" if details else ".json, .md and .txt")
+            + " choose the format (another extension needs --format).",
         ),
         click.option(
-            "--wide", is_flag=True, help="Every column (the full token split); not cut to fit."
+            "--wide",
+            is_flag=True,
+            help="Every column (the full token split); not cut to fit."
+            if details
+            else "Not cut to fit the terminal.",
         ),
         click.option(
             "-v",
             "--verbose",
             is_flag=True,
+            hidden=not details,
             help="List every event, note and unpriced call, with file and interaction.",
         ),
         click.option("-q", "--quiet", is_flag=True, help="No warnings or progress bar on stderr."),

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from costsim.cli._common import Output, output_options
+from costsim.cli._common import Output, brief_output_options
 from costsim.cli._errors import handle_errors
 from costsim.cli._width import terminal_width
 from costsim.errors import ConfigError
@@ -53,7 +53,7 @@ def _emit(out: Output, kind: str, root: Path, line: str, **figures: int) -> None
 
 @cache.command("clear")
 @CACHE_DIR
-@output_options
+@brief_output_options
 @handle_errors
 def clear(cache_dir: Path | None, out: Output) -> None:
     """Delete the cache's entries (a folder without costsim's CACHEDIR.TAG is refused, unless
@@ -70,7 +70,7 @@ def clear(cache_dir: Path | None, out: Output) -> None:
 
 @cache.command("info")
 @CACHE_DIR
-@output_options
+@brief_output_options
 @handle_errors
 def info(cache_dir: Path | None, out: Output) -> None:
     """Where the cache is, and how big."""
