@@ -196,6 +196,21 @@ def test_paths_that_read_alike_cut_are_cut_apart() -> None:
     assert cut[0] != cut[1] and "c1/" in cut[0] and "c2/" in cut[1]
 
 
+def test_paths_that_differ_in_two_places_are_still_cut_apart() -> None:
+    """A trial on the corpus three times over (``c1/``, ``c2/``, ``c3/``): two files of one
+    copy both read ``…/c1/pydanti…another_provider.yaml``, the window showing where they
+    part from the other copies, not from each other."""
+    from costsim.render.text import Column, table
+
+    shared = "tests__cassettes__Test{}MultimodalAnthropic.test_mixed_files[claude-haiku].yaml"
+    paths = [f"corpus/{c}/" + shared.format(kind) for c in ("c1", "c2") for kind in ("A", "B")]
+    columns = [Column("cassette", align="left", cut="left", min_width=16), Column("calls")]
+    lines = table(columns, [[path, "1"] for path in paths], width=50)
+    body = [line.split("  ")[0] for line in lines[2:]]
+    assert len(set(body)) == 4, body
+    assert max(len(line.encode()) for line in lines) <= 50
+
+
 @pytest.mark.parametrize("width", [70, 80, 90])
 def test_alike_paths_with_letters_of_two_bytes_fit_in_bytes(
     width: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch

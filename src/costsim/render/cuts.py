@@ -150,8 +150,29 @@ def distinct_cuts(values: Sequence[str], size: int) -> dict[str, str]:
             for pick in (min, max)
         ]
         best: dict[str, str] = max(tries, key=_distinct_count)  # the first on a tie
+        if _distinct_count(best) < len(same):
+            _separate(same, size, best)
         cuts.update(best)
     return cuts
+
+
+def _separate(same: set[str], size: int, cuts: dict[str, str]) -> None:
+    """Cuts that still read alike (paths that differ in two places, ``c1/x_a.yaml``,
+    ``c1/x_b.yaml``, ``c2/x_a.yaml``: one window cannot show both) move their window to
+    another place where they differ from a path of the group, one that no other cut shows,
+    for as long as that helps."""
+    for _ in range(3):
+        moved = False
+        for value in sorted(same):
+            others = [cuts[other] for other in same - {value}]
+            if cuts[value] not in others:
+                continue
+            starts = sorted({_common(value, other) for other in same - {value}})
+            free = [cut for s in starts if (cut := _middle_cut(value, size, s)) not in others]
+            if free:
+                cuts[value], moved = free[0], True
+        if not moved:
+            return
 
 
 def _distinct_count(cuts: dict[str, str]) -> int:
