@@ -274,3 +274,21 @@ def test_corpus_breakdowns_fit(
     lines = result.stdout.splitlines()
     assert max(len(line.encode()) for line in lines) <= width
     assert sum(line.startswith("The ") and " others are the " in line for line in lines) == 1
+
+
+def test_a_long_label_wraps_between_its_parameters_not_inside_a_name() -> None:
+    """A trial: ``...tiers.standard=cl`` / ``aude-sonnet-4-5``: a label has no spaces, so it
+    was broken mid-word. It breaks after a comma; a number's comma (1,234) holds."""
+    from costsim.render.text import wrap
+
+    label = (
+        "r = routing:default=standard,tiers.heavy=claude-opus-4-1,"
+        "tiers.light=claude-haiku-4-5,tiers.standard=claude-sonnet-4-5 (1,234,567 notes)"
+    )
+    assert wrap(label, 60) == [
+        "r = routing:default=standard,tiers.heavy=claude-opus-4-1,",
+        "  tiers.light=claude-haiku-4-5,",
+        "  tiers.standard=claude-sonnet-4-5 (1,234,567 notes)",
+    ]
+    numbers = wrap("x " + "1,234,567,890 " * 5, 24)
+    assert all(line.strip().startswith("1,234,567,890") for line in numbers[1:]), numbers

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -285,6 +286,25 @@ def markdown_table(columns: Sequence[Column], rows: Sequence[Sequence[str]]) -> 
     return [line(col.header for col in columns), rule, *(line(row) for row in rows)]
 
 
+class _AtCommas(textwrap.TextWrapper):
+    """Wraps at spaces; a word longer than a line is broken after a comma where it has one: a
+    strategy's label (``routing:default=standard,tiers.light=claude-haiku-4-5,...``) between
+    its parameters, not inside a model's name (``claude-haik`` / ``u-4-5``). A shorter one
+    moves to the next line whole."""
+
+    def _split(self, text: str) -> list[str]:
+        room = self.width - len(self.subsequent_indent)
+        return [
+            part
+            for chunk in super()._split(text)
+            for part in (_COMMA.split(chunk) if len(chunk) > room else [chunk])
+            if part
+        ]
+
+
+_COMMA = re.compile(r"(?<=,)(?=[^\d\s,])")  # not inside a number (1,234)
+
+
 def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = None) -> list[str]:
     """``text`` as lines of at most ``width`` columns, and bytes (long words are broken); its
     control characters as escapes (see :func:`~costsim.render.visible.visible`)."""
@@ -292,13 +312,12 @@ def wrap(text: str, width: int, *, indent: str = "", subsequent: str | None = No
     later = indent + "  " if subsequent is None else subsequent
 
     def lines(size: int) -> list[str]:
-        return textwrap.wrap(
-            text,
+        return _AtCommas(
             width=max(size, 20),
             initial_indent=indent,
             subsequent_indent=later,
             break_on_hyphens=False,
-        ) or [indent.rstrip()]
+        ).wrap(text) or [indent.rstrip()]
 
     if display_width(text) == len(text):  # room for every byte beyond a character's one
         return lines(width - extra_bytes(text) - extra_bytes(indent))
