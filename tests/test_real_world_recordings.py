@@ -824,3 +824,25 @@ def test_a_cut_stream_leaves_the_other_cassettes_savings_floored(tmp_path: Path)
     assert -Decimal(whole["delta"]["cost_usd_low"]) <= Decimal(whole["baseline"]["cost_usd"])
     cut = rows["cut.yaml"]
     assert -Decimal(cut["delta"]["cost_usd_low"]) > Decimal(cut["baseline"]["cost_usd"])
+
+
+def test_html_names_left_out_interactions_by_what_they_are(tmp_path: Path) -> None:
+    """The HTML findings called every left-out interaction ``unrecognised-llm-call``, also
+    a call a lenient read could not read; the count covers both, so its kind says
+    ``left-out``, and the sentence what it means."""
+    gemini = "https://generativelanguage.googleapis.com/v1beta/models/gemini-2.0-flash"
+    reply = {
+        "candidates": [{"content": {"parts": [{"text": "hi"}]}}],
+        "usageMetadata": {"promptTokenCount": 5, "candidatesTokenCount": 2},
+    }
+    (tmp_path / "c").mkdir()
+    write_yaml(
+        tmp_path / "c" / "gemini.yaml",
+        [interaction(f"{gemini}:generateContent", {"contents": []}, reply), interaction()],
+    )
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("name: s\ncassettes: [c/*.yaml]\nvariants:\n  t: [truncation]\n")
+    page = run_cli("compare", scenario, "--format", "html")
+    assert page.exit_code == 0, page.output
+    assert "left-out" in page.stdout and "unrecognised-llm-call" not in page.stdout
+    assert "1 LLM-looking interaction costsim cannot meter" in page.stdout

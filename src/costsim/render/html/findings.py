@@ -82,7 +82,7 @@ def comparison_findings(comparison: Comparison, labels: Sequence[str]) -> list[F
         found.append(
             Finding(
                 labels[0],
-                "unrecognised-llm-call",
+                "left-out",  # unrecognised or (--lenient) unreadable: both
                 "reading",
                 "",
                 None,
