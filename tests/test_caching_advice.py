@@ -429,3 +429,25 @@ def test_advice_on_a_cassette_named_twice_reads_it_once() -> None:
     assert [option["totals"]["llm_calls"] for option in document["options"]] == [calls] * len(
         document["options"]
     )
+
+
+def test_advise_takes_warm_as_compare_does(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--warm`` means the same in every command that simulates: advice too (its placements
+    are variants), said in its notes and JSON; the option wins over the project's."""
+
+    def advice(*args: str) -> dict[str, object]:
+        result = CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES), *args])
+        assert result.exit_code == 0, result.output
+        return json.loads(result.stdout) if "json" in args else {"text": result.stdout}
+
+    assert advice("--format", "json")["warm_starts"] == "steady"
+    assert advice("--warm", "first", "--format", "json")["warm_starts"] == "first"
+    text = " ".join(str(advice("--warm", "first")["text"]).split())
+    assert "Warm starts: the first run after each change ships (--warm first)" in text
+    assert "Warm starts" not in str(advice()["text"])
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[tool.costsim]\nwarm = "first"\n')
+    assert advice("--format", "json")["warm_starts"] == "first"
+    assert advice("--warm", "steady", "--format", "json")["warm_starts"] == "steady"
+    bad = CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES), "--warm", "cold"])
+    assert bad.exit_code == 2 and "'cold' is not one of" in bad.output

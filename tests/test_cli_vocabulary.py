@@ -414,7 +414,8 @@ def test_one_warm_vocabulary() -> None:
     assert set(options["--costsim-warm"]["choices"]) == modes
     (literal, _none) = typing.get_args(Scenario.model_fields["warm"].annotation)
     assert set(typing.get_args(literal)) == modes
-    schema = json.loads((ROOT / "src/costsim/schemas/comparison.schema.json").read_text())
-    assert set(schema["properties"]["warm_starts"]["enum"]) == modes
+    for name in ("comparison", "advice"):
+        schema = json.loads((ROOT / f"src/costsim/schemas/{name}.schema.json").read_text())
+        assert set(schema["properties"]["warm_starts"]["enum"]) == modes
     for value in ("steady", "first", "cold", 1):  # the project file takes each, and no other
         assert (_CHECKS["warm"](value) == []) is (value in modes), value

@@ -68,6 +68,8 @@ class CachingAdvice:
     never_resent_calls: int = 0
     """Requests no later request shares a prefix with (nothing to cache)."""
     as_of: datetime | None = None
+    warm_starts: str = "steady"
+    """What a placement's changed requests find of a warm start (see ``WARM_STARTS``)."""
 
     @property
     def oracle(self) -> VariantSummary | None:
@@ -323,7 +325,7 @@ def advise_caching(
         option.baseline = counted(option.baseline, missed)
     baseline = counted(engine.run(Variant("baseline")).totals(as_of=as_of), missed)
     leaks, never = _leaks(engine)
-    return CachingAdvice(baseline, options, leaks, never, as_of)
+    return CachingAdvice(baseline, options, leaks, never, as_of, engine.rules.warm_starts)
 
 
 def _writes_hour(call: Call) -> bool:

@@ -16,6 +16,7 @@ from costsim.cli._common import (
     parse_as_of,
     paths_argument,
     walk_options,
+    warm_option,
 )
 from costsim.cli._errors import handle_errors
 
@@ -30,6 +31,7 @@ def advise() -> None:
 @gap_option
 @as_of_option
 @lenient_option
+@warm_option
 @walk_options
 @output_options
 @handle_errors
@@ -39,6 +41,7 @@ def caching(
     gap: float | None,
     as_of: str | None,
     lenient: bool,
+    warm: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     out: Output,
@@ -56,6 +59,7 @@ def caching(
             as_of=when,
             gap=gap,
             lenient=lenient,
+            warm=warm,
             include=include,
             exclude=exclude,
             progress=progress,

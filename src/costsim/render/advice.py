@@ -11,6 +11,7 @@ from costsim.pricing.money import amount_text
 from costsim.render.band_text import band_text
 from costsim.render.comparison import band_json
 from costsim.render.comparison_answer import cost_cell
+from costsim.render.comparison_text import FIRST_RUN
 from costsim.render.economics_text import economics_lines
 from costsim.render.report import FORMAT_VERSION, totals_json
 from costsim.render.text import (
@@ -57,6 +58,7 @@ def advice_document(advice: CachingAdvice) -> dict[str, Any]:
         "kind": "costsim.advice",
         "topic": "caching",
         "as_of": advice.as_of.isoformat() if advice.as_of else None,
+        "warm_starts": advice.warm_starts,
         "baseline": totals_json(advice.baseline),
         "recommended": None if best is None else best.variant.name,
         "recommended_strategy": None if best is None else best.variant.describe(),
@@ -125,6 +127,8 @@ def _notes(advice: CachingAdvice) -> list[str]:
     recording, in the cache tokens it writes and reads against the recording's."""
     base = advice.baseline
     notes = ["re-simulated: the calls a placement sends differently; the rest bill as recorded."]
+    if advice.warm_starts == "first":
+        notes.append(FIRST_RUN)
     if any(option.variant.name == KEEP_TTLS[0] for option in advice.options):
         notes.append(
             f"{KEEP_TTLS[0]}: 5m breakpoints placed beside the recorded 1h ones, which static 5m "
