@@ -553,3 +553,30 @@ def test_a_shorter_ttl_does_not_keep_a_warm_start_the_recording_read_from_a_1h_e
     (item,) = kept.traces[0].calls
     assert item.usage is not None and item.usage.cache_read == 6000
     assert not [e for e in kept.events if e.message.startswith(SHORTER_TTL)]
+
+
+def test_a_routed_call_with_tools_says_the_new_tool_use_system_prompt() -> None:
+    """A trial: Sonnet 4 routed to Haiku 4.5 gained 13.5% prompt tokens, with nothing saying
+    why. Anthropic documents the tool-use system prompt per model (Sonnet 4.5: 496 tokens,
+    Sonnet 4: 313, tool_choice auto): routed the other way, each of the two calls with tools
+    loses 183 tokens, of its prompt and of the 5m write that caches it. By hand, Sonnet 4 and
+    4.5 both at $3 / $3.75 write / $0.30 read / $15 per million: #0 412 x 3 + 1,447 x 3.75 +
+    58 x 15 = 7,532.25 micro-dollars; #1 521 x 3 + 1,447 x 0.30 + 31 x 15 = 2,462.1; #2 an
+    overloaded error, unbilled."""
+    import costsim
+    from tests.conftest import EXAMPLES
+
+    cassette = EXAMPLES / "anthropic_support_agent.yaml"
+    result = costsim.simulate(
+        str(cassette), "routing:models.claude-sonnet-4-5=claude-sonnet-4-20250514"
+    )
+    (variant,) = result.data.variants
+    assert variant.totals.prompt_tokens == result.data.baseline.prompt_tokens - 2 * 183
+    assert variant.totals.cache_write_5m_tokens == 1_630 - 183
+    assert variant.totals.priced_cost == Decimal("0.00999435")
+    (note,) = [event.message for event in variant.events if event.kind == "note"]
+    assert note == (
+        "2 calls with tools routed from claude-sonnet-4-5 to claude-sonnet-4: Anthropic adds a "
+        "313-token tool-use system prompt for claude-sonnet-4 where 496 for claude-sonnet-4-5 "
+        "(-183 a call, its documented figures)"
+    )

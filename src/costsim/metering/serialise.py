@@ -53,7 +53,15 @@ from costsim.model import (
     ToolDef,
 )
 
-__all__ = ["Features", "Position", "Serialiser", "block_tokens", "forces_tool", "serialise"]
+__all__ = [
+    "Features",
+    "Position",
+    "Serialiser",
+    "block_tokens",
+    "forces_tool",
+    "serialise",
+    "tool_prompt",
+]
 
 
 def forces_tool(choice: object) -> bool:
@@ -94,7 +102,7 @@ def _has_system(call: Call) -> bool:
     return bool(call.system) or any(m.role in _SYSTEM_ROLES for m in call.messages)
 
 
-def _tool_prompt(call: Call) -> int:
+def tool_prompt(call: Call) -> int:
     """Anthropic's tool-use system prompt, present whenever a request carries tools."""
     if call.flavour.shape is not Flavour.ANTHROPIC_MESSAGES or not call.tools:
         return 0
@@ -229,7 +237,7 @@ class Serialiser:
 
     def _features(self, call: Call) -> Features:
         ctx, style = self._context(call)
-        stats = BlockStats(self._tools_tokens(call, ctx.count, style), fixed=_tool_prompt(call))
+        stats = BlockStats(self._tools_tokens(call, ctx.count, style), fixed=tool_prompt(call))
         stats = stats + self._system(call, ctx, style) + self._history(call, ctx, style)
         raw = stats.tokens
         if call.output_schema is not None:
@@ -256,12 +264,12 @@ class Serialiser:
         """Cumulative counts (raw plus rule tokens) at every block in prefix order."""
         ctx, style = self._context(call)
         positions: list[Position] = []
-        total = _tool_prompt(call)
+        total = tool_prompt(call)
         section = self._tools_tokens(call, ctx.count, style)
         for index, tool in enumerate(call.tools):
             total += self._tool(tool, ctx.count, style)
             if index == len(call.tools) - 1:  # the section's frame closes the last tool
-                total = _tool_prompt(call) + section
+                total = tool_prompt(call) + section
             positions.append(Position("tools", -1, index, total))
         if call.system and style.system_message:
             total += style.per_message + ctx.count("system")

@@ -47,6 +47,7 @@ from costsim.render.text import (
     table,
     wrap,
 )
+from costsim.strategies.trace import Event
 
 __all__ = [
     "EVENTS_SHOWN",
@@ -225,8 +226,11 @@ def _variant_details(
         )
     else:
         lines += _unpriced_lines("unpriced", summary.totals.unpriced, width, indent="  ")
-    events = sorted(said_once(summary.events), key=lambda event: _ORDER[event.kind])
-    shown = events if verbose else [e for e in events if e.kind != "change"][:EVENTS_SHOWN]
+    # -v lists every event where it happened; else a note said of many cassettes once
+    events = sorted(
+        summary.events if verbose else said_once(summary.events), key=lambda e: _ORDER[e.kind]
+    )
+    shown = events if verbose else _sample(events)
     for event in shown:
         lines += event_line(event, width)
     hidden = len(events) - len(shown)
@@ -239,6 +243,22 @@ def _variant_details(
     if verbose:
         lines += economics_lines(summary, width)
     return lines
+
+
+def _sample(events: list[Event]) -> list[Event]:
+    """The events listed without -v: the first of each kind but changes (ten divergences
+    must not hide the one note), then the next ones, :data:`EVENTS_SHOWN` in all (more when
+    there are more kinds), in their order."""
+    listed = [event for event in events if event.kind != "change"]
+    firsts: dict[str, int] = {}
+    for index, event in enumerate(listed):
+        firsts.setdefault(event.kind, index)
+    picked = set(firsts.values())
+    for index in range(len(listed)):
+        if len(picked) >= EVENTS_SHOWN:
+            break
+        picked.add(index)
+    return [listed[index] for index in sorted(picked)]
 
 
 FIRST_RUN = (

@@ -31,6 +31,7 @@ from costsim.pricing.prices import today
 from costsim.pricing.tiers import listed_from
 from costsim.strategies.base import Context, Params
 from costsim.strategies.routing_idle import COMPLEXITY_REASONS, idle_rules
+from costsim.strategies.routing_notes import RoutedPairs
 from costsim.strategies.trace import Event, SimCall, SimTrace
 
 __all__ = ["Routing", "RoutingParams"]
@@ -317,7 +318,7 @@ class Routing:
             return trace, [*events, no_rule]
         calls: list[SimCall] = []
         skipped: set[str] = set()
-        dearer: dict[tuple[str, str], list[SimCall]] = {}
+        pairs = RoutedPairs(self.name)
         by_complexity = 0
         for item in trace.calls:
             call = item.call
@@ -348,8 +349,8 @@ class Routing:
             before, was = input_price(*price_list(call), when)
             after, to = input_price(*price_list(call, model), when)
             dear = before is not None and after is not None and after > before
-            if dear and not call.errored:  # an errored request was billed nothing
-                dearer.setdefault((was, to), []).append(item)
+            if not call.errored:  # an errored request was billed nothing
+                pairs.add(item, routed, was, to, dearer=dear)
             if before is not None and after is not None and after < before:
                 reason = _risky(item, params)
                 if reason is not None:
@@ -373,14 +374,5 @@ class Routing:
             by_complexity=by_complexity,
             trace=trace,
         )
-        for (was, model), items in dearer.items():  # said once per trace and billed pair
-            events.append(
-                Event(
-                    self.name,
-                    "note",
-                    f"{len(items)} call{'s' if len(items) > 1 else ''} routed from {was} to "
-                    f"{model}, whose input price is higher",
-                    items[0].call.provenance,
-                )
-            )
+        events += pairs.events()  # said once per trace and billed pair
         return SimTrace(trace.path, tuple(calls)), events
