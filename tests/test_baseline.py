@@ -158,7 +158,18 @@ def test_an_improvement_resting_on_estimates_says_so() -> None:
     }
     assert compare_baselines(old, new, {"cost": 5.0}).improvements == [
         "t::a: cost $0.001517 -> $0.001490 (1 call sent changed: simulated)",
-        "t::b: cost $0.002000 -> $0.001500 (2 calls recorded without usage: estimated)",
+        "t::b: cost $0.002000 -> $0.001500 (2 calls recorded without usable usage: estimated)",
+    ]
+
+
+def test_a_regression_resting_on_estimates_says_so() -> None:
+    """A trial: a cassette whose usage no longer added up was estimated, and the gate failed
+    at +106.6% without a word of it (the table's ``2 (2 est.)`` was far above)."""
+    old = {"t::a": _cost(2374, "0.001516")}
+    new = {"t::a": dataclasses.replace(_cost(2374, "0.003132"), unrecorded_calls=2)}
+    assert compare_baselines(old, new, {"cost": 5.0}).regressions == [
+        "t::a: cost rose +106.6% ($0.001516 -> $0.003132), over the tolerance of 5% "
+        "(2 calls recorded without usable usage: estimated)"
     ]
 
 
