@@ -580,3 +580,28 @@ def test_a_routed_call_with_tools_says_the_new_tool_use_system_prompt() -> None:
         "313-token tool-use system prompt for claude-sonnet-4 where 496 for claude-sonnet-4-5 "
         "(-183 a call, its documented figures)"
     )
+
+
+def test_a_routing_target_without_a_price_says_so_and_what_was_meant() -> None:
+    """A trial: ``routing:models.gpt-4o=gpt-4o-mni`` ran, its variant unpriced, exit 0, with
+    no word of the typo (every other scenario typo is an error with "did you mean"). A model
+    without a price may be real (a gateway's, a fine-tune), so it is a note, not an error."""
+    import costsim
+    from tests.conftest import EXAMPLES
+
+    typo = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=gpt-4o-mni")
+    (variant,) = typo.data.variants
+    notes = [event.message for event in variant.events if "has no price" in event.message]
+    assert notes == [
+        "gpt-4o-mni has no price in genai-prices at openai (did you mean gpt-4o-mini?): 2 calls "
+        "routed to it are unpriced"
+    ]
+    private = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=acme-private-llm")
+    (variant,) = private.data.variants
+    notes = [event.message for event in variant.events if "has no price" in event.message]
+    assert notes == [
+        "acme-private-llm has no price in genai-prices at openai: 2 calls routed to it are "
+        "unpriced"
+    ]
+    priced = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=gpt-4o-mini")
+    assert not [e for e in priced.data.variants[0].events if "has no price" in e.message]

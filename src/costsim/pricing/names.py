@@ -16,7 +16,7 @@ from functools import cache
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
 
-__all__ = ["model_label"]
+__all__ = ["close_model", "model_label"]
 
 _DATED = re.compile(r"^(?P<name>.+?)[-@](?:\d{8}|\d{4}-\d{2}-\d{2}|latest)$")
 """A trailing date stamp (``-20251001``, ``-2024-07-18``, Vertex AI's ``@20250514``), or
@@ -51,3 +51,20 @@ def _price_id(name: str, provider: str) -> str | None:
     except (LookupError, ValueError, ArithmeticError):
         return None
     return str(result.model.id)
+
+
+def close_model(name: str, provider: str) -> str | None:
+    """The model genai-prices knows at ``provider`` whose id is closest to ``name`` (a typo's
+    likely meaning: ``gpt-4o-mni``, ``gpt-4o-mini``), None when none is close."""
+    import difflib  # only when a name has no price
+
+    from genai_prices.data_snapshot import get_snapshot
+
+    ids = [
+        model.id
+        for known in get_snapshot().providers
+        if known.id == provider
+        for model in known.models
+    ]
+    found = difflib.get_close_matches(name, ids, n=1, cutoff=0.8)
+    return found[0] if found else None

@@ -174,6 +174,15 @@ def _unmatched(models: dict[str, str], trace: SimTrace) -> list[Event]:
     ]
 
 
+def _priced(routed: Call, price: float | None, when: datetime) -> bool:
+    """A routed call has a price: at the list that bills it (``price``), or at its own
+    provider's, which bills a model a platform's list lacks (a Bedrock route off its list)."""
+    own = provider_of(routed.model)
+    return price is not None or (
+        own is not None and input_price(routed.model, own, when)[0] is not None
+    )
+
+
 def _same_model(call: Call, model: str, when: datetime) -> bool:
     """``model`` is the call's own, by a name it was recorded or priced under, or by another
     name of the same model (an undated alias of a dated Claude name: one price, one cache)."""
@@ -350,7 +359,7 @@ class Routing:
             after, to = input_price(*price_list(call, model), when)
             dear = before is not None and after is not None and after > before
             if not call.errored:  # an errored request was billed nothing
-                pairs.add(item, routed, was, to, dearer=dear)
+                pairs.add(item, routed, was, to, dearer=dear, priced=_priced(routed, after, when))
             if before is not None and after is not None and after < before:
                 reason = _risky(item, params)
                 if reason is not None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from costsim.metering.serialise import tool_prompt
 from costsim.model import Call
+from costsim.pricing.names import close_model
+from costsim.pricing.platform_ids import price_list
 from costsim.strategies.trace import Event, SimCall
 
 __all__ = ["RoutedPairs"]
@@ -19,12 +21,18 @@ class RoutedPairs:
         self.strategy = strategy
         self._dearer: dict[tuple[str, str], list[SimCall]] = {}
         self._prompted: dict[tuple[str, str, int, int], list[SimCall]] = {}
+        self._unpriced: dict[tuple[str, str], list[SimCall]] = {}
 
-    def add(self, item: SimCall, routed: Call, was: str, to: str, *, dearer: bool) -> None:
+    def add(
+        self, item: SimCall, routed: Call, was: str, to: str, *, dearer: bool, priced: bool
+    ) -> None:
         """``item`` (as recorded) sent as ``routed``; ``was`` and ``to`` name the models as
-        prices name them; ``dearer``: the new model's input price is higher."""
+        prices name them; ``dearer``: the new model's input price is higher; ``priced``:
+        genai-prices has an input price for it (at the provider whose list prices it)."""
         if dearer:
             self._dearer.setdefault((was, to), []).append(item)
+        if not priced:
+            self._unpriced.setdefault((routed.model, price_list(routed)[1]), []).append(item)
         before, after = tool_prompt(item.call), tool_prompt(routed)
         if before != after:
             self._prompted.setdefault((was, to, before, after), []).append(item)
@@ -50,6 +58,18 @@ class RoutedPairs:
             )
             for (was, to, before, after), items in self._prompted.items()
         ]
+        for (model, provider), items in self._unpriced.items():
+            close = close_model(model, provider)
+            meant = f" (did you mean {close}?)" if close is not None and close != model else ""
+            events.append(
+                Event(
+                    self.strategy,
+                    "note",
+                    f"{model} has no price in genai-prices at {provider}{meant}: "
+                    f"{_calls(items)} routed to it {'are' if len(items) > 1 else 'is'} unpriced",
+                    items[0].call.provenance,
+                )
+            )
         return events
 
 
