@@ -292,3 +292,23 @@ def test_a_long_label_wraps_between_its_parameters_not_inside_a_name() -> None:
     ]
     numbers = wrap("x " + "1,234,567,890 " * 5, 24)
     assert all(line.strip().startswith("1,234,567,890") for line in numbers[1:]), numbers
+
+
+def test_a_column_with_nothing_to_say_is_left_out_first() -> None:
+    """A trial: a lower-bound baseline has no Δ % (every cell ``-``), yet that column stayed
+    while calls and prompt were left out to fit."""
+    from costsim.render.text import Column, table
+
+    columns = [
+        Column("variant", align="left", cut="right", min_width=8),
+        Column("calls", drop=5),
+        Column("prompt", drop=4),
+        Column("Δ %", drop=2),
+    ]
+    rows = [["baseline", "1,750", "3,584,329", ""], ["routing", "1,750", "4,586,144", "-"]]
+    lines = table(columns, rows, width=30)
+    assert lines[0].split() == ["variant", "calls", "prompt"]
+    assert " ".join(lines[4:]).split() == "(left out to fit: Δ %; --wide shows it)".split()
+    rows[1][3] = "-17.2%"  # something to say: the usual order
+    lines = table(columns, rows, width=30)
+    assert lines[0].split() == ["variant", "prompt", "Δ", "%"]

@@ -162,18 +162,24 @@ def _leave_out(
     columns: Sequence[Column], rows: Sequence[Sequence[str]], width: int
 ) -> tuple[list[Column], list[list[str]], list[int], list[str]]:
     """The columns (and cells, and widths) that fit ``width``, leaving out droppable ones,
-    highest ``drop`` first, while cutting is not enough; and the headers left out."""
+    highest ``drop`` first (but a column with nothing to say, every cell ``-`` or blank, before
+    any: a trial's Δ % of a lower-bound baseline stayed, all dashes, while calls and prompt
+    went), while cutting is not enough; and the headers left out."""
     kept, cells, left_out = list(columns), [list(row) for row in rows], []
     widths, overflow = _fit(kept, cells, width)
     while overflow > 0:
         droppable = [i for i, column in enumerate(kept) if column.drop]
         if not droppable:
             break
-        index = max(droppable, key=lambda i: (kept[i].drop, i))
+        index = max(droppable, key=lambda i: (_says_nothing(cells, i), kept[i].drop, i))
         left_out.append(kept.pop(index).header)
         cells = [row[:index] + row[index + 1 :] for row in cells]
         widths, overflow = _fit(kept, cells, width)
     return kept, cells, widths, left_out
+
+
+def _says_nothing(cells: Sequence[Sequence[str]], index: int) -> bool:
+    return bool(cells) and all(row[index].strip() in ("", "-") for row in cells)
 
 
 def _shown(
