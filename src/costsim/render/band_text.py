@@ -7,7 +7,7 @@ from decimal import Decimal
 
 from costsim.analysis.bands import Band, Spread
 from costsim.analysis.comparison import VariantSummary
-from costsim.render.text import decimals_for, money_cells, plural
+from costsim.render.text import decimals_for, finer, money_cells, plural
 
 __all__ = [
     "band_cell",
@@ -98,11 +98,11 @@ def band_detail(summary: VariantSummary, decimals: int) -> list[str]:
     band = summary.delta
     if band.value is None or band.low is None or band.high is None:
         return []
-    change = signed(band.value, decimals)
+    ends = [] if band.exact else [band.low, band.value, band.high]
+    places = finer(decimals, [band.value, *ends], apart=ends)
+    change = signed(band.value, places)
     spread = (
-        "exact"
-        if band.exact
-        else f"{signed(band.low, decimals)} to {signed(band.high, decimals)}, p90"
+        "exact" if band.exact else f"{signed(band.low, places)} to {signed(band.high, places)}, p90"
     )
     lines = [f"Δ cost {change} ({spread}) against the recording"]
     simulated, recorded = summary.resimulation_gap

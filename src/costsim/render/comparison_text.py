@@ -38,6 +38,7 @@ from costsim.render.report import (
 )
 from costsim.render.text import (
     Column,
+    finer,
     markdown_table,
     money_cells,
     more_line,
@@ -186,6 +187,7 @@ def _attribution(summary: VariantSummary, decimals: int) -> str:
     parts = [(k, v, summary.attribution_bands.get(k)) for k, v in summary.attribution.items()]
     if summary.interaction is not None:
         parts.append(("interaction", summary.interaction, summary.interaction_band))
+    decimals = finer(decimals, [value for _, value, _ in parts])
     cells = money_cells([value for _, value, _ in parts], decimals=decimals)
     texts = []
     for (name, value, band), cell in zip(parts, cells, strict=True):

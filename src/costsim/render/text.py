@@ -369,6 +369,23 @@ def decimals_for(amounts: Iterable[Decimal | None]) -> int:
     return max(2, min(6, 2 - math.floor(math.log10(smallest))))
 
 
+def finer(
+    decimals: int, amounts: Iterable[Decimal | None], *, apart: Iterable[Decimal] = ()
+) -> int:
+    """At least ``decimals``; more, up to 6, while an amount that is not zero would read as
+    zero, or ``apart`` amounts that differ would read alike: a line of details under a table
+    of dollars (``saves $0.000``, ``-$0.100 to -$0.100`` a trial read) shows its figures."""
+    values = [amount for amount in amounts if amount]
+    distinct = {amount for amount in apart}
+    places = decimals
+    while places < 6 and (
+        any(round(amount, places) == 0 for amount in values)
+        or len({round(amount, places) for amount in distinct}) < len(distinct)
+    ):
+        places += 1
+    return places
+
+
 def money_cells(
     amounts: Sequence[Decimal | None],
     *,

@@ -21,7 +21,7 @@ from costsim.analysis.comparison import Comparison, VariantSummary
 from costsim.analysis.spread import Spread
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import money
-from costsim.render.band_text import half_text
+from costsim.render.band_text import half_text, spread_text
 from costsim.render.comparison_text import best_saving, nothing_to_save, warm_line
 from costsim.render.html import findings
 from costsim.render.html.costs import (
@@ -43,7 +43,7 @@ from costsim.render.html.markup import Node, el
 from costsim.render.html.page import document, section
 from costsim.render.html.tables import Cell, Table, cell, num
 from costsim.render.html.tools import tools_figure
-from costsim.render.text import decimals_for, display_path, money_cells, plural
+from costsim.render.text import decimals_for, display_path, finer, money_cells, plural
 from costsim.scenario.result import ScenarioComparison
 
 __all__ = ["scenario_page", "scenarios_page", "simulation_page"]
@@ -116,14 +116,23 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     low, high = (-delta.high, -delta.low) if saving >= 0 else (delta.low, delta.high)
     if saving >= 0:  # a cost is never below zero: nothing saves more than the baseline
         high = min(high, base)
-    # one precision for the sentence, as the text's answer has
-    places = decimals_for([cost, base, saving, low, high])
+    # one precision for the sentence, as the text's answer has (finer where its range's ends
+    # would read alike: not "p90 $0.200 to $0.200")
+    ends = [] if delta.exact else [low, abs(saving), high]
+    places = finer(decimals_for([cost, base, saving, low, high]), ends, apart=ends)
     at, base_text, saved = money_cells([cost, base, abs(saving)], decimals=places)
     low_text, high_text = money_cells([low, high], decimals=places)
-    sure = "" if delta.exact else f", p90 {low_text} to {high_text}"
-    line = f"{lead} at {at} against {base_text} recorded: {verb} {saved}{share}{sure}."
+    sure = "" if delta.exact else f", p90 {_range(low_text, high_text, delta, places)}"
+    risks = f"; {plural(summary.divergences, 'divergence')}" if summary.divergences else ""
+    line = f"{lead} at {at} against {base_text} recorded: {verb} {saved}{share}{sure}{risks}."
     said = f"{saved} ({sure.removeprefix(', ') or 'exact'})"
     return Outcome(line, best.label, saving, said)
+
+
+def _range(low: str, high: str, delta: Band, places: int) -> str:
+    """``$2.077 to $2.355``; a range whose ends read alike as the band column says it
+    (``±<$0.001``), not ``$0.102 to $0.102``."""
+    return spread_text(delta.reach, places) if low == high else f"{low} to {high}"
 
 
 def _partly_priced(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
@@ -135,14 +144,15 @@ def _partly_priced(comparison: Comparison, columns: Sequence[Column]) -> Outcome
     label = columns[chosen.index + 1].label
     delta, base = chosen.summary.delta, comparison.baseline.priced_cost
     saving = chosen.saving
-    places = decimals_for([base, saving, delta.low, delta.high])
+    ends = [] if delta.exact else [e for e in (delta.low, -saving, delta.high) if e is not None]
+    places = finer(decimals_for([base, saving, delta.low, delta.high]), ends, apart=ends)
     base_text, saved = money_cells([base, abs(saving)], decimals=places)
     verb = "saves" if saving >= 0 else "adds"
     sure = ""
     if not delta.exact and delta.low is not None and delta.high is not None:
         low, high = (-delta.high, -delta.low) if saving >= 0 else (delta.low, delta.high)
         low_text, high_text = money_cells([low, high], decimals=places)
-        sure = f", p90 {low_text} to {high_text}"
+        sure = f", p90 {_range(low_text, high_text, delta, places)}"
     lead = f"Saves most: {label}" if saving >= 0 else f"Adds least: {label}"
     baseline = comparison.baseline
     why = []
