@@ -466,3 +466,18 @@ def test_a_replayed_interaction_is_read_again_only_when_its_file_changed(
     assert state._recorded(str(cassette), "c.yaml", 0, "sent", {}, "stored") is not first
     state._recorded(str(cassette), "c.yaml", 0, "sent", {}, None)  # recorded now: always read
     assert reads == [("c.yaml", 0), ("c.yaml", 1), ("c.yaml", 0), ("c.yaml", 0)]
+
+
+def test_an_unpriced_call_several_tests_replay_is_listed_once(project: pytest.Pytester) -> None:
+    """A trial: two tests replaying one cassette printed each of its unpriced lines twice,
+    alike, naming no test."""
+    _unprice_second_call(project)
+    project.makepyfile(
+        test_agent=REPLAY + "\ndef test_one():\n    _replay(2)\n\ndef test_two():\n    _replay(2)\n"
+    )
+    result = project.runpytest("--costsim")
+    result.assert_outcomes(passed=2)
+    lines = [line for line in result.stdout.lines if line.startswith("unpriced: ")]
+    assert len(lines) == 1, result.stdout.str()
+    assert lines[0].startswith("unpriced: agent.yaml interaction 1: ")
+    assert " ".join(result.stdout.str().split()).count("(replayed 2 times)") == 1

@@ -8,6 +8,7 @@ drifted call; the report files carry every figure.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, requires, version
@@ -263,7 +264,12 @@ def note_lines(
             "(4xx/5xx): unbilled, no tokens counted"
         )
     lines += drift_lines(state, options) if drift else []
-    lines += [f"unpriced: {entry}" for entry in total.unpriced]
+    # a cassette several tests replay: each of its unpriced calls once, with how often
+    replays = Counter(total.unpriced)
+    lines += [
+        f"unpriced: {entry}" + (f" (replayed {n} times)" if n > 1 else "")
+        for entry, n in replays.items()
+    ]
     lines += [f"unreadable: {error}" for error in state.errors]
     example = min(state.selected, default="tests/test_agent.py::test_refund")
     lines += [
