@@ -333,6 +333,10 @@ def test_truncated_yaml_after_the_response_body_key(tmp_path: Path) -> None:
     [
         pytest.param(b"ab\xff\xfecd\n", "is not UTF-8 text (byte 2)", id="not-utf8"),
         pytest.param(b"\xff\xfea\x00\x00\xd8", "is not UTF-16 LE text (byte 4)", id="bad-utf16"),
+        pytest.param(  # a trial read "is not UTF-16 BE text": no one writes a cassette so
+            b"\x00\x01\x02binary", "is not text (a null byte at byte 0): a binary file", id="binary"
+        ),
+        pytest.param(b"ab\x00\xffcd", "is not text (a null byte at byte 2)", id="binary-later"),
         pytest.param(b"just a string\n", "not a vcrpy cassette", id="scalar"),
         pytest.param(b"interactions: 7\n", "not a vcrpy cassette", id="interactions-not-list"),
         pytest.param(b"interactions: [1]\n", "interaction 0", id="interaction-not-mapping"),

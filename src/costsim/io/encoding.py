@@ -54,6 +54,11 @@ def decode(data: bytes) -> tuple[str, int]:
     try:
         text = data[skip:].decode(name)
     except UnicodeDecodeError as exc:
+        if not skip and b"\0" in data:  # no mark, a null byte: binary (a trial read "UTF-16")
+            raise TextEncodingError(
+                f"is not text (a null byte at byte {data.index(0)}): a binary file, not YAML "
+                "or JSON"
+            ) from None
         label = "UTF-8" if name == "utf-8" else name.upper().replace("-BE", " BE")
         label = label.replace("-LE", " LE")
         raise TextEncodingError(f"is not {label} text (byte {exc.start + skip})") from None
