@@ -44,3 +44,22 @@ def test_the_bound_is_explained_by_what_makes_it(unpriced: int, left_out: int, s
     assert "up to +12.0% of the recording (at least $32.0650: " in failure
     assert said in failure
     assert "0 of its calls" not in failure
+
+
+def test_a_budget_and_fail_over_that_say_the_same_say_it_once(tmp_path: Any) -> None:
+    """A trial: ``--fail-over 0`` beside a scenario budget of 0% printed the same gate line
+    twice."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+    from tests.conftest import EXAMPLES
+
+    scenario = tmp_path / "b.yaml"
+    scenario.write_text(
+        f"name: b\ncassettes: ['{EXAMPLES}/*.yaml']\nvariants:\n  c1h: ['caching:ttl=1h']\n"
+        "budgets:\n  c1h: {max_regression_pct: 0}\n"
+    )
+    result = CliRunner().invoke(cli, ["compare", str(scenario), "--fail-over", "0"])
+    assert result.exit_code == 1, result.output
+    lines = [line for line in result.stderr.splitlines() if "variant 'c1h'" in line]
+    assert len(lines) == 1, result.stderr

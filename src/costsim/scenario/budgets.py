@@ -99,4 +99,5 @@ def gate(comparison: Comparison, budgets: dict[str, Budget], fail_over: float | 
                 failures.extend(_check(summary, budgets[key], baseline_cost))
         if fail_over is not None:
             failures.extend(_regression(summary, fail_over, baseline_cost))
-    return failures
+    # a budget and --fail-over (or '*' and the variant's own) that say the same, said once
+    return list(dict.fromkeys(failures))
