@@ -451,3 +451,39 @@ def test_advise_takes_warm_as_compare_does(tmp_path: Path, monkeypatch: pytest.M
     assert advice("--warm", "steady", "--format", "json")["warm_starts"] == "steady"
     bad = CliRunner().invoke(cli, ["advise", "caching", str(EXAMPLES), "--warm", "cold"])
     assert bad.exit_code == 2 and "'cold' is not one of" in bad.output
+
+
+@pytest.mark.parametrize(
+    ("model", "listed"),
+    [("gpt-4o-2024-05-13", False), ("gpt-4o-2024-08-06", True), ("acme-private-llm", True)],
+)
+def test_a_model_without_a_cache_discount_leaves_nothing_on_the_table(
+    tmp_path: Path, model: str, listed: bool
+) -> None:
+    """A trial: ``dynamic content early in the prompt: 1 call, 368 tokens, billed $0.000000
+    more``: GPT-4o of May 2024 has no cached-input price (no prompt caching), so reading from
+    cache would save nothing there. A model without a price at all is listed, unpriced."""
+    import costsim
+
+    def call(index: int, stamp: str) -> Call:
+        return Call(
+            flavour=Flavour.OPENAI_CHAT,
+            model=model,
+            provenance=Provenance(tmp_path / "agent.yaml", index),
+            messages=(
+                Message("system", (TextBlock(f"Now: {stamp}\n"),)),
+                Message("system", (TextBlock("You review pull requests carefully. " * 400),)),
+                Message("user", (TextBlock(f"review #{index}"),)),
+            ),
+            usage=Usage(uncached_input=3300, output=40),
+            recorded_at=WHEN + timedelta(seconds=30 * index),
+        )
+
+    trace = CassetteTrace(tmp_path / "agent.yaml", (call(0, "09:00:00"), call(1, "09:00:30")), 0, 0)
+    advice = costsim.advise([trace])
+    leaks = {leak.reason: leak for leak in advice.data.leaks}
+    assert ("dynamic content early in the prompt" in leaks) is listed
+    text = advice.render("table", width=100)
+    assert "$0.000000 more" not in text
+    if model == "acme-private-llm":
+        assert "tokens, at no known price" in " ".join(text.split())

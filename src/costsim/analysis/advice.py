@@ -58,6 +58,8 @@ class Leak:
     usd: Decimal = Decimal(0)
     """What reading those tokens from cache instead would have saved."""
     examples: list[str] = field(default_factory=list)
+    unpriced: int = 0
+    """Calls of them without a known price (what they left is not in ``usd``)."""
 
 
 @dataclass(slots=True)
@@ -133,11 +135,17 @@ class _Leaks:
             base_tier=call.base_tier,
             tier=call.usage.tier if call.usage is not None else None,
         )
+        # re-sent as it was billed: written again, else uncached
+        saved = None if prices is None else _billed_at(call, tokens, prices) - prices.cache_read
+        if saved is not None and saved <= 0:  # no cache discount (gpt-4o-2024-05-13): no loss
+            return
         leak = self.table.setdefault(reason, Leak(reason))
         leak.calls += 1
         leak.tokens += tokens
-        if prices is not None:  # re-sent as it was billed: written again, else uncached
-            leak.usd += tokens * (_billed_at(call, tokens, prices) - prices.cache_read)
+        if saved is None:
+            leak.unpriced += 1
+        else:
+            leak.usd += tokens * saved
         if len(leak.examples) < 3:
             leak.examples.append(example)
 

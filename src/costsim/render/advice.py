@@ -105,9 +105,18 @@ def _lines(advice: CachingAdvice, width: int, verbose: bool) -> tuple[list[str],
             "from cache):"
         )
         for leak in advice.leaks:
+            unknown = (
+                f" ({leak.unpriced} of them at no known price)"
+                if 0 < leak.unpriced < leak.calls
+                else ""
+            )
+            billed = (
+                "at no known price"
+                if leak.unpriced == leak.calls
+                else f"billed {money(leak.usd)} more than reading them from cache{unknown}"
+            )
             leaks.append(
-                f"  {leak.reason}: {plural(leak.calls, 'call')}, {leak.tokens:,} tokens, billed "
-                f"{money(leak.usd)} more than reading them from cache"
+                f"  {leak.reason}: {plural(leak.calls, 'call')}, {leak.tokens:,} tokens, {billed}"
             )
             leaks += [
                 f"    e.g. {_example(example)}" for example in leak.examples[: 3 if verbose else 1]
