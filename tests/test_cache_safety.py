@@ -374,3 +374,19 @@ def test_cache_commands_list_only_the_options_they_use() -> None:
     assert CliRunner().invoke(cli, ["cache", "info", "-v"]).exit_code == 0
     full = CliRunner().invoke(cli, ["report", "--help"]).output
     assert "--verbose" in full and "html:" in full
+
+
+def test_cache_info_of_a_folder_not_made_yet_says_so(tmp_path: Path) -> None:
+    """A trial: after ``cache clear``, ``cache info`` said ``0 entries, 0.0 MB`` of a folder
+    that no longer existed."""
+    from click.testing import CliRunner
+
+    from costsim.cli import cli
+
+    folder = tmp_path / "never"
+    result = CliRunner().invoke(cli, ["cache", "info", "--cache-dir", str(folder)])
+    assert result.exit_code == 0
+    assert result.stdout.strip().endswith(
+        ": no cache there yet (the first run that reads cassettes makes it)"
+    )
+    assert not folder.exists()

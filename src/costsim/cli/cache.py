@@ -81,4 +81,6 @@ def info(cache_dir: Path | None, out: Output) -> None:
     if damage is not None:
         out.warn(f"{root}: {damage}; costsim cache clear clears the folder all the same")
     line = f"{{path}}: {_entries(entries)}, {size / 1e6:.1f} MB"
+    if not root.exists():  # cleared, or no run has cached anything here yet
+        line = "{path}: no cache there yet (the first run that reads cassettes makes it)"
     _emit(out, "costsim.cache_info", root, line, entries=entries, bytes=size)
