@@ -20,7 +20,7 @@ from click.testing import CliRunner
 import costsim
 from costsim import api
 from costsim.api.testing import TestCost, parse_strategies, save_baseline
-from costsim.cli import _common, cli
+from costsim.cli import _common, _progress, cli
 from costsim.engine import make_step, parse_step, parse_variant, parse_variants
 from costsim.errors import ConfigError
 from tests.conftest import EXAMPLES, ROOT
@@ -327,15 +327,15 @@ def test_progress_only_on_a_terminal_after_a_second(monkeypatch: pytest.MonkeyPa
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
     clock = iter([0.0, 0.2, 5.0, 5.1, 5.2, 5.3, 5.4])
-    monkeypatch.setattr(_common.time, "monotonic", lambda: next(clock))
-    bar = _common.ProgressBar(enabled=True)
+    monkeypatch.setattr(_progress.time, "monotonic", lambda: next(clock))
+    bar = _progress.ProgressBar(enabled=True)
     bar("loading", 1, 3)  # 0.2 s in: nothing yet
     assert terminal.text == ""
     bar("loading", 2, 3)
     bar("loading", 3, 3)
     bar.close()
     assert "loading" in terminal.text and "100%" in terminal.text
-    quiet = _common.ProgressBar(enabled=False)
+    quiet = _progress.ProgressBar(enabled=False)
     quiet("loading", 1, 1)
     assert quiet.bar is None
 

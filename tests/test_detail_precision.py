@@ -19,6 +19,7 @@ def test_finer_adds_decimals_until_each_figure_shows() -> None:
 
 
 def test_the_band_line_under_a_table_of_three_decimals() -> None:
+    """A range whose ends read alike is said as the band column says it."""
     from types import SimpleNamespace
 
     from costsim.analysis.spread import Band, Spread
@@ -27,7 +28,7 @@ def test_the_band_line_under_a_table_of_three_decimals() -> None:
     band = Band(Decimal("-0.10019"), Spread(Decimal("0.00012"), Decimal("0.00012")), True)
     summary = SimpleNamespace(delta=band, resimulation_gap=(None, None), resimulated_calls=0)
     assert band_detail(summary, 3) == [  # type: ignore[arg-type]
-        "Δ cost -$0.1002 (-$0.1003 to -$0.1001, p90) against the recording"
+        "Δ cost -$0.100 (±<$0.001, p90) against the recording"
     ]
 
 

@@ -600,8 +600,7 @@ def test_a_routing_target_without_a_price_says_so_and_what_was_meant() -> None:
     (variant,) = private.data.variants
     notes = [event.message for event in variant.events if "has no price" in event.message]
     assert notes == [
-        "acme-private-llm has no price in genai-prices at openai: 2 calls routed to it are "
-        "unpriced"
+        "acme-private-llm has no price in genai-prices at openai: 2 calls routed to it are unpriced"
     ]
     priced = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=gpt-4o-mini")
     assert not [e for e in priced.data.variants[0].events if "has no price" in e.message]

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import functools
 import math
-import sys
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -22,6 +20,7 @@ from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 import click
 
 from costsim.cli._errors import Findings
+from costsim.cli._progress import ProgressBar
 from costsim.cli._width import stderr_text, terminal_width
 
 if TYPE_CHECKING:
@@ -30,8 +29,6 @@ if TYPE_CHECKING:
 P = ParamSpec("P")
 R = TypeVar("R")
 
-PROGRESS_AFTER = 1.0
-"""Seconds a run goes on before its progress bar appears."""
 FORMATS = ("table", "json", "markdown", "html")
 """``--format`` choices: the format registry's (``costsim.api.FORMATS``; a test keeps them
 equal), not imported so that ``costsim --help`` stays fast."""
@@ -63,34 +60,6 @@ class Percent(click.ParamType):  # type: ignore[type-arg]
         if not math.isfinite(number) or number < 0:
             self.fail(f"{value!r}: a threshold is 0% or more", param, ctx)
         return number
-
-
-class ProgressBar:
-    """click's progress bar on stderr, for runs that last: it appears once a run has gone on
-    for :data:`PROGRESS_AFTER` seconds, and never when stderr is not a terminal or with
-    ``-q``."""
-
-    def __init__(self, enabled: bool) -> None:
-        self.enabled = enabled and sys.stderr.isatty()
-        self.started = time.monotonic()
-        self.bar: Any = None
-        self.label = ""
-
-    def __call__(self, what: str, done: int, total: int) -> None:
-        if not self.enabled or time.monotonic() - self.started < PROGRESS_AFTER:
-            return
-        if self.bar is not None and (what != self.label or total != self.bar.length):
-            self.close()
-        if self.bar is None:
-            self.label = what
-            self.bar = click.progressbar(length=total, label=what, file=sys.stderr)
-            self.bar.__enter__()
-        self.bar.update(done - self.bar.pos)
-
-    def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
 
 
 @dataclass(slots=True)

@@ -31,8 +31,16 @@ from costsim.plugin.session import CostsimSession
 from costsim.render.band_text import spread_text
 from costsim.render.events_text import alike
 from costsim.render.rows import merged, others_label, others_note
-from costsim.render.text import ELLIPSIS, extra_bytes, fit_table, money_places, plural
-from costsim.render.visible import markdown_cell, visible
+from costsim.render.text import (
+    ELLIPSIS,
+    Column,
+    extra_bytes,
+    fit_table,
+    markdown_table,
+    money_places,
+    plural,
+)
+from costsim.render.visible import visible
 
 __all__ = [
     "Costs",
@@ -101,8 +109,7 @@ def _rows(
     what_if: list[str],
     markdown: bool,
 ) -> list[list[str]]:
-    label = markdown_cell if markdown else visible
-    named = [(label(name), costs[name], [name]) for name in shown.listed]
+    named = [(visible(name), costs[name], [name]) for name in shown.listed]
     if shown.listed and shown.others:  # the cheaper tests in one row: the TOTAL stays whole
         summed = merged((costs[name] for name in shown.others), TestCost())
         named.append((others_label(len(shown.others)), summed, shown.others))
@@ -147,10 +154,11 @@ def table_lines(state: CostsimSession, costs: Costs, options: SummaryOptions) ->
     columns = [name for name, detail in _COLUMNS if wide or not detail]
     what_if = [v.name for v in parse_strategies(options.strategies)] if options.strategies else []
     shown = listing(costs, options)
-    if options.markdown:
-        headers = ["test", *columns, *(markdown_cell(f"cost with {name}") for name in what_if)]
-        rows = _rows(state, costs, shown, columns, what_if, markdown=True)
-        return fit_table(headers, rows, width=10**6, tablefmt="github")
+    if options.markdown:  # figures right-aligned, as every other Markdown table of costsim
+        headers = ["test", *columns, *(f"cost with {name}" for name in what_if)]
+        rows = _rows(state, costs, shown, columns, what_if, markdown=True)  # escaped below
+        layout = [Column(headers[0], align="left"), *(Column(h) for h in headers[1:])]
+        return markdown_table(layout, rows)
     # columns go before a test id is cut below TEST_COLUMN_MIN characters; then, with all
     # of them gone, the id gets every character left
     attempts = [(columns, TEST_COLUMN_MIN)]
@@ -168,7 +176,8 @@ def table_lines(state: CostsimSession, costs: Costs, options: SummaryOptions) ->
             break
     else:  # too narrow for an id beside its figures: each id on a line above them
         for fitted, _ in attempts:
-            headers = ["", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
+            # "test" heads the ids' lines (a trial read an untitled block without it)
+            headers = ["test", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
             rows = _rows(state, costs, shown, fitted, what_if, markdown=False)
             lines = _ids_above(headers, rows, len(shown.listed), options.width)
             if _fits(lines, options.width):

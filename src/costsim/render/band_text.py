@@ -98,12 +98,14 @@ def band_detail(summary: VariantSummary, decimals: int) -> list[str]:
     band = summary.delta
     if band.value is None or band.low is None or band.high is None:
         return []
-    ends = [] if band.exact else [band.low, band.value, band.high]
-    places = finer(decimals, [band.value, *ends], apart=ends)
+    places = finer(decimals, [band.value])  # a change of a fraction of the table's unit shows
     change = signed(band.value, places)
-    spread = (
-        "exact" if band.exact else f"{signed(band.low, places)} to {signed(band.high, places)}, p90"
-    )
+    if band.exact:
+        spread = "exact"
+    elif round(band.low, places) == round(band.high, places):  # not "-$0.100 to -$0.100"
+        spread = f"{spread_text(band.reach, places)}, p90"
+    else:
+        spread = f"{signed(band.low, places)} to {signed(band.high, places)}, p90"
     lines = [f"Δ cost {change} ({spread}) against the recording"]
     simulated, recorded = summary.resimulation_gap
     if summary.resimulated_calls and simulated != recorded:

@@ -116,10 +116,9 @@ def outcome(comparison: Comparison, columns: Sequence[Column]) -> Outcome:
     low, high = (-delta.high, -delta.low) if saving >= 0 else (delta.low, delta.high)
     if saving >= 0:  # a cost is never below zero: nothing saves more than the baseline
         high = min(high, base)
-    # one precision for the sentence, as the text's answer has (finer where its range's ends
-    # would read alike: not "p90 $0.200 to $0.200")
-    ends = [] if delta.exact else [low, abs(saving), high]
-    places = finer(decimals_for([cost, base, saving, low, high]), ends, apart=ends)
+    # one precision for the sentence, as the text's answer has (a range whose ends read alike
+    # said as the band column says it: not "p90 $0.200 to $0.200")
+    places = finer(decimals_for([cost, base, saving, low, high]), [saving])
     at, base_text, saved = money_cells([cost, base, abs(saving)], decimals=places)
     low_text, high_text = money_cells([low, high], decimals=places)
     sure = "" if delta.exact else f", p90 {_range(low_text, high_text, delta, places)}"
@@ -144,8 +143,7 @@ def _partly_priced(comparison: Comparison, columns: Sequence[Column]) -> Outcome
     label = columns[chosen.index + 1].label
     delta, base = chosen.summary.delta, comparison.baseline.priced_cost
     saving = chosen.saving
-    ends = [] if delta.exact else [e for e in (delta.low, -saving, delta.high) if e is not None]
-    places = finer(decimals_for([base, saving, delta.low, delta.high]), ends, apart=ends)
+    places = finer(decimals_for([base, saving, delta.low, delta.high]), [saving])
     base_text, saved = money_cells([base, abs(saving)], decimals=places)
     verb = "saves" if saving >= 0 else "adds"
     sure = ""
