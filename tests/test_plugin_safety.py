@@ -481,3 +481,23 @@ def test_an_unpriced_call_several_tests_replay_is_listed_once(project: pytest.Py
     assert len(lines) == 1, result.stdout.str()
     assert lines[0].startswith("unpriced: agent.yaml interaction 1: ")
     assert " ".join(result.stdout.str().split()).count("(replayed 2 times)") == 1
+
+
+def test_the_markdown_report_right_aligns_figures_and_keeps_a_pipe_in_its_cell(
+    project: pytest.Pytester,
+) -> None:
+    """A trial: the report's table was ``|---------|`` (GitHub renders it left-aligned) where
+    every other Markdown table of costsim right-aligns figures."""
+    project.makepyfile(
+        test_agent=REPLAY
+        + "\nimport pytest\n\n@pytest.mark.parametrize('x', ['a|b'])\n"
+        + "def test_p(x):\n    _replay(2)\n"
+    )
+    project.runpytest("--costsim", "--costsim-report", "r.md").assert_outcomes(passed=1)
+    lines = (project.path / "r.md").read_text().splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("| test |"))
+    rule = lines[head + 1]
+    assert rule.startswith("|:---|---:|") and set(rule) <= set("|:-"), rule
+    row = lines[head + 2]
+    assert row.startswith("| test_agent.py::test_p\\[a\\|b\\] |"), row
+    assert row.count(" | ") == lines[head].count(" | ")  # the pipe split no cell
