@@ -1,18 +1,17 @@
 """How the public API runs its work: the cache, a local process pool, or a Dask cluster.
 
 Cassettes are independent, so they are loaded, normalised and simulated in batches by a pool
-of processes (``jobs``, default: the machine's cores) or by the workers of an existing Dask
-distributed cluster (``scheduler``, ``pip install 'costsim[dask]'``); batches come back in
-cassette order, so the result is the same as a serial run's, byte for byte.
+of processes (``jobs``, default: the processors usable, :mod:`costsim.api.cpus`) or by the
+workers of a Dask cluster (``scheduler``, ``costsim[dask]``); batches come back in cassette
+order, so the result is the same as a serial run's, byte for byte.
 
 Settings come from the keyword arguments of the API functions, else from the innermost
 :func:`configured` block (the CLI's ``--jobs``, ``--no-cache``, ``--scheduler`` and
 ``--calibration`` set one), else from ``[tool.costsim]`` in the nearest ``pyproject.toml``
 (``jobs``, ``cache``, ``scheduler``, ``calibration``, ``warm``), else the defaults.
 
-The token estimator is the same for every command and every cassette of a run: the
-coefficients shipped with costsim, or a calibration saved by ``costsim calibrate --save``
-(:mod:`costsim.metering.saved`).
+The token estimator is the same for every command and every cassette of a run: the shipped
+coefficients, or a calibration saved by ``costsim calibrate --save``.
 """
 
 from __future__ import annotations
@@ -299,6 +298,12 @@ class _Session:
 
 
 _SESSION: ContextVar[_Session | None] = ContextVar("costsim_pool", default=None)
+
+
+def session_pool() -> ProcessPoolExecutor | None:
+    """The pool of the :func:`pool_session` this runs in, started now; None outside one."""
+    session = _SESSION.get()
+    return None if session is None else session.pool()
 
 
 @contextlib.contextmanager

@@ -35,6 +35,7 @@ from costsim.analysis.spread import Spread
 from costsim.analysis.turns import Turns
 from costsim.api.batches import batches, stable_batches
 from costsim.api.execution import Settings, pool_session, run_batches
+from costsim.api.prestart import prestart
 from costsim.api.price_day import prices_day, rule_days
 from costsim.api.work import (
     OWN_CACHE,
@@ -63,10 +64,8 @@ __all__ = ["check_all", "compare_all", "cut_short_in", "list_all", "load_all"]
 
 R = TypeVar("R")
 
-_POOL_BYTES = 2_000_000
-"""Below this much to parse, a pool costs more than it saves."""
-_PARTS = 8
-"""Batches per worker: small enough to balance, large enough to amortise."""
+_POOL_BYTES = 2_000_000  # below this much to parse, a pool costs more than it saves
+_PARTS = 8  # batches per worker: small enough to balance, large enough to amortise
 
 
 def _read(path: Path, *, hashed: bool) -> tuple[str | None, int]:
@@ -297,6 +296,7 @@ def compare_all(
     """Every cassette's share of the comparison of ``variants``, merged in cassette order."""
     store = settings.store()
     with pool_session(settings):
+        prestart(settings, store, paths, _POOL_BYTES)  # tokenizers set up while this reads
         items: list[Item] = []
         sizes: list[int] = []
         for path in paths:

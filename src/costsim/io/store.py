@@ -353,6 +353,10 @@ class CacheStore:
             self.root.rmdir()  # only when nothing else is in it
         return entries
 
+    def rows(self) -> int:
+        """The small entries (traces, shares) the database holds."""
+        return self._rows.count()
+
     def size(self) -> tuple[int, int]:
         """(entries, bytes) in the cache folder."""
         if not self.root.is_dir():
