@@ -51,6 +51,10 @@ def test_change_days_are_every_dated_price_and_rule() -> None:
                 starts = _starts(model.id, provider.id) or ()
                 assert {start.date() for start in starts} <= set(DAYS), model.id
                 checked += len(starts)
+            for variant in getattr(model, "price_variants", None) or ():  # a tier's, batch's
+                for conditional in variant.prices if isinstance(variant.prices, list) else ():
+                    start = getattr(conditional.constraint, "start_date", None)
+                    assert start is None or start in DAYS, (model.id, start)
     assert checked > 50
     assert list(DAYS) == sorted(set(DAYS))
 
@@ -75,7 +79,14 @@ def test_a_share_is_reused_from_day_to_day_until_a_price_or_rule_changes(
     second = pipeline._fingerprint([], overridden, {}, AgentMatcher(), None, "c", store=None)
     assert first != second  # the scenario's own rule changed at midnight
     fixed = datetime(2026, 1, 1, tzinfo=UTC)
-    assert key(DAYS[-1], fixed) == key(DAYS[-1] - timedelta(days=1), fixed)
+    assert key(before, fixed) == key(after, fixed)
+    # a review: --as-of fixes the prices, but undated calls are still cached by today's
+    # rules (a scenario's override from a day on): the rules' day is in the key all the same
+    _freeze(monkeypatch, before)
+    first = pipeline._fingerprint([], overridden, {}, AgentMatcher(), fixed, "c", store=None)
+    _freeze(monkeypatch, after)
+    second = pipeline._fingerprint([], overridden, {}, AgentMatcher(), fixed, "c", store=None)
+    assert first != second
 
 
 @pytest.fixture
@@ -151,3 +162,19 @@ def test_change_days_are_read_once_and_kept(
     store.put("change-days", CacheStore.key("change-days"), b"[not json")
     monkeypatch.undo()
     assert price_day.change_days(store) == DAYS  # a corrupt entry is read again, not an error
+
+
+def test_a_custom_price_snapshot_is_read_not_the_kept_days(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """genai-prices' ``UpdatePrices`` / ``set_custom_snapshot`` price with other data: the
+    days kept for the bundled list are not its days."""
+    from genai_prices import data_snapshot
+
+    store = CacheStore(tmp_path / "cache")
+    assert price_day.change_days(store) == DAYS  # kept
+    empty = data_snapshot.DataSnapshot(providers=[], from_auto_update=True)
+    monkeypatch.setattr(data_snapshot, "_custom_snapshot", empty)
+    own = price_day.change_days(store)
+    assert own and set(own) < set(DAYS)  # the caching rules' days alone
+    assert date(2026, 6, 1) in own

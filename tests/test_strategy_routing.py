@@ -576,7 +576,7 @@ def test_a_routed_call_with_tools_says_the_new_tool_use_system_prompt() -> None:
     assert variant.totals.priced_cost == Decimal("0.00999435")
     (note,) = [event.message for event in variant.events if event.kind == "note"]
     assert note == (
-        "2 calls with tools routed from claude-sonnet-4-5 to claude-sonnet-4: Anthropic adds a "
+        "calls with tools routed from claude-sonnet-4-5 to claude-sonnet-4: Anthropic adds a "
         "313-token tool-use system prompt for claude-sonnet-4 where 496 for claude-sonnet-4-5 "
         "(-183 a call, its documented figures)"
     )
@@ -593,14 +593,15 @@ def test_a_routing_target_without_a_price_says_so_and_what_was_meant() -> None:
     (variant,) = typo.data.variants
     notes = [event.message for event in variant.events if "has no price" in event.message]
     assert notes == [
-        "gpt-4o-mni has no price in genai-prices at openai (did you mean gpt-4o-mini?): 2 calls "
-        "routed to it are unpriced"
+        "gpt-4o-mni has no price in genai-prices at openai (did you mean gpt-4o-mini?): the "
+        "calls routed to it are unpriced"
     ]
     private = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=acme-private-llm")
     (variant,) = private.data.variants
     notes = [event.message for event in variant.events if "has no price" in event.message]
     assert notes == [
-        "acme-private-llm has no price in genai-prices at openai: 2 calls routed to it are unpriced"
+        "acme-private-llm has no price in genai-prices at openai: the calls routed to it are "
+        "unpriced"
     ]
     priced = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=gpt-4o-mini")
     assert not [e for e in priced.data.variants[0].events if "has no price" in e.message]

@@ -273,9 +273,9 @@ def _fingerprint(
         repr(sorted(agents.items())),
         repr([(name, pattern.pattern) for name, pattern in matcher.patterns]),
         repr([(name, sorted(map(str, files))) for name, files in matcher.files]),
-        # calls without a recorded date are priced and cached as today: a share made on
-        # another day is alike while no price nor caching rule changed in between
-        repr(as_of) if as_of is not None else prices_day(store, rule_days(rules)),
+        # undated calls are priced (but for --as-of) and cached (even so) as today: a share of
+        repr(as_of),  # another day is alike while no price nor caching rule changed since
+        prices_day(store, rule_days(rules)),
         estimator,
         *(["lenient"] if lenient else []),
     ]

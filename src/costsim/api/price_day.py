@@ -16,6 +16,7 @@ which takes under a second, is not to pay that every time).
 from __future__ import annotations
 
 import dataclasses
+import sys
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
 
@@ -48,20 +49,29 @@ def _read_change_days() -> tuple[date, ...]:
     days = set(rule_days(default_rules()))
     for provider in get_snapshot().providers:
         for model in provider.models:
-            prices = model.prices
-            if not isinstance(prices, list):
-                continue
-            for conditional in prices:
-                start = getattr(conditional.constraint, "start_date", None)
-                if isinstance(start, date):  # a datetime is a date too: its day
-                    days.add(date(start.year, start.month, start.day))
+            # the model's own prices, and its variants' (a service tier's, batch's)
+            lists = [model.prices, *(v.prices for v in getattr(model, "price_variants", ()) or ())]
+            for prices in lists:
+                for conditional in prices if isinstance(prices, list) else ():
+                    start = getattr(conditional.constraint, "start_date", None)
+                    if isinstance(start, date):  # a datetime is a date too: its day
+                        days.add(date(start.year, start.month, start.day))
     return tuple(sorted(days))
+
+
+def _custom_prices() -> bool:
+    """Whether this process priced with a snapshot of its own (genai-prices' ``UpdatePrices``
+    or ``set_custom_snapshot``): its days are not the bundled list's (never kept)."""
+    module = sys.modules.get("genai_prices.data_snapshot")  # not imported: none was set
+    return module is not None and getattr(module, "_custom_snapshot", None) is not None
 
 
 def change_days(store: CacheStore | None) -> tuple[date, ...]:
     """:func:`_read_change_days`, kept in ``store`` (its key holds this build of costsim and
     genai-prices' version)."""
     key = CacheStore.key(_KIND)
+    if _custom_prices():
+        return _read_change_days()
     if store is not None:
         data = store.get(_KIND, key)
         if data is not None:

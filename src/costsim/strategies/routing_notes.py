@@ -1,7 +1,9 @@
 """What routing says once per trace and pair of models, not at every call: calls sent to a
 model whose input price is higher, and calls whose prompt grows or shrinks because Anthropic
 adds another tool-use system prompt for the new model (a trial saw a Sonnet 4 trace routed to
-Haiku 4.5 gain 13.5% prompt tokens, 183 a call, with nothing saying why)."""
+Haiku 4.5 gain 13.5% prompt tokens, 183 a call, with nothing saying why), and a target without
+a price. The last two name no count of calls: the same note of many cassettes reads once (the
+unpriced calls are counted under the table)."""
 
 from __future__ import annotations
 
@@ -51,7 +53,7 @@ class RoutedPairs:
             Event(
                 self.strategy,
                 "note",
-                f"{_calls(items)} with tools routed from {was} to {to}: Anthropic adds a "
+                f"calls with tools routed from {was} to {to}: Anthropic adds a "
                 f"{after:,}-token tool-use system prompt for {to} where {before:,} for {was} "
                 f"({after - before:+,} a call, its documented figures)",
                 items[0].call.provenance,
@@ -65,8 +67,8 @@ class RoutedPairs:
                 Event(
                     self.strategy,
                     "note",
-                    f"{model} has no price in genai-prices at {provider}{meant}: "
-                    f"{_calls(items)} routed to it {'are' if len(items) > 1 else 'is'} unpriced",
+                    f"{model} has no price in genai-prices at {provider}{meant}: the calls "
+                    "routed to it are unpriced",
                     items[0].call.provenance,
                 )
             )
