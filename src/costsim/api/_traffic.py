@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TypeAlias
 
 from costsim.analysis import cache_fidelity, cassettes
+from costsim.analysis.breakdown import breakdown
 from costsim.analysis.checks import among_siblings, validate_rules
 from costsim.analysis.comparison import compare_variants, finish
 from costsim.analysis.cut_short import traces_cut_short
@@ -223,6 +224,7 @@ def simulate(
     as_of: datetime | date | None = None,
     gap: float | None = None,
     warm: str | None = None,
+    by: str | None = None,
     lenient: bool = False,
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
@@ -238,6 +240,8 @@ def simulate(
     cassette by cassette, in parallel (see :func:`costsim.api.compare` for ``jobs``, ``cache``
     and ``scheduler``); the result is the same as for traces loaded first."""
     variant = variant_of(strategies)
+    if by is not None and by not in SIMULATE_BREAKDOWNS:
+        raise ConfigError(f"cannot break down by {by!r}; valid: {', '.join(SIMULATE_BREAKDOWNS)}")
     rules = default_rules().with_gap(gap).with_warm(warm if warm is not None else current().warm)
     paths = _as_paths(traces)
     if paths is not None:  # streamed, cassette by cassette
@@ -255,11 +259,19 @@ def simulate(
         )
         data = finish(share, [variant], as_of=utc(as_of), warm_starts=rules.warm_starts)
         cut = cut_short_in(found.files, share, skipped)
-        return Simulation(data, skipped=tuple(skipped), warnings=(*found.warnings(), *cut))
+        table = None if by is None else breakdown(by, data, AgentMatcher())
+        return Simulation(
+            data, by=table, skipped=tuple(skipped), warnings=(*found.warnings(), *cut)
+        )
     loaded = traces_of(traces, lenient=lenient, include=include, exclude=exclude, progress=progress)
     engine = Engine(loaded, rules=rules, meter=estimator())
     data = compare_variants(engine, [variant], as_of=utc(as_of))
-    return Simulation(data, skipped=loaded.skipped, warnings=loaded.warnings)
+    table = None if by is None else breakdown(by, data, AgentMatcher())
+    return Simulation(data, by=table, skipped=loaded.skipped, warnings=loaded.warnings)
+
+
+SIMULATE_BREAKDOWNS = ("cassette", "model", "provider", "flavour", "tool")
+"""``simulate --by``: ``compare``'s but ``agent`` (agent roles are a scenario's)."""
 
 
 def _as_paths(source: TracesLike) -> list[Path] | None:

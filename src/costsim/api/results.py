@@ -15,6 +15,7 @@ from typing import Any, ClassVar, overload
 
 from costsim.analysis import advice, cache_fidelity, cassettes, comparison, report
 from costsim.analysis.baseline_store import BaselineDiff, SavedBaseline
+from costsim.analysis.breakdown import Breakdown as BreakdownTable
 from costsim.analysis.breakdown import breakdown
 from costsim.analysis.checks import Finding
 from costsim.analysis.report import Skipped
@@ -22,6 +23,7 @@ from costsim.analysis.spread import Band
 from costsim.metering.evaluate import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
+from costsim.render.breakdown import breakdown_json, breakdown_markdown, breakdown_table
 from costsim.render.formats import RenderOptions, document, formats, json_text, render
 from costsim.scenario import gate
 from costsim.scenario.result import ScenarioComparison, ScenarioRuns
@@ -122,6 +124,24 @@ class Simulation(Result):
 
     kind: ClassVar[str] = "simulation"
     data: comparison.Comparison
+    by: BreakdownTable | None = field(default=None, kw_only=True)
+    """The breakdown ``by`` asked for (``simulate --by``), after the table and in the JSON."""
+
+    def to_json(self) -> dict[str, Any]:
+        found = Result.to_json(self)  # (a slotted dataclass: no zero-argument super)
+        if self.by is not None:
+            found["breakdown"] = breakdown_json(self.by)
+        return found
+
+    def render(
+        self, fmt: str = "table", *, width: int = 100, verbose: bool = False, wide: bool = False
+    ) -> str:
+        text = Result.render(self, fmt, width=width, verbose=verbose, wide=wide)
+        if self.by is None or fmt not in ("table", "markdown"):
+            return text  # JSON holds it; the HTML page, like compare's, does not
+        if fmt == "markdown":
+            return text + "\n" + breakdown_markdown(self.by)
+        return text + "\n" + breakdown_table(self.by, width=width, verbose=verbose)
 
     @property
     def baseline(self) -> Totals:

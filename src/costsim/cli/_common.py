@@ -272,6 +272,8 @@ REPORT_GROUPINGS = ("cassette", "model", "provider", "flavour")
 """``report --by`` (the same as ``costsim.api.REPORT_GROUPINGS``; a test keeps them equal)."""
 BREAKDOWNS = (*REPORT_GROUPINGS, "agent", "tool")
 """``compare --by``: the report's groupings, and what only a scenario knows."""
+SIMULATE_BREAKDOWNS = (*REPORT_GROUPINGS, "tool")
+"""``simulate --by``: compare's but agent roles (a scenario's)."""
 BY_HELP = {
     "cassette": "one row per cassette file",
     "model": "per model billed",

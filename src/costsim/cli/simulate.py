@@ -7,8 +7,10 @@ from pathlib import Path
 import click
 
 from costsim.cli._common import (
+    SIMULATE_BREAKDOWNS,
     Output,
     as_of_option,
+    by_help,
     execution_options,
     gap_option,
     lenient_option,
@@ -32,6 +34,11 @@ from costsim.cli._errors import handle_errors
     help="A strategy to apply, in order (repeatable; 'a & b' stacks two in one -s). "
     "costsim strategies lists them and their parameters. None: the identity variant.",
 )
+@click.option(
+    "--by",
+    type=click.Choice(SIMULATE_BREAKDOWNS),
+    help="Add a breakdown. " + by_help(SIMULATE_BREAKDOWNS),
+)
 @gap_option
 @warm_option
 @as_of_option
@@ -43,6 +50,7 @@ from costsim.cli._errors import handle_errors
 def simulate(
     paths: tuple[Path, ...],
     strategies: tuple[str, ...],
+    by: str | None,
     gap: float | None,
     warm: str | None,
     as_of: str | None,
@@ -65,6 +73,7 @@ def simulate(
             as_of=when,
             gap=gap,
             warm=warm,
+            by=by,
             lenient=lenient,
             include=include,
             exclude=exclude,
