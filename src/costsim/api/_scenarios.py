@@ -44,8 +44,8 @@ def compare(
     """Every variant of a scenario (a scenario file, or a :class:`Scenario` built in Python
     whose cassette patterns are relative to the working folder) against the recording.
 
-    Cassettes are simulated independently by ``jobs`` processes (default: one per core), or by
-    the workers of the Dask cluster whose scheduler is at ``scheduler`` (``tcp://host:8786``);
+    Cassettes are simulated independently by ``jobs`` processes (default: one per processor
+    usable), or by the workers of the Dask cluster whose scheduler is at ``scheduler`` (``tcp://host:8786``);
     loaded cassettes and each cassette's results are kept in ``.costsim_cache`` unless
     ``cache`` is False. The result is the same whichever runs it. ``warm``: ``steady`` or
     ``first`` (see :data:`costsim.cache.rules.WARM_STARTS`), instead of the scenario's."""

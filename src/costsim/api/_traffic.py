@@ -94,7 +94,7 @@ def load(
     not a regular file (a FIFO, a device), raises :class:`~costsim.errors.WalkError`; with
     ``lenient`` it is left out and named in ``.warnings``, as is a folder holding no cassette,
     a FIFO or device found in a folder, and a file reached twice (read once).
-    Cassettes are parsed by ``jobs`` processes (default: one per core) and kept in
+    Cassettes are parsed by ``jobs`` processes (default: one per processor usable) and kept in
     ``.costsim_cache`` unless ``cache`` is False (see :mod:`costsim.api.execution`).
     """
     found = find_cassettes(paths_of(paths), Selection.of(include, exclude), lenient=lenient)
@@ -380,8 +380,8 @@ def check_cassettes(
     credentials left in recordings, each naming its rule and severity. ``ignore`` silences
     rules, as does ``[tool.costsim] secrets.ignore`` in the pyproject.toml found from
     ``settings_from`` (default: the working folder); ``show_info`` lists informational ones.
-    Cassettes are checked by ``jobs`` processes (default: one per core) and what each holds
-    is kept in ``.costsim_cache`` unless ``cache`` is False."""
+    Cassettes are checked by ``jobs`` processes (default: one per processor usable) and what
+    each holds is kept in ``.costsim_cache`` unless ``cache`` is False."""
     start = Path(settings_from) if settings_from is not None else None
     config_path, _ = tool_config(start)
     configured = validate_rules(

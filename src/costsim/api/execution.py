@@ -64,7 +64,7 @@ Progress = Callable[[int, int], None]
 @dataclass(frozen=True, slots=True)
 class Settings:
     jobs: int | None = None
-    """Worker processes; None: one per core; 1: no pool."""
+    """Worker processes; None: one per processor usable (:mod:`costsim.api.cpus`); 1: no pool."""
     cache: bool = True
     """Read and write the cache of loaded cassettes (``--no-cache``: neither)."""
     cache_dir: Path | None = None

@@ -349,7 +349,8 @@ def _execution(command: Callable[P, R], *, scheduler: bool, estimates: bool) -> 
             "--jobs",
             type=click.IntRange(min=1),
             metavar="N",
-            help="Worker processes (default: one per core; 1: none). The output is the same.",
+            help="Worker processes (default: one per processor usable: CPU affinity, a container's "
+            "CPU quota; 1: none). The output is the same.",
         ),
     ]
     if estimates:
