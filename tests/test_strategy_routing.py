@@ -605,3 +605,19 @@ def test_a_routing_target_without_a_price_says_so_and_what_was_meant() -> None:
     ]
     priced = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=gpt-4o-mini")
     assert not [e for e in priced.data.variants[0].events if "has no price" in e.message]
+
+
+def test_a_routing_key_no_model_is_named_says_what_it_likely_meant() -> None:
+    """A trial: ``models.gpt4o`` routed nothing with no hint; a real model the run lacks
+    (``gpt-4.1``) gets none."""
+    import costsim
+    from tests.conftest import EXAMPLES
+
+    def notes(step: str) -> list[str]:
+        (variant,) = costsim.simulate(str(EXAMPLES), step).data.variants
+        return [e.message for e in variant.events if "routes nothing" in e.message]
+
+    (typo,) = notes("routing:models.gpt4o=gpt-4o-mini")
+    assert typo.endswith("; did you mean gpt-4o?")
+    (absent,) = notes("routing:models.gpt-4.1=gpt-4o-mini")
+    assert "did you mean" not in absent

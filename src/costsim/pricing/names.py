@@ -53,18 +53,22 @@ def _price_id(name: str, provider: str) -> str | None:
     return str(result.model.id)
 
 
-def close_model(name: str, provider: str) -> str | None:
-    """The model genai-prices knows at ``provider`` whose id is closest to ``name`` (a typo's
-    likely meaning: ``gpt-4o-mni``, ``gpt-4o-mini``), None when none is close."""
-    import difflib  # only when a name has no price
+@cache
+def close_model(name: str, provider: str | None) -> str | None:
+    """The model genai-prices knows (at ``provider``; None: at any) whose id is closest to
+    ``name`` (a typo's likely meaning: ``gpt-4o-mni``, ``gpt-4o-mini``), None when none is
+    close, or when ``name`` is one it knows."""
+    import difflib  # only when a name has no price, or names no call
 
     from genai_prices.data_snapshot import get_snapshot
 
-    ids = [
+    ids = {
         model.id
         for known in get_snapshot().providers
-        if known.id == provider
+        if provider is None or known.id == provider
         for model in known.models
-    ]
-    found = difflib.get_close_matches(name, ids, n=1, cutoff=0.8)
+    }
+    if name in ids:
+        return None
+    found = difflib.get_close_matches(name, sorted(ids), n=1, cutoff=0.8)
     return found[0] if found else None

@@ -26,6 +26,7 @@ from costsim.model import Call, Platform, TextBlock, ToolResultBlock, ToolUseBlo
 from costsim.model.quoting import quoted, short_name
 from costsim.model.reasoning import reasons
 from costsim.pricing.input_price import input_price
+from costsim.pricing.names import close_model
 from costsim.pricing.platform_ids import model_name, on_platform, price_list
 from costsim.pricing.prices import today
 from costsim.pricing.tiers import listed_from
@@ -165,13 +166,19 @@ def _unmatched(models: dict[str, str], trace: SimTrace) -> list[Event]:
             "routing",
             "note",
             f"models.{key} routes nothing: no call of the run is of that model (by its name, a "
-            "dated snapshot or a platform's id of it)",
+            f"dated snapshot or a platform's id of it){_meant(key)}",
             trace.calls[0].call.provenance,
             of_run=True,
         )
         for key in models
         if not any(_names(key, item.call) for item in trace.calls)
     ]
+
+
+def _meant(key: str) -> str:
+    """``; did you mean gpt-4o?`` for a key no model genai-prices knows is named (``gpt4o``)."""
+    close = close_model(key, provider_of(key))
+    return f"; did you mean {close}?" if close is not None else ""
 
 
 def _priced(routed: Call, price: float | None, when: datetime) -> bool:
