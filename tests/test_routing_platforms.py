@@ -154,7 +154,7 @@ def test_a_models_key_that_routes_nothing_is_said_once(tmp_path: Path) -> None:
     traces = _three(tmp_path)
     said = (
         "models.claude-sonet-4-5 routes nothing: no call of the run is of that model (by its "
-        "name, a dated snapshot or a platform's id of it)"
+        "name, a dated snapshot or a platform's id of it); did you mean claude-sonnet-4-5?"
     )
     assert _notes(traces, {"claude-sonet-4-5": "claude-haiku-4-5"}) == [said]
     (tmp_path / "openai").mkdir()
