@@ -582,42 +582,34 @@ def test_a_routed_call_with_tools_says_the_new_tool_use_system_prompt() -> None:
     )
 
 
+def _said(step: str, about: str) -> list[str]:
+    """The notes of ``step`` simulated on the bundled cassettes that say ``about``."""
+    import costsim
+    from tests.conftest import EXAMPLES
+
+    (variant,) = costsim.simulate(str(EXAMPLES), step).data.variants
+    return [event.message for event in variant.events if about in event.message]
+
+
 def test_a_routing_target_without_a_price_says_so_and_what_was_meant() -> None:
     """A trial: ``routing:models.gpt-4o=gpt-4o-mni`` ran, its variant unpriced, exit 0, with
     no word of the typo (every other scenario typo is an error with "did you mean"). A model
     without a price may be real (a gateway's, a fine-tune), so it is a note, not an error."""
-    import costsim
-    from tests.conftest import EXAMPLES
-
-    typo = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=gpt-4o-mni")
-    (variant,) = typo.data.variants
-    notes = [event.message for event in variant.events if "has no price" in event.message]
-    assert notes == [
+    assert _said("routing:models.gpt-5-mini=gpt-4o-mni", "has no price") == [
         "gpt-4o-mni has no price in genai-prices at openai (did you mean gpt-4o-mini?): the "
         "calls routed to it are unpriced"
     ]
-    private = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=acme-private-llm")
-    (variant,) = private.data.variants
-    notes = [event.message for event in variant.events if "has no price" in event.message]
-    assert notes == [
+    assert _said("routing:models.gpt-5-mini=acme-private-llm", "has no price") == [
         "acme-private-llm has no price in genai-prices at openai: the calls routed to it are "
         "unpriced"
     ]
-    priced = costsim.simulate(str(EXAMPLES), "routing:models.gpt-5-mini=gpt-4o-mini")
-    assert not [e for e in priced.data.variants[0].events if "has no price" in e.message]
+    assert _said("routing:models.gpt-5-mini=gpt-4o-mini", "has no price") == []
 
 
 def test_a_routing_key_no_model_is_named_says_what_it_likely_meant() -> None:
     """A trial: ``models.gpt4o`` routed nothing with no hint; a real model the run lacks
     (``gpt-4.1``) gets none."""
-    import costsim
-    from tests.conftest import EXAMPLES
-
-    def notes(step: str) -> list[str]:
-        (variant,) = costsim.simulate(str(EXAMPLES), step).data.variants
-        return [e.message for e in variant.events if "routes nothing" in e.message]
-
-    (typo,) = notes("routing:models.gpt4o=gpt-4o-mini")
+    (typo,) = _said("routing:models.gpt4o=gpt-4o-mini", "routes nothing")
     assert typo.endswith("; did you mean gpt-4o?")
-    (absent,) = notes("routing:models.gpt-4.1=gpt-4o-mini")
+    (absent,) = _said("routing:models.gpt-4.1=gpt-4o-mini", "routes nothing")
     assert "did you mean" not in absent
