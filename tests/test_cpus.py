@@ -74,3 +74,14 @@ def test_no_quota_or_an_unreadable_one_leaves_the_affinity(
 def test_the_affinity_caps_the_workers(machine: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
     assert cpus.usable_cpus() == 3
+
+
+def test_a_group_outside_the_namespace_reads_no_sibling(machine: Path) -> None:
+    """A review: ``0::/../other`` (a process outside its cgroup namespace's root) stripped of
+    ``..`` read the quota of a sibling group ``other``; only the mount's top counts."""
+    _write(machine / "self", "0::/../other\n")
+    _write(machine / "cgroup" / "other" / "cpu.max", "100000 100000\n")  # not ours
+    assert cpus.usable_cpus() == 64
+    _write(machine / "cgroup" / "cpu.max", "200000 100000\n")
+    cpus.usable_cpus.cache_clear()
+    assert cpus.usable_cpus() == 2

@@ -61,7 +61,9 @@ def _limits(line: str) -> Iterator[float]:
 
 
 def _walk(mount: Path, group: str, read: Callable[[Path], float | None]) -> Iterator[float]:
-    parts = [part for part in group.strip().split("/") if part and part != ".."]
+    parts = [part for part in group.strip().split("/") if part]
+    if ".." in parts:  # outside this namespace's root: only the group mounted at its top
+        parts = []
     for depth in range(len(parts), -1, -1):
         folder = mount.joinpath(*parts[:depth])
         limit = read(folder)

@@ -19,8 +19,12 @@ import dataclasses
 import sys
 from collections.abc import Iterable
 from datetime import UTC, date, datetime
+from typing import TYPE_CHECKING
 
 from pydantic import TypeAdapter, ValidationError
+
+if TYPE_CHECKING:
+    from costsim.cache.rules import CacheRules
 
 from costsim.io.store import CacheStore
 
@@ -30,10 +34,10 @@ _KIND = "change-days"
 _DAYS = TypeAdapter(tuple[date, ...])
 
 
-def rule_days(rules: object) -> list[date]:
-    """The days from which a caching rule of ``rules`` (a :class:`CacheRules`) applies."""
+def rule_days(rules: CacheRules) -> list[date]:
+    """The days from which a caching rule of ``rules`` applies."""
     days: list[object] = []
-    for field in dataclasses.fields(rules):  # type: ignore[arg-type]
+    for field in dataclasses.fields(rules):
         value = getattr(rules, field.name)
         if isinstance(value, tuple):
             days.extend(getattr(rule, "since", None) for rule in value)

@@ -75,17 +75,12 @@ def _foreign_strategies() -> bool:
     return any(not type(strategy).__module__.startswith("costsim.") for strategy in known.values())
 
 
-def _scenario_parts(path: Path, days: list[date] | None) -> list[str] | None:
-    """What a scenario's output depends on; adds its caching rules' days to ``days`` (None
-    when one cannot be told)."""
+def _scenario_parts(path: Path) -> tuple[list[str], tuple[date, ...] | None] | None:
+    """What a scenario's output depends on, and the days its caching rules start on (None
+    when one cannot be told); None when the output is not to be recalled."""
     found = scenario_files(path)
     if found is None:
         return None
-    if days is not None and found.rule_days is not None:
-        days.extend(found.rule_days)
-    elif days is not None:
-        days.clear()
-        days.append(date.max)  # not to be told: today's date keys it
     # paths as written and as resolved: output shows resolved paths, and agent roles match
     # by them (a symbolic link pointed elsewhere changes both)
     parts = [f"scenario {path} {path.resolve()} {content_digest(found.data)}"]
@@ -97,7 +92,7 @@ def _scenario_parts(path: Path, days: list[date] | None) -> list[str] | None:
     parts.extend(found.cassettes.warnings())
     for name, files in found.agents.items():
         parts.append(f"agent {name}: {sorted(f'{p}:{p.resolve()}' for p in files)}")
-    return parts
+    return parts, found.rule_days
 
 
 def comparison_key(
@@ -123,15 +118,16 @@ def comparison_key(
         scenarios = find_scenarios(list(paths))
     except CostsimError:
         return None
-    days: list[date] = []
+    days: list[date] | None = []
     for scenario in scenarios:
-        scenario_parts = _scenario_parts(scenario, days)
-        if scenario_parts is None:
+        found = _scenario_parts(scenario)
+        if found is None:
             return None
-        parts.extend(scenario_parts)
+        parts.extend(found[0])
+        days = None if days is None or found[1] is None else [*days, *found[1]]
     # calls recorded without a date are priced and cached as today: by the prices and rules
     # in force, which change on known days only (a scenario's rules: today when unclear)
-    if date.max in days:
+    if days is None:
         parts.append(f"today {datetime.now(UTC).date()}")
     else:
         parts.append(prices_day(settings.store(), days))

@@ -22,8 +22,9 @@ class RoutedPairs:
     def __init__(self, strategy: str) -> None:
         self.strategy = strategy
         self._dearer: dict[tuple[str, str], list[SimCall]] = {}
-        self._prompted: dict[tuple[str, str, int, int], list[SimCall]] = {}
-        self._unpriced: dict[tuple[str, str], list[SimCall]] = {}
+        # the notes below name no count: the first call of each is where they are said
+        self._prompted: dict[tuple[str, str, int, int], SimCall] = {}
+        self._unpriced: dict[tuple[str, str], SimCall] = {}
 
     def add(
         self, item: SimCall, routed: Call, was: str, to: str, *, dearer: bool, priced: bool
@@ -34,10 +35,10 @@ class RoutedPairs:
         if dearer:
             self._dearer.setdefault((was, to), []).append(item)
         if not priced:
-            self._unpriced.setdefault((routed.model, price_list(routed)[1]), []).append(item)
+            self._unpriced.setdefault((routed.model, price_list(routed)[1]), item)
         before, after = tool_prompt(item.call), tool_prompt(routed)
         if before != after:
-            self._prompted.setdefault((was, to, before, after), []).append(item)
+            self._prompted.setdefault((was, to, before, after), item)
 
     def events(self) -> list[Event]:
         events = [
@@ -56,20 +57,20 @@ class RoutedPairs:
                 f"calls with tools routed from {was} to {to}: Anthropic adds a "
                 f"{after:,}-token tool-use system prompt for {to} where {before:,} for {was} "
                 f"({after - before:+,} a call, its documented figures)",
-                items[0].call.provenance,
+                item.call.provenance,
             )
-            for (was, to, before, after), items in self._prompted.items()
+            for (was, to, before, after), item in self._prompted.items()
         ]
-        for (model, provider), items in self._unpriced.items():
+        for (model, provider), item in self._unpriced.items():
             close = close_model(model, provider)
-            meant = f" (did you mean {close}?)" if close is not None and close != model else ""
+            meant = f" (did you mean {close}?)" if close is not None else ""
             events.append(
                 Event(
                     self.strategy,
                     "note",
                     f"{model} has no price in genai-prices at {provider}{meant}: the calls "
                     "routed to it are unpriced",
-                    items[0].call.provenance,
+                    item.call.provenance,
                 )
             )
         return events
