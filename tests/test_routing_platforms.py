@@ -4,12 +4,16 @@ dated name or a platform's id; the routed call stays on its platform and region 
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
 from costsim.analysis.comparison import compare_variants
+from costsim.cli import cli
 from costsim.engine import Engine, Variant, make_step
 from costsim.model import CassetteTrace, Platform, Provenance
 from costsim.pricing.platform_ids import model_name, on_platform
@@ -168,5 +172,21 @@ def test_a_note_of_the_run_stands_only_where_every_trace_says_it() -> None:
     where = [Provenance(Path(f"{name}.yaml"), 0) for name in "abc"]
     said = [Event("routing", "note", "none here", place, of_run=True) for place in where]
     other = Event("routing", "note", "plain", where[0])
-    assert said_of_the_run([other, *said], 3) == [other, said[0]]
+    # kept once, naming no cassette: it is about the run (it used to name the first one's call)
+    assert said_of_the_run([other, *said], 3) == [other, replace(said[0], provenance=None)]
     assert said_of_the_run([other, *said[:2]], 3) == [other]
+
+
+def test_a_note_of_the_run_names_no_cassette_in_the_output(tmp_path: Path) -> None:
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text(
+        f"name: run note\ncassettes: [{Path(__file__).parents[1] / 'cassettes'}/*.yaml]\nvariants:\n"
+        "  routed:\n    - routing: {models: {gpt4o: gpt-4o-mini, claude-sonnet-4: claude-haiku-4-5}}\n"
+    )
+    result = CliRunner().invoke(cli, ["compare", str(scenario), "--format", "json"])
+    events = json.loads(result.output)["scenarios"][0]["variants"][0]["events"]
+    notes = {e["message"].split(" ")[0]: e for e in events}
+    assert notes["models.gpt4o"]["path"] is None and notes["models.gpt4o"]["interaction"] is None
+    assert notes["models.gpt4o"]["message"].endswith("did you mean gpt-4o?")
+    # a name genai-prices matches (Sonnet 4's alias) is a model, just not this run's: no guess
+    assert "did you mean" not in notes["models.claude-sonnet-4"]["message"]

@@ -57,18 +57,14 @@ def _price_id(name: str, provider: str) -> str | None:
 def close_model(name: str, provider: str | None) -> str | None:
     """The model genai-prices knows (at ``provider``; None: at any) whose id is closest to
     ``name`` (a typo's likely meaning: ``gpt-4o-mni``, ``gpt-4o-mini``), None when none is
-    close, or when ``name`` is one it knows."""
+    close, or when ``name`` is one it knows (by id or by a name its models match)."""
     import difflib  # only when a name has no price, or names no call
 
     from genai_prices.data_snapshot import get_snapshot
 
-    ids = {
-        model.id
-        for known in get_snapshot().providers
-        if provider is None or known.id == provider
-        for model in known.models
-    }
-    if name in ids:
-        return None
+    providers = [p for p in get_snapshot().providers if provider is None or p.id == provider]
+    if any(known.find_model(name) is not None for known in providers):
+        return None  # known by a name it matches (claude-sonnet-4), not only by its id
+    ids = {model.id for known in providers for model in known.models}
     found = difflib.get_close_matches(name, sorted(ids), n=1, cutoff=0.8)
     return found[0] if found else None

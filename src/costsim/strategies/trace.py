@@ -57,10 +57,11 @@ class Event:
 
 
 def said_of_the_run(events: Sequence[Event], traces: int) -> list[Event]:
-    """``events`` with each note said of the run (``of_run``) kept once, where first said, when
-    all ``traces`` (the run's traces with calls) said it, and dropped otherwise: a strategy sees
-    one trace at a time, says such a note at most once in each, and a rule that applies to no
-    call of one trace may apply in another."""
+    """``events`` with each note said of the run (``of_run``) kept once, in place of where first
+    said but naming no call (it is about the run, not that cassette), when all ``traces`` (the
+    run's traces with calls) said it, and dropped otherwise: a strategy sees one trace at a
+    time, says such a note at most once in each, and a rule that applies to no call of one
+    trace may apply in another."""
     saying = Counter((e.strategy, e.message) for e in events if e.of_run)
     kept: list[Event] = []
     said: set[tuple[str, str]] = set()
@@ -70,6 +71,8 @@ def said_of_the_run(events: Sequence[Event], traces: int) -> list[Event]:
             if key in said or saying[key] < traces:
                 continue
             said.add(key)
+            kept.append(replace(event, provenance=None))
+            continue
         kept.append(event)
     return kept
 
