@@ -22,7 +22,7 @@ from genai_prices import calc_price
 if TYPE_CHECKING:
     from genai_prices.types import PriceCalculation
 
-__all__ = ["flat", "period_start"]
+__all__ = ["flat", "period_start", "price_starts"]
 
 _BEFORE = datetime(1970, 1, 1, tzinfo=UTC)
 """A moment before every dated price: the period before a model's first start date."""
@@ -63,6 +63,12 @@ def period_start(model: str, provider: str, when: datetime) -> datetime:
     day = when.astimezone(UTC).date() if when.tzinfo is not None else when.date()
     begun = [start for start in starts if start.date() <= day]
     return begun[-1] if begun else _BEFORE
+
+
+def price_starts(model: str, provider: str) -> tuple[datetime, ...] | None:
+    """The start dates of the model's dated prices, in order (none: one price for all time,
+    or no price); None when its price may change otherwise (by the time of day)."""
+    return _starts(model, provider)
 
 
 @cache

@@ -8,6 +8,7 @@ cost of its totals unknown.
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ from costsim.pricing.names import model_label
 from costsim.pricing.platform_ids import price_list
 from costsim.pricing.prices import Price, price, today
 from costsim.pricing.reads import ReadPricing
+from costsim.pricing.snapshots import EarlySnapshot, early_snapshot
 from costsim.pricing.split import ClassCost, split_cost
 
 __all__ = ["MeteredCall", "Totals", "UnpricedCall", "forget_metered", "meter"]
@@ -82,10 +84,11 @@ class MeteredCall:
 
 
 _MEMO_SIZE = 1 << 14
-_METERED: dict[tuple[int, Usage | None, datetime, bool], tuple[Call, MeteredCall]] = {}
+_METERED: dict[tuple[int, Usage | None, datetime, bool, bool], tuple[Call, MeteredCall]] = {}
 """Metered calls by call (its identity: the entry holds the call, so the id stays its own),
-usage and moment (today, for a call priced at today's prices): a comparison bills each
-unchanged call once per variant that changes its trace, and in the baseline again. Bounded."""
+usage and moment (today, for a call priced at today's prices; and whether --as-of set it): a
+comparison bills each unchanged call once per variant that changes its trace, and in the
+baseline again. Bounded."""
 
 
 def forget_metered() -> None:
@@ -103,18 +106,21 @@ def meter(call: Call, *, as_of: datetime | None = None, usage: Usage | None = No
     """
     billed = usage if usage is not None else call.usage
     when = as_of or call.recorded_at
-    key = (id(call), billed, when or today(), when is None)  # undated: said so, apart
+    # undated: said so, apart; pinned (--as-of): a model's later snapshot said, apart
+    key = (id(call), billed, when or today(), when is None, as_of is not None)
     hit = _METERED.get(key)
     if hit is not None and hit[0] is call:
         return hit[1]
     if len(_METERED) >= _MEMO_SIZE:
         _METERED.clear()
-    metered = _meter(call, billed, when)
+    metered = _meter(call, billed, when, pinned=as_of is not None)
     _METERED[key] = (call, metered)
     return metered
 
 
-def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCall:
+def _meter(
+    call: Call, billed: Usage | None, when: datetime | None, *, pinned: bool = False
+) -> MeteredCall:
     if call.errored and billed is None:
         return MeteredCall(call, None, Price(Decimal(0)), ClassCost())
     if billed is None:
@@ -126,7 +132,8 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
         # provider's own list price, which Vertex AI matches for Claude models; Bedrock's
         # regional endpoints bill more, and routing says so where it falls back here.
         fallback = price(billed, model=call.priced_model, provider=call.provider, at=when)
-        result = fallback if fallback.priced else result
+        if fallback.priced:
+            result, model, provider = fallback, call.priced_model, call.provider
     if not result.priced and call.recorded_cost is not None and billed == call.usage:
         result = Price(
             call.recorded_cost,
@@ -135,6 +142,11 @@ def _meter(call: Call, billed: Usage | None, when: datetime | None) -> MeteredCa
             undated=result.undated,
             source="gateway",
         )
+    if pinned and when is not None and result.source == "genai-prices" and result.model_id:
+        # --as-of before the model's snapshot: genai-prices prices it all the same (said so)
+        names = (call.priced_model, call.response_model, call.model)
+        early = early_snapshot(names, model, provider, when)
+        result = result if early is None else dataclasses.replace(result, early=early)
     return MeteredCall(call, billed, result, split_cost(call, billed, result))
 
 
@@ -181,6 +193,9 @@ class Totals:
     """Calls whose cache reads the model has no cached-input price for, by how they were
     priced, then by model (see :mod:`costsim.pricing.reads`); string keys, so the cache
     stores and reads it back as it is."""
+    early_snapshots: dict[str, EarlySnapshot] = field(default_factory=dict)
+    """Models priced at ``--as-of`` before the snapshot date their id names, by id: the first
+    call of each (see :mod:`costsim.pricing.snapshots`)."""
     priced_cost: Decimal = Decimal(0)
     unpriced: list[UnpricedCall] = field(default_factory=list)
     split: ClassCost = field(default_factory=ClassCost)
@@ -237,12 +252,7 @@ class Totals:
         cost = metered.price
         if cost is None:
             return None
-        if cost.undated:
-            self.undated_calls += 1
-        if cost.reads is not ReadPricing.OWN:
-            models = self.read_pricing.setdefault(cost.reads, {})
-            model = cost.model_id or call.priced_model
-            models[model] = models.get(model, 0) + 1
+        self._how_priced(cost, call)
         if cost.amount is not None:
             self.priced_cost += cost.amount
             self.gateway_priced_calls += cost.source == "gateway"
@@ -263,6 +273,18 @@ class Totals:
             )
         )
         return None
+
+    def _how_priced(self, cost: Price, call: Call) -> None:
+        """Count what the notes say of how a call was priced: undated, before its model's
+        snapshot, its cache reads without a price of their own."""
+        if cost.undated:
+            self.undated_calls += 1
+        if cost.early is not None:
+            self.early_snapshots.setdefault(cost.early.model, cost.early)
+        if cost.reads is not ReadPricing.OWN:
+            models = self.read_pricing.setdefault(cost.reads, {})
+            model = cost.model_id or call.priced_model
+            models[model] = models.get(model, 0) + 1
 
     def merge(self, other: Totals) -> None:
         """Add ``other``'s sums to these (field by field: merging runs once per table cell)."""
@@ -288,6 +310,8 @@ class Totals:
             models = self.read_pricing.setdefault(how, {})
             for model, count in counts.items():
                 models[model] = models.get(model, 0) + count
+        for model, early in other.early_snapshots.items():
+            self.early_snapshots.setdefault(model, early)
         self.priced_cost += other.priced_cost
         self.unpriced.extend(other.unpriced)
         self.split = self.split + other.split

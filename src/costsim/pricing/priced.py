@@ -7,6 +7,7 @@ from datetime import datetime
 from decimal import Decimal
 
 from costsim.pricing.reads import ReadPricing
+from costsim.pricing.snapshots import EarlySnapshot
 
 __all__ = ["Price"]
 
@@ -30,6 +31,9 @@ class Price:
     reads: ReadPricing = ReadPricing.OWN
     """How its cache reads were priced, when the model has no cached-input price of its own
     (see :mod:`costsim.pricing.reads`)."""
+    early: EarlySnapshot | None = None
+    """Set when priced at ``--as-of`` before the snapshot date its model's id names (see
+    :mod:`costsim.pricing.snapshots`)."""
 
     @property
     def priced(self) -> bool:

@@ -13,7 +13,7 @@ from costsim.render.comparison import band_json
 from costsim.render.comparison_answer import cost_cell
 from costsim.render.comparison_text import FIRST_RUN
 from costsim.render.economics_text import economics_lines
-from costsim.render.report import FORMAT_VERSION, totals_json
+from costsim.render.report import FORMAT_VERSION, snapshot_notes, totals_json
 from costsim.render.text import (
     Column,
     decimals_for,
@@ -155,6 +155,9 @@ def _notes(advice: CachingAdvice) -> list[str]:
             f"* the priced part, a lower bound: {missed} costsim cannot meter, left out of "
             "every sum (costsim report lists them)."
         )
+    if advice.as_of:  # as report says it: models priced before their snapshot
+        runs = (base, *(option.totals for option in advice.options))
+        notes += snapshot_notes(*(totals.early_snapshots for totals in runs), source="--as-of")
     for option in advice.options:
         if option.delta.value is None or option.delta.value <= 0:
             continue

@@ -34,6 +34,7 @@ from costsim.render.report import (
     UNMETERED,
     UNREPORTED_THINKING,
     read_pricing_notes,
+    snapshot_notes,
     thinking_cell,
 )
 from costsim.render.text import (
@@ -60,6 +61,7 @@ __all__ = [
     "nothing_to_save",
     "render_markdown",
     "render_table",
+    "snapshot_lines",
 ]
 
 EVENTS_SHOWN = 3
@@ -91,6 +93,13 @@ def _baseline_notes(comparison: Comparison, width: int) -> list[str]:
     for note in read_pricing_notes(reads, counted=False):
         lines += wrap(f"* {note}", width, subsequent="  ")
     return lines
+
+
+def snapshot_lines(comparison: Comparison) -> list[str]:
+    """Models priced at the as-of date though their snapshot is later: the recording's, and
+    those a variant routes to, each once."""
+    runs = (comparison.baseline, *(summary.totals for summary in comparison.variants))
+    return snapshot_notes(*(totals.early_snapshots for totals in runs))
 
 
 NAME_ROOM = 24
@@ -294,6 +303,8 @@ def render_table(comparison: Comparison, *, width: int, verbose: bool, wide: boo
         lines += _variant_details(summary, width, verbose, cells.decimals)
     if comparison.as_of:
         lines.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
+        for note in snapshot_lines(comparison):
+            lines += wrap(note, width, subsequent="  ")
     if said := warm_line(comparison):
         lines += wrap(said, width, subsequent="  ")
     return "\n".join(lines) + "\n"
@@ -309,6 +320,7 @@ def render_markdown(comparison: Comparison, *, verbose: bool) -> str:
         details += _variant_details(summary, 10**6, verbose, cells.decimals)
     if comparison.as_of:
         details.append(f"Prices as of {comparison.as_of.date().isoformat()}.")
+        details += snapshot_lines(comparison)
     if said := warm_line(comparison):
         details.append(said)
     notes = "\n".join(

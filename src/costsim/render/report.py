@@ -15,6 +15,7 @@ from costsim.metering.meter import ErrorBand
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.pricing.reads import ReadPricing
+from costsim.pricing.snapshots import EarlyPricing, EarlySnapshot
 from costsim.render.text import display_path, plural
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "band_text",
     "read_pricing_notes",
     "report_json",
+    "snapshot_notes",
     "totals_json",
     "unpriced_json",
 ]
@@ -79,6 +81,49 @@ def read_pricing_notes(
     return notes
 
 
+_EARLY: dict[EarlyPricing, str] = {
+    EarlyPricing.ONE_PRICE: "priced at its one known price (genai-prices gives it for every date)",
+    EarlyPricing.EARLIEST: (
+        "priced at its earliest known price (the one genai-prices gives it until {start})"
+    ),
+    EarlyPricing.DATED: "priced at the price genai-prices gives it from {start}",
+    EarlyPricing.BY_MOMENT: "priced at the price genai-prices gives it at each call's moment",
+}
+"""How genai-prices priced a model at a date before its snapshot (it has no release dates)."""
+
+
+def snapshot_note(early: EarlySnapshot, *, source: str = "") -> str:
+    """That ``early.model`` was priced at a date before the snapshot its id names, and at
+    what; ``source`` names what set that date (``--as-of``)."""
+    how = _EARLY[early.pricing].format(start=early.price_start)
+    after = f"{early.priced_on.isoformat()}{f' ({source})' if source else ''}"
+    return f"{early.model} is a snapshot of {early.snapshot.isoformat()}, after {after}: {how}."
+
+
+def snapshot_notes(*runs: Mapping[str, EarlySnapshot], source: str = "") -> list[str]:
+    """One :func:`snapshot_note` per model (:attr:`Totals.early_snapshots` of one run or
+    more: a model several name is said of once, as the first names it), by name."""
+    early: dict[str, EarlySnapshot] = {}
+    for run in runs:
+        for model, item in run.items():
+            early.setdefault(model, item)
+    return [snapshot_note(early[model], source=source) for model in sorted(early)]
+
+
+def _early_json(totals: Totals) -> list[dict[str, Any]]:
+    return [
+        {
+            "model": model,
+            "snapshot_date": early.snapshot.isoformat(),
+            "priced_on": early.priced_on.isoformat(),
+            "priced_as": early.pricing.value,
+            "price_start": early.price_start.isoformat() if early.price_start else None,
+            "note": snapshot_note(early),
+        }
+        for model, early in sorted(totals.early_snapshots.items())
+    ]
+
+
 def _read_pricing_json(totals: Totals) -> list[dict[str, Any]]:
     return [
         {"model": model, "priced_as": how.value, "calls": count}
@@ -115,6 +160,7 @@ def totals_json(totals: Totals) -> dict[str, Any]:
         "gateway_priced_calls": totals.gateway_priced_calls,
         "web_searches": totals.web_searches,
         "cache_reads_without_price": _read_pricing_json(totals),
+        "snapshots_after_price_date": _early_json(totals),
     }
 
 

@@ -15,6 +15,7 @@ from costsim.render.report import (
     UNREPORTED_THINKING,
     band_text,
     read_pricing_notes,
+    snapshot_notes,
     thinking_cell,
 )
 from costsim.render.rows import cost_cells, merged, others_label, others_note, ranked, split_rows
@@ -217,6 +218,7 @@ def report_notes(report: Report) -> list[str]:
         )
     if report.as_of:
         notes.append(f"Prices as of {report.as_of.date().isoformat()} (--as-of).")
+        notes += snapshot_notes(totals.early_snapshots, source="--as-of")
     if report.skipped:
         notes.append(
             f"{plural(len(report.skipped), 'unreadable cassette')} skipped (--lenient): "

@@ -22,7 +22,12 @@ from costsim.analysis.spread import Spread
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import money
 from costsim.render.band_text import half_text, spread_text
-from costsim.render.comparison_text import best_saving, nothing_to_save, warm_line
+from costsim.render.comparison_text import (
+    best_saving,
+    nothing_to_save,
+    snapshot_lines,
+    warm_line,
+)
 from costsim.render.html import findings
 from costsim.render.html.costs import (
     BAND_NOTE,
@@ -341,6 +346,7 @@ def _meta(comparison: Comparison) -> list[str]:
     meta = []
     if comparison.as_of is not None:
         meta.append(f"Priced as of {comparison.as_of:%Y-%m-%d}.")
+        meta += snapshot_lines(comparison)
     else:
         meta.append("Each call priced at its recorded date.")
     if said := warm_line(comparison):
