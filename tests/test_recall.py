@@ -207,3 +207,33 @@ def test_an_input_changed_during_the_run_is_not_kept(
     monkeypatch.setattr(api, "compare_scenarios", rerecorded_meanwhile)
     _compare(project)
     assert not _outputs(cache_dir)
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_text_kept_on_disk_in_small_blocks_is_written_and_recalled_whole(
+    cache_dir: Path, project: Path, runs: Runs, monkeypatch: pytest.MonkeyPatch, fmt: str
+) -> None:
+    from costsim.io import spool
+
+    plain = _compare(project, "--format", fmt, "--no-cache").stdout
+    assert "Δ" in plain or fmt == "json"  # a character of two bytes, cut between blocks
+    monkeypatch.setattr(spool, "_IN_MEMORY", 64)  # on disk, read back 7 bytes at a time
+    monkeypatch.setattr(spool, "_BLOCK", 7)
+    written = project.parent / f"out.{'json' if fmt == 'json' else 'txt'}"
+    first = _compare(project, "--format", fmt, "-o", written)
+    assert first.exit_code == 0 and written.read_text() == plain
+    assert _compare(project, "--format", fmt).stdout == plain  # recalled, block by block
+    assert runs.count == 2
+
+
+def test_an_entry_sealed_with_another_length_is_ignored(
+    cache_dir: Path, project: Path, runs: Runs
+) -> None:
+    from costsim.io.seal import SEAL_LENGTH, sealed
+
+    first = _compare(project)
+    (entry,) = _outputs(cache_dir)
+    header, _, text = entry.read_bytes()[:-SEAL_LENGTH].partition(b"\n")
+    entry.write_bytes(sealed(header + b"\n" + text + b" more"))  # sealed, but longer
+    assert _compare(project).stdout == first.stdout
+    assert runs.count == 2

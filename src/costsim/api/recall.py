@@ -12,17 +12,20 @@ folders that hold no cassette (they are warned about). When a strategy comes fro
 package (its code is not part of the key), or a scenario does not read cleanly, nothing is
 recalled or kept: the full run reports what it reports.
 
-An entry is one line of JSON (the warnings, the broken gates, the text's length and SHA-256)
-and then the text itself, as written: recalling 20 MB of output costs a read and a hash, not
-the decoding of a 20 MB JSON string. It is written atomically like every cache entry; one
-whose header does not validate or whose text does not match its length and hash is ignored
-(and replaced by the next full run).
+An entry is one line of JSON (the warnings, the broken gates, the text's length) and then the
+text itself, as written: recalling 20 MB of output costs a read and a hash, not the decoding
+of a 20 MB JSON string, and the text goes from the entry to the terminal or file a block at a
+time (never whole in memory). It is written atomically and sealed like every cache entry;
+one whose seal, header or length does not check out is ignored (and replaced by the next full
+run).
 """
 
 from __future__ import annotations
 
+import itertools
 import sys
 from collections.abc import Iterable
+from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -32,6 +35,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 from costsim.api.execution import resolve
 from costsim.api.price_day import prices_day
 from costsim.errors import CostsimError
+from costsim.io.spool import Body
 from costsim.io.store import CacheStore, content_digest, file_digest, writable
 from costsim.scenario.files import find_scenarios, scenario_files
 
@@ -41,27 +45,39 @@ _KIND = "output"
 _STRATEGIES = "costsim.strategies"
 
 
-class Transcript(BaseModel):
-    """What a command printed: warnings on stderr, its text, the gates it broke."""
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """What a command printed: warnings on stderr, its text (kept outside memory: see
+    :mod:`costsim.io.spool`), the gates it broke."""
 
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    warnings: tuple[str, ...] = ()
-    text: str
+    warnings: tuple[str, ...]
+    body: Body
     failures: str = ""
     """The broken gates (exit 1), one per line; empty when none."""
 
+    @classmethod
+    def of(cls, warnings: tuple[str, ...], pieces: Iterable[str], failures: str = "") -> Transcript:
+        """The transcript of text made in ``pieces`` (kept as they come)."""
+        return cls(warnings, Body.of(pieces), failures)
+
+    @property
+    def text(self) -> str:
+        return self.body.text
+
 
 class _Header(BaseModel):
-    """The first line of an output entry: all of the transcript but its text, and a check
-    on the text that follows."""
+    """The first line of an output entry: all of the transcript but its text, and the
+    length of the text that follows (the entry's seal checks its bytes)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     warnings: tuple[str, ...]
     failures: str
     length: int
-    sha256: str
+
+
+_MAX_HEADER = 1 << 20
+"""The longest header line read (its warnings): a longer one is not an entry costsim wrote."""
 
 
 def _foreign_strategies() -> bool:
@@ -139,17 +155,20 @@ def recall_output(key: str | None) -> Transcript | None:
     store = resolve().store()
     if key is None or store is None:
         return None
-    data = store.get(_KIND, key)
-    if data is None:
+    found = store.open_entry(_KIND, key)
+    if found is None:
         return None
-    line, _, body = data.partition(b"\n")
+    file, length = found
     try:
+        line = file.readline(_MAX_HEADER)
         header = _Header.model_validate_json(line)
-        if len(body) != header.length or content_digest(body) != header.sha256:
-            return None
-        return Transcript(warnings=header.warnings, text=body.decode(), failures=header.failures)
-    except (ValidationError, ValueError, RecursionError):
-        return None
+        if len(line) + header.length == length:
+            body = Body(file, len(line), header.length)
+            return Transcript(header.warnings, body, header.failures)
+    except (ValidationError, ValueError, RecursionError, OSError):
+        pass
+    file.close()
+    return None
 
 
 def remember_output(key: str | None, transcript: Transcript, *, again: str | None) -> None:
@@ -161,15 +180,8 @@ def remember_output(key: str | None, transcript: Transcript, *, again: str | Non
     store = resolve().store()
     if key is None or again != key or store is None:
         return
-    body = writable(transcript.text.encode)  # text of an undecodable file name: not kept
-    if body is None:
-        return
-    header = _Header(
-        warnings=transcript.warnings,
-        failures=transcript.failures,
-        length=len(body),
-        sha256=content_digest(body),
-    )
+    body = transcript.body
+    header = _Header(warnings=transcript.warnings, failures=transcript.failures, length=body.length)
     line = writable(lambda: header.model_dump_json().encode())
     if line is not None:
-        store.put_chunks(_KIND, key, (line, b"\n", body))
+        store.put_chunks(_KIND, key, itertools.chain((line, b"\n"), body.chunks()))

@@ -24,7 +24,8 @@ from costsim.metering.evaluate import CalibrationReport
 from costsim.model import CassetteTrace
 from costsim.pricing.ledger import Totals
 from costsim.render.breakdown import breakdown_json, breakdown_markdown, breakdown_table
-from costsim.render.formats import RenderOptions, document, formats, json_text, render
+from costsim.render.formats import RenderOptions, formats, render, streamed_document
+from costsim.render.json_stream import json_chunks, json_text, materialized
 from costsim.scenario import gate
 from costsim.scenario.result import ScenarioComparison, ScenarioRuns
 from costsim.strategies.catalog import StrategyInfo
@@ -87,7 +88,12 @@ class Result:
 
     def to_json(self) -> dict[str, Any]:
         """The JSON document (the one the CLI writes with ``--format json``)."""
-        return {**document(self.kind, self.data), "warnings": list(self.warnings)}
+        return materialized(self.streamed_json())  # type: ignore[no-any-return]
+
+    def streamed_json(self) -> dict[str, Any]:
+        """:meth:`to_json`, its largest lists made only as they are written (see
+        :mod:`costsim.render.json_stream`)."""
+        return {**streamed_document(self.kind, self.data), "warnings": list(self.warnings)}
 
     def render(
         self, fmt: str = "table", *, width: int = 100, verbose: bool = False, wide: bool = False
@@ -97,9 +103,18 @@ class Result:
         Tables fit ``width`` (paths shortened from the left); ``verbose`` lists every event,
         note and unpriced call; ``wide`` adds the full token split and does not cut."""
         if fmt == "json":
-            return json_text(self.to_json())
+            return json_text(self.streamed_json())
         options = RenderOptions(width=width, verbose=verbose, wide=wide)
         return render(self.kind, self.data, fmt, options)
+
+    def pieces(
+        self, fmt: str = "table", *, width: int = 100, verbose: bool = False, wide: bool = False
+    ) -> Iterator[str]:
+        """:meth:`render`'s text in pieces, made as they are asked for: a large JSON document
+        is never whole in memory."""
+        if fmt == "json":
+            return json_chunks(self.streamed_json())
+        return iter([self.render(fmt, width=width, verbose=verbose, wide=wide)])
 
     @classmethod
     def formats(cls) -> list[str]:
@@ -127,8 +142,8 @@ class Simulation(Result):
     by: BreakdownTable | None = field(default=None, kw_only=True)
     """The breakdown ``by`` asked for (``simulate --by``), after the table and in the JSON."""
 
-    def to_json(self) -> dict[str, Any]:
-        found = Result.to_json(self)  # (a slotted dataclass: no zero-argument super)
+    def streamed_json(self) -> dict[str, Any]:
+        found = Result.streamed_json(self)  # (a slotted dataclass: no zero-argument super)
         if self.by is not None:
             found["breakdown"] = breakdown_json(self.by)
         return found
@@ -176,11 +191,11 @@ class Comparison(Result):
     kind: ClassVar[str] = "comparison"
     data: ScenarioComparison
 
-    def to_json(self) -> dict[str, Any]:
+    def streamed_json(self) -> dict[str, Any]:
         """The scenario's document, as one entry of ``costsim compare --format json``."""
         from costsim.render.scenario import skipped_json
 
-        return {**Result.to_json(self), "skipped": skipped_json(self.skipped)}
+        return {**Result.streamed_json(self), "skipped": skipped_json(self.skipped)}
 
     @property
     def name(self) -> str:

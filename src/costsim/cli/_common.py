@@ -106,20 +106,24 @@ class Output:
             f"{where}{'' if item.error.endswith(CALL_LEFT_OUT) else 'skipped '}{item.error}"
             for item in result.skipped
         )
-        text = printable(result.render(fmt, width=width, verbose=verbose, wide=wide))
+        pieces = result.pieces(fmt, width=width, verbose=verbose, wide=wide)
         warnings = tuple(printable(message) for message in (*result.warnings, *skipped))
-        return Transcript(warnings=warnings, text=text, failures=printable(failures))
+        made = (printable(piece) for piece in pieces)  # written as made, never whole in memory
+        return Transcript.of(warnings, made, printable(failures))
 
     def show(self, transcript: Transcript) -> None:
-        """Warnings and skipped files on stderr, then the text; exit 1 when gates broke."""
+        """Warnings and skipped files on stderr, then the text; exit 1 when gates broke. The
+        transcript is closed (its text is written once)."""
         for message in transcript.warnings:
             self.warn(message)
-        if self.path is not None:
-            from costsim.render.formats import write_atomic
+        with transcript.body:
+            if self.path is not None:
+                from costsim.render.formats import write_atomic
 
-            write_atomic(self.path, transcript.text)
-        else:
-            click.echo(transcript.text, nl=False)
+                write_atomic(self.path, transcript.body.chunks)
+            else:
+                for piece in transcript.body.pieces():
+                    click.echo(piece, nl=False)
         if transcript.failures:
             raise Findings(transcript.failures)
 

@@ -14,6 +14,7 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from costsim.errors import ConfigError
@@ -25,10 +26,12 @@ _IN_PLACE = (errno.EACCES, errno.EPERM, errno.EROFS)
 """Why a temporary file could not be made beside a file that may still be written itself."""
 
 
-def write_atomic(path: Path, text: str) -> None:
+def write_atomic(path: Path, text: str | Callable[[], Iterable[bytes]]) -> None:
     """Write ``text`` to ``path`` so readers never see a half-written file (see the module's
-    docstring for what is not a regular file). Raises :class:`ConfigError` naming ``path``."""
-    data = text.encode("utf-8")
+    docstring for what is not a regular file). ``text`` may be a function that gives its
+    UTF-8 bytes in blocks (from the start each time it is called). Raises
+    :class:`ConfigError` naming ``path``."""
+    data = _blocks(text.encode("utf-8")) if isinstance(text, str) else text
     try:
         status: os.stat_result | None = path.stat()  # links followed
     except FileNotFoundError:
@@ -57,7 +60,13 @@ def write_atomic(path: Path, text: str) -> None:
         raise _unwritable(path, exc) from None
 
 
-def _temporary(target: Path, data: bytes, status: os.stat_result | None) -> Path:
+def _blocks(data: bytes) -> Callable[[], Iterable[bytes]]:
+    return lambda: (data,)
+
+
+def _temporary(
+    target: Path, data: Callable[[], Iterable[bytes]], status: os.stat_result | None
+) -> Path:
     """A new file beside ``target`` holding ``data`` (with ``target``'s permissions when it
     exists). Created exclusively: a file or link already at its name is never written."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
@@ -66,7 +75,7 @@ def _temporary(target: Path, data: bytes, status: os.stat_result | None) -> Path
         with os.fdopen(handle, "wb") as file:
             if status is not None:
                 os.fchmod(file.fileno(), stat.S_IMODE(status.st_mode))
-            file.write(data)
+            file.writelines(data())
     except OSError:
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
@@ -78,10 +87,10 @@ def _create(path: Path) -> int:
     return os.open(path, _CREATE, 0o666)
 
 
-def _write_in_place(path: Path, data: bytes) -> None:
+def _write_in_place(path: Path, data: Callable[[], Iterable[bytes]]) -> None:
     try:
         with path.open("wb") as file:
-            file.write(data)
+            file.writelines(data())
     except OSError as exc:
         raise _unwritable(path, exc) from None
 

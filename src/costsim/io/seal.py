@@ -9,8 +9,9 @@ seal follows the bytes it covers (a row is sealed the same way).
 from __future__ import annotations
 
 import hashlib
+from typing import IO
 
-__all__ = ["SEAL_LENGTH", "hasher", "seal", "sealed", "unsealed"]
+__all__ = ["SEAL_LENGTH", "hasher", "seal", "sealed", "sealed_length", "unsealed"]
 
 _MARK = b"\n#costsim-blake2b:"
 _BYTES = 16
@@ -44,3 +45,20 @@ def unsealed(data: bytes) -> bytes | None:
     digest = hasher()
     digest.update(body)
     return body if data[-2 * _BYTES :] == digest.hexdigest().encode() else None
+
+
+def sealed_length(file: IO[bytes], size: int, block: int = 1 << 20) -> int | None:
+    """The length of the bytes before the seal of the ``size`` bytes of ``file`` (read from
+    its start, a block at a time: a large entry is checked without being held); None when
+    they are not the ones sealed."""
+    if size < SEAL_LENGTH:
+        return None
+    file.seek(0)
+    digest, left = hasher(), size - SEAL_LENGTH
+    while left > 0:
+        data = file.read(min(block, left))
+        if not data:
+            return None
+        digest.update(data)
+        left -= len(data)
+    return size - SEAL_LENGTH if file.read(SEAL_LENGTH + 1) == seal(digest) else None

@@ -34,10 +34,11 @@ from collections.abc import Callable, Iterable
 from functools import cache
 from importlib import metadata, resources
 from pathlib import Path
+from typing import IO
 
 from costsim.errors import ConfigError
 from costsim.io.entries import Entries
-from costsim.io.seal import hasher, seal, unsealed
+from costsim.io.seal import hasher, seal, sealed_length
 
 __all__ = [
     "CACHE_DIR_NAME",
@@ -167,22 +168,37 @@ class CacheStore:
         folder can come from anywhere: a link, a pipe or a huge file is not read)."""
         if kind not in _FILES:
             return self._rows.get(kind, key, MAX_ENTRY_BYTES)
+        found = self.open_entry(kind, key)
+        if found is None:
+            return None
+        file, length = found
+        with file:
+            try:
+                data = file.read(length)
+            except OSError:
+                return None
+        return data if len(data) == length else None
+
+    def open_entry(self, kind: str, key: str) -> tuple[IO[bytes], int] | None:
+        """A file kind's entry, open at its start, and the length of its bytes (its seal
+        checked a block at a time: a large entry is never held); None as :meth:`get` says."""
         path = self._path(kind, key)
         flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
         try:
-            handle = os.open(path, flags)
+            file = os.fdopen(os.open(path, flags), "rb")
         except (OSError, ValueError):
             return None
         try:
-            status = os.fstat(handle)
-            if not stat.S_ISREG(status.st_mode) or status.st_size > MAX_ENTRY_BYTES:
-                return None
-            with os.fdopen(handle, "rb", closefd=False) as file:
-                return unsealed(file.read(MAX_ENTRY_BYTES + 1))
+            status = os.fstat(file.fileno())
+            if stat.S_ISREG(status.st_mode) and status.st_size <= MAX_ENTRY_BYTES:
+                length = sealed_length(file, status.st_size)
+                if length is not None:
+                    file.seek(0)
+                    return file, length
         except OSError:
-            return None
-        finally:
-            os.close(handle)
+            pass
+        file.close()
+        return None
 
     def has(self, kind: str, key: str) -> bool:
         """Whether an entry is there: a hint (it may yet fail to read or validate)."""

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Iterator
 from typing import Any
 
 from costsim.analysis.bands import Band
@@ -11,6 +12,7 @@ from costsim.analysis.comparison import Comparison, VariantSummary, delta_pct
 from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.render.comparison_text import best_saving
+from costsim.render.json_stream import Deferred
 from costsim.render.report import FORMAT_VERSION, totals_json, unpriced_json
 from costsim.render.text import display_path, plural
 
@@ -102,17 +104,21 @@ def _variant_json(summary: VariantSummary, comparison: Comparison) -> dict[str, 
             }
             for e in summary.events
         ],
-        "cassettes": [
-            {
-                "path": display_path(path),
-                "baseline": totals_json(summary.baseline_per_cassette.get(path, Totals())),
-                "recorded": totals_json(comparison.baseline_per_cassette.get(path, Totals())),
-                "variant": totals_json(totals),
-                "delta": band_json(summary.cassette_delta(path)),
-            }
-            for path, totals in summary.per_cassette.items()
-        ],
+        "cassettes": Deferred(lambda: _cassettes_json(summary, comparison)),
     }
+
+
+def _cassettes_json(summary: VariantSummary, comparison: Comparison) -> Iterator[dict[str, Any]]:
+    """The variant's entry for each cassette, made as it is written: over many cassettes
+    these are most of the document (see :mod:`costsim.render.json_stream`)."""
+    for path, totals in summary.per_cassette.items():
+        yield {
+            "path": display_path(path),
+            "baseline": totals_json(summary.baseline_per_cassette.get(path, Totals())),
+            "recorded": totals_json(comparison.baseline_per_cassette.get(path, Totals())),
+            "variant": totals_json(totals),
+            "delta": band_json(summary.cassette_delta(path)),
+        }
 
 
 def _cheapest_json(comparison: Comparison) -> dict[str, Any] | None:

@@ -27,8 +27,9 @@ from costsim.render import (
     scenario,
     strategies,
 )
+from costsim.render.json_stream import json_text, materialized
 from costsim.render.options import EXTENSIONS, FORMATS, RenderOptions, format_for
-from costsim.render.visible import json_escaped, markdown_lines, visible_lines
+from costsim.render.visible import markdown_lines, visible_lines
 
 __all__ = [
     "EXTENSIONS",
@@ -40,6 +41,7 @@ __all__ = [
     "format_for",
     "formats",
     "render",
+    "streamed_document",
     "write_atomic",
 ]
 
@@ -189,36 +191,13 @@ def formats(kind: str) -> list[str]:
 
 def document(kind: str, data: Any) -> dict[str, Any]:
     """The JSON document of a result (the same the CLI writes with ``--format json``)."""
+    return materialized(KINDS[kind].document(data))  # type: ignore[no-any-return]
+
+
+def streamed_document(kind: str, data: Any) -> dict[str, Any]:
+    """:func:`document`, its largest lists :class:`~costsim.render.json_stream.Deferred`:
+    made as :func:`~costsim.render.json_stream.json_chunks` writes them."""
     return KINDS[kind].document(data)
-
-
-def json_text(doc: Any) -> str:
-    """A JSON document as costsim writes it: indented by two, UTF-8 as is (written by
-    pydantic-core, several times faster than the standard library's indenting encoder on the
-    megabytes a large comparison makes)."""
-    import pydantic_core
-
-    try:
-        made = pydantic_core.to_json(doc, indent=2).decode()
-    except pydantic_core.PydanticSerializationError as exc:
-        if "surrogates not allowed" not in str(exc):
-            raise
-        made = pydantic_core.to_json(_printable(doc), indent=2).decode()
-    return json_escaped(made) + "\n"  # DEL and C1 as \u escapes too: a terminal ignores them
-
-
-def _printable(value: Any) -> Any:
-    """``value`` with its text printable (a file name that is not UTF-8: see
-    :func:`costsim.render.paths.printable`), for the rare document that holds such text."""
-    from costsim.render.paths import printable
-
-    if isinstance(value, str):
-        return printable(value)
-    if isinstance(value, dict):
-        return {_printable(key): _printable(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [_printable(item) for item in value]
-    return value
 
 
 def render(kind: str, data: Any, fmt: str, options: RenderOptions | None = None) -> str:
