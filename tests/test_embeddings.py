@@ -118,3 +118,19 @@ def test_a_cached_trace_keeps_them_where_the_file_now_is(tmp_path: Path) -> None
         assert result.exit_code == 0, result.output
         runs.append(json.loads(result.stdout)["embeddings"])
     assert runs[0] == runs[1] and runs[0]["calls"] == 4
+
+
+def test_embeddings_none_of_which_has_a_price_cost_unknown_never_0(tmp_path: Path) -> None:
+    """Their priced part is $0: said as unknown, not as "at least $0.00"."""
+    path = write_yaml(
+        tmp_path / "in_house.yaml",
+        [interaction(OPENAI, {"model": "x"}, _reply("in-house-embed", {"prompt_tokens": 10}))],
+    )
+    text = _run("report", str(path)).stdout
+    assert text.splitlines()[0].endswith("; embeddings unpriced.")
+    said = " ".join(text.split())
+    assert (
+        "Embeddings, in no total above: 1 call of 10 tokens (in-house-embed): cost unknown "
+        "(1 call of a model without a price)." in said
+    ), text
+    assert "at least $0" not in said

@@ -3,18 +3,24 @@
 nowhere in the report). Each is priced at its input tokens from the price list of the host
 that served it (an unknown host: the model's maker's, OpenAI's), at its recorded date or
 ``as_of``; a model without a price leaves the cost a lower bound, as an LLM call's does.
+
+``costsim report`` sums a recording's; the pytest plugin sums those a test run replays (each
+replay, as it counts an LLM call replayed twice), its xdist workers' through the JSON of
+:meth:`EmbeddingTotals.to_json`.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from decimal import Decimal
+from typing import Any
 
 from costsim.model import CassetteTrace, EmbeddingCall, Usage
 from costsim.pricing.hosts import host_provider
+from costsim.pricing.money import amount_text
 from costsim.pricing.prices import price
 
 __all__ = ["EmbeddingTotals", "embedding_totals"]
@@ -28,6 +34,9 @@ class EmbeddingTotals:
     unpriced_calls: int = 0
     models: Counter[str] = field(default_factory=Counter)
     """Calls per model, as the recording names it."""
+    unpriced: list[str] = field(default_factory=list)
+    """Each call without a price, and why (``file interaction N: reason``), as a test's
+    unpriced LLM calls are listed."""
 
     @property
     def cost_usd(self) -> Decimal | None:
@@ -47,6 +56,38 @@ class EmbeddingTotals:
             self.priced_cost += cost.amount
         else:
             self.unpriced_calls += 1
+            self.unpriced.append(f"{call.provenance}: {cost.unpriced_reason or 'no price'}")
+
+    def merge(self, other: EmbeddingTotals) -> None:
+        self.calls += other.calls
+        self.tokens += other.tokens
+        self.priced_cost += other.priced_cost
+        self.unpriced_calls += other.unpriced_calls
+        self.models.update(other.models)
+        self.unpriced.extend(other.unpriced)
+
+    def to_json(self) -> dict[str, Any]:
+        """The figures as a report's JSON ``embeddings`` holds them (``unpriced`` apart)."""
+        return {
+            "calls": self.calls,
+            "tokens": self.tokens,
+            "cost_usd": amount_text(self.cost_usd),
+            "priced_cost_usd": amount_text(self.priced_cost),
+            "unpriced_calls": self.unpriced_calls,
+            "models": dict(sorted(self.models.items())),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EmbeddingTotals:
+        """Figures :meth:`to_json` wrote (with ``unpriced``: an xdist worker's)."""
+        return cls(
+            calls=int(data["calls"]),
+            tokens=int(data["tokens"]),
+            priced_cost=Decimal(data["priced_cost_usd"]),
+            unpriced_calls=int(data["unpriced_calls"]),
+            models=Counter({str(k): int(v) for k, v in data["models"].items()}),
+            unpriced=[str(entry) for entry in data.get("unpriced", [])],
+        )
 
 
 def embedding_totals(traces: Iterable[CassetteTrace], as_of: datetime | None) -> EmbeddingTotals:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from costsim.analysis.embeddings import EmbeddingTotals
 from costsim.analysis.report import CassetteReport, Report
 from costsim.metering.meter import ErrorBand
 from costsim.pricing.ledger import Totals
@@ -211,20 +210,9 @@ def report_json(report: Report) -> dict[str, Any]:
             }
             for note in report.notes
         ],
-        "embeddings": _embeddings_json(report.embeddings),
+        "embeddings": report.embeddings.to_json(),
     }
     return document
-
-
-def _embeddings_json(totals: EmbeddingTotals) -> dict[str, Any]:
-    return {
-        "calls": totals.calls,
-        "tokens": totals.tokens,
-        "cost_usd": amount_text(totals.cost_usd),
-        "priced_cost_usd": amount_text(totals.priced_cost),
-        "unpriced_calls": totals.unpriced_calls,
-        "models": dict(sorted(totals.models.items())),
-    }
 
 
 def _band_json(band: ErrorBand) -> dict[str, Any]:

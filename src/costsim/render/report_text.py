@@ -9,6 +9,7 @@ from decimal import Decimal
 from costsim.analysis.report import Report, ReportNote
 from costsim.model import LEFT_OUT_KINDS
 from costsim.pricing.ledger import Totals
+from costsim.render.embeddings_text import embeddings_beside, embeddings_note
 from costsim.render.report import (
     ESTIMATED,
     UNMETERED,
@@ -23,7 +24,6 @@ from costsim.render.text import (
     Column,
     display_path,
     markdown_table,
-    money_cells,
     more_line,
     percent,
     plural,
@@ -123,11 +123,7 @@ def answer_line(report: Report, cost: str, *, cut: int | None = 40) -> str:
     missed = sum(1 for note in report.notes if note.kind in LEFT_OUT_KINDS)
     if missed:  # not in the figure: said beside it, not only in a note below
         unpriced += f"; {plural(missed, 'LLM-looking interaction')} not metered"
-    if report.embeddings.calls:  # billed too, in no LLM figure: said beside the answer
-        found = report.embeddings
-        more = money_cells([found.priced_cost])[0]
-        more = f"≥{more}" if found.unpriced_calls else more
-        unpriced += f"; embeddings {more} more" if found.priced_cost else "; embeddings unpriced"
+    unpriced += embeddings_beside(report.embeddings)  # billed, in no LLM figure: beside it
     if report.skipped:  # read leniently: what the skipped files held is in no figure
         unpriced += f"; {plural(len(report.skipped), 'unreadable cassette')} skipped"
     line = f"{plural(totals.llm_calls, 'LLM call')} in {where}: {cost}{unpriced}."
@@ -201,7 +197,7 @@ def report_notes(report: Report) -> list[str]:
     if foreign:
         listed = ", ".join(f"{n} to {host}" for host, n in sorted(foreign.items()))
         notes.append(f"Served by other providers' hosts, priced from their price lists: {listed}.")
-    notes += _embeddings_note(report)
+    notes += [said for said in [embeddings_note(report.embeddings)] if said]
     proxied = sum((item.proxied_calls for item in report.cassettes), start=Counter[str]())
     if proxied:
         listed = ", ".join(f"{n} to {host}" for host, n in sorted(proxied.items()))
@@ -301,20 +297,3 @@ def _bullet(line: str) -> str:
     if line.startswith("  "):
         return f"  - {line.strip()}"
     return f"- {line.lstrip('* ').strip()}"
-
-
-def _embeddings_note(report: Report) -> list[str]:
-    """The embeddings requests, in no LLM total: what they cost, said beside it."""
-    found = report.embeddings
-    if not found.calls:
-        return []
-    cost = money_cells([found.priced_cost])[0]
-    if found.unpriced_calls:
-        cost = (
-            f"at least {cost} ({plural(found.unpriced_calls, 'call')} of a model without a price)"
-        )
-    models = ", ".join(sorted(found.models))
-    return [
-        f"Embeddings, in no total above: {plural(found.calls, 'call')} of {found.tokens:,} "
-        f"tokens ({models}): {cost}."
-    ]
