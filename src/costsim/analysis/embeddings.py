@@ -66,9 +66,10 @@ class EmbeddingTotals:
         self.models.update(other.models)
         self.unpriced.extend(other.unpriced)
 
-    def to_json(self) -> dict[str, Any]:
-        """The figures as a report's JSON ``embeddings`` holds them (``unpriced`` apart)."""
-        return {
+    def to_json(self, *, listed: bool = False) -> dict[str, Any]:
+        """The figures as a report's JSON ``embeddings`` holds them; ``listed``: with the
+        ``unpriced`` calls (the pytest plugin's report, and its xdist workers')."""
+        document: dict[str, Any] = {
             "calls": self.calls,
             "tokens": self.tokens,
             "cost_usd": amount_text(self.cost_usd),
@@ -76,16 +77,20 @@ class EmbeddingTotals:
             "unpriced_calls": self.unpriced_calls,
             "models": dict(sorted(self.models.items())),
         }
+        if listed:
+            document["unpriced"] = list(self.unpriced)
+        return document
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> EmbeddingTotals:
-        """Figures :meth:`to_json` wrote (with ``unpriced``: an xdist worker's)."""
+        """Figures :meth:`to_json` wrote (an xdist worker's, ``listed``); a key missing is
+        none (a worker that could not gather its figures sends none)."""
         return cls(
-            calls=int(data["calls"]),
-            tokens=int(data["tokens"]),
-            priced_cost=Decimal(data["priced_cost_usd"]),
-            unpriced_calls=int(data["unpriced_calls"]),
-            models=Counter({str(k): int(v) for k, v in data["models"].items()}),
+            calls=int(data.get("calls", 0)),
+            tokens=int(data.get("tokens", 0)),
+            priced_cost=Decimal(data.get("priced_cost_usd", "0")),
+            unpriced_calls=int(data.get("unpriced_calls", 0)),
+            models=Counter({str(k): int(v) for k, v in data.get("models", {}).items()}),
             unpriced=[str(entry) for entry in data.get("unpriced", [])],
         )
 

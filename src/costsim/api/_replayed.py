@@ -1,7 +1,8 @@
 """What one interaction a test runner sees vcrpy replay or record is: an LLM call, the note
-of one that looks like an LLM call costsim cannot meter, or other traffic. Read by the same
-code as ``costsim report`` reads a cassette (:mod:`costsim.providers.normalise`), so a test
-run and a report of its cassettes count alike."""
+of one that looks like an LLM call costsim cannot meter, an embeddings request, or other
+traffic. Read by the same code as ``costsim report`` reads a cassette
+(:mod:`costsim.providers.normalise`), so a test run and a report of its cassettes count
+alike."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ from typing import Any
 
 from costsim.errors import CostsimError
 from costsim.io.vcr import interaction_from_vcr
-from costsim.model import Call, InteractionNote
+from costsim.model import Call, EmbeddingCall, InteractionNote
 from costsim.providers.background import awaiting
+from costsim.providers.embeddings import embedding_of
 from costsim.providers.normalise import call_from_interaction, load_trace
 
 __all__ = ["read_vcr_call", "read_vcr_interaction"]
@@ -21,11 +23,12 @@ __all__ = ["read_vcr_call", "read_vcr_interaction"]
 
 def read_vcr_interaction(
     cassette_path: str, index: int, request: Any, response: Mapping[str, Any]
-) -> Call | InteractionNote | None:
+) -> Call | InteractionNote | EmbeddingCall | None:
     """The LLM call of one vcrpy request/response pair; the note of one that looks like an
     LLM call but that costsim cannot meter (``unrecognised-llm-call``, as ``costsim report``
-    notes it: Ollama's native ``/api/chat``, a Titan text model on Bedrock); None for other
-    traffic (embeddings, telemetry, ...).
+    notes it: Ollama's native ``/api/chat``, a Titan text model on Bedrock); the embeddings
+    request it is (``/embeddings`` with its usage, as ``costsim report`` reads it: billed, in
+    no LLM figure); None for other traffic (telemetry, ...).
 
     Raises :class:`~costsim.errors.CostsimError` naming the cassette and interaction when
     the pair looks like an LLM call but cannot be read.
@@ -34,6 +37,8 @@ def read_vcr_interaction(
     found = call_from_interaction(interaction)
     if isinstance(found, Call) and awaiting(found, interaction):
         return _retrieved_later(cassette_path, found)
+    if found is None:
+        return embedding_of(interaction)
     return found
 
 

@@ -1,6 +1,7 @@
 """The public API for test-runner integrations (costsim's own pytest plugin uses only this):
 read the calls a test replays through vcrpy, meter them as recorded or as sent, and keep
-per-test figures, budgets and baselines.
+per-test figures, budgets and baselines (and the run's embeddings requests, priced beside
+them: :class:`EmbeddingTotals`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from costsim.analysis.baseline import (
 )
 from costsim.analysis.budgets import budget_failures
 from costsim.analysis.drift import Difference, differences, summary
+from costsim.analysis.embeddings import EmbeddingTotals
 from costsim.analysis.spread import NONE, Spread, difference, difference_terms
 from costsim.api._replayed import read_vcr_call, read_vcr_interaction
 from costsim.api.gates import TOKEN_METRICS, Budget, parse_tolerances, tool_table
@@ -41,6 +43,7 @@ __all__ = [
     "TOKEN_METRICS",
     "Budget",
     "Difference",
+    "EmbeddingTotals",
     "MeteredCall",
     "TestCost",
     "TestMeter",

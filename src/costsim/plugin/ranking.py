@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from costsim.api.testing import TestCost
+from costsim.api.testing import EmbeddingTotals, TestCost
 from costsim.plugin.run import SummaryOptions
+from costsim.render.embeddings_text import embeddings_beside
 from costsim.render.rows import merged, ranked, split_rows
 from costsim.render.text import money, plural, tests_text
 
@@ -66,9 +67,10 @@ def whole(costs: dict[str, TestCost]) -> TestCost:
     return merged(costs.values(), TestCost())
 
 
-def answer_line(costs: dict[str, TestCost]) -> str:
+def answer_line(costs: dict[str, TestCost], embeddings: EmbeddingTotals | None = None) -> str:
     """What the run's LLM calls cost, in one sentence, worded as ``costsim report`` words it:
-    the priced part of a partial cost as a lower bound, never $0."""
+    the priced part of a partial cost as a lower bound, never $0; what ``embeddings``
+    requests cost beside it, in no LLM figure."""
     total = whole(costs)
     if total.cost_usd is not None:
         cost = money(total.priced_cost_usd)
@@ -79,6 +81,8 @@ def answer_line(costs: dict[str, TestCost]) -> str:
     unknown = f" ({unknown_text(total)})" if total.unpriced_calls else ""
     if total.unrecognised_calls:  # not in the figure: said beside it, as report says it
         unknown += f"; {plural(total.unrecognised_calls, 'LLM-looking interaction')} not metered"
+    if embeddings is not None:  # billed too, in no LLM figure: beside it, as report says it
+        unknown += embeddings_beside(embeddings)
     return f"{plural(total.calls, 'LLM call')} in {tests_text(list(costs))}: {cost}{unknown}."
 
 

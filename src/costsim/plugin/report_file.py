@@ -22,6 +22,7 @@ from costsim.plugin.render import (
     what_if_sum,
 )
 from costsim.plugin.session import CostsimSession, DriftEntry
+from costsim.render.embeddings_text import embeddings_beside
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.visible import markdown_lines, visible
 
@@ -76,6 +77,7 @@ def _document(
                 for note in said_notes(state, name)
             ),
         ],
+        "embeddings": state.embeddings.to_json(listed=True),
         "warnings": state.errors,
         "not_replayed": list(unserved),
         "internal_errors": state.internal_errors,
@@ -110,7 +112,7 @@ def write_report(
         notes += [f"- {_literal_star(line.strip())}" for line in note_lines(state, costs, options)]
         notes += [f"- :x: {failure}" for failure in failures]
         notes = [visible(note) for note in notes]  # a test id's line feed: one note a line
-        answer = [answer_line(costs), ""] if costs else []
+        answer = [answer_line(costs, state.embeddings), ""] if costs else []
         lines = ["## costsim: LLM calls in the test run", "", *answer, *body]
         lines += ["", *notes] if notes else []
         write_atomic(path, markdown_lines("\n".join(lines)) + "\n")  # <, >, & as entities
@@ -143,6 +145,7 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
         ],
         failures=failures,
         calls={test: cells(cost)["calls"] for test, cost in costs.items()},
+        beside=embeddings_beside(state.embeddings),
     )
     return test_run_page(run)
 

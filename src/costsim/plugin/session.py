@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from costsim.api.testing import (
     Budget,
+    EmbeddingTotals,
     MeteredCall,
     TestCost,
     TestMeter,
@@ -26,7 +27,7 @@ from costsim.api.testing import (
     read_vcr_interaction,
 )
 from costsim.errors import CostsimError
-from costsim.model import Call, InteractionNote, NoteKind
+from costsim.model import Call, EmbeddingCall, InteractionNote, NoteKind
 from costsim.model.ordering import naturally
 from costsim.plugin.budget_patterns import idle
 from costsim.plugin.drift_entry import DriftEntry
@@ -65,6 +66,9 @@ class CostsimSession(Observing):
     """Per test, the interactions it replayed that look like LLM calls costsim cannot meter
     (each also a note, as ``costsim report`` notes it; a worker's go into the costs it
     sends)."""
+    embeddings: EmbeddingTotals = field(default_factory=EmbeddingTotals)
+    """The embeddings requests of the run (each replay, as an LLM call's; workers' too), as
+    ``costsim report`` prices them: in no test's figures, budget or baseline; said beside."""
     internal_errors: list[str] = field(default_factory=list)
     """costsim's own failures: reported, and they fail the costsim part of the run."""
     notes: list[str] = field(default_factory=list)
@@ -90,8 +94,8 @@ class CostsimSession(Observing):
     _patch: VcrPatch | None = None
     _noted: set[str] = field(default_factory=set)
     """The notes :meth:`_not_metered` gave (a test replaying the same interaction: once)."""
-    _replayed: dict[tuple[str, int, int, int], Call | InteractionNote | None] = field(
-        default_factory=dict
+    _replayed: dict[tuple[str, int, int, int], Call | InteractionNote | EmbeddingCall | None] = (
+        field(default_factory=dict)
     )
     """Recorded calls (or notes) read already, by (cassette, interaction, file's mtime and
     size): a cassette replayed by many tests is read once while its file is unchanged."""
@@ -106,9 +110,10 @@ class CostsimSession(Observing):
         request: Any,
         response: Mapping[str, Any],
         stored: Any,
-    ) -> Call | InteractionNote | None:
-        """The call as the cassette holds it (a recorded one: as it was sent), or the note
-        of an interaction that looks like an LLM call costsim cannot meter."""
+    ) -> Call | InteractionNote | EmbeddingCall | None:
+        """The call as the cassette holds it (a recorded one: as it was sent), the note
+        of an interaction that looks like an LLM call costsim cannot meter, or the embeddings
+        request it is."""
         if stored is None:
             return read_vcr_interaction(cassette_path, index, request, response)
         try:
@@ -144,6 +149,9 @@ class CostsimSession(Observing):
                 return
             if isinstance(recorded, InteractionNote):
                 self._not_metered(recorded)
+                return
+            if isinstance(recorded, EmbeddingCall):  # as recorded: its usage is the response's
+                self.embeddings.add(recorded, None)  # at its recorded date, as calls are
                 return
             observed = Observed(recorded)
             if stored is not None and self.drift != "ignore":
@@ -319,6 +327,7 @@ class CostsimSession(Observing):
                 "what_if_notes": self.what_if_notes,
                 "errors": self.errors,
                 "notes": self.notes,
+                "embeddings": self.embeddings.to_json(listed=True),
                 "drift": [entry.to_json() for entry in self.drifted()],
                 "budgets": {
                     name: budget.model_dump(exclude_none=True)
@@ -354,6 +363,7 @@ class CostsimSession(Observing):
         for name, said in figures.get("what_if_notes", {}).items():
             mine = self.what_if_notes.setdefault(name, [])
             mine[:] = sorted({*mine, *said})  # one order, whichever worker reports first
+        self.embeddings.merge(EmbeddingTotals.from_json(figures.get("embeddings", {})))
         self.errors.extend(figures.get("errors", []))
         self.notes.extend(figures.get("notes", []))
         self.internal_errors.extend(figures.get("internal_errors", []))

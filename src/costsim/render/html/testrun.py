@@ -61,6 +61,8 @@ class TestRun:
     failures: Sequence[str] = ()
     calls: Mapping[str, str] = field(default_factory=dict)
     """Per test, its calls as the terminal writes them (``2 (2 est.)``); else the count."""
+    beside: str = ""
+    """Said beside the answer, in no figure of the page (``; embeddings $0.000020 more``)."""
 
 
 def _cost(cost: TestCost, decimals: int | None = None) -> Cell:
@@ -198,7 +200,10 @@ def test_run_page(run: TestRun) -> str:
     if run.tests:
         spent = partial_money(whole.priced_cost_usd, whole.unpriced_calls)
         # as the terminal counts them: ``28 tests and 1 fixture scope``, ``1 LLM call``
-        answer = f"{spent} for {plural(whole.calls, 'LLM call')} in {tests_text(list(run.tests))}."
+        answer = (
+            f"{spent} for {plural(whole.calls, 'LLM call')} in {tests_text(list(run.tests))}"
+            f"{run.beside}."
+        )
         figures: list[Node | None] = [
             _tests_figure(run).node(),
             _tokens_figure(run).node(),
