@@ -12,6 +12,8 @@ import pytest
 import vcr.serializers.yamlserializer  # noqa: F401
 import yaml  # noqa: F401
 
+import costsim.api.pipeline  # the run functions a pool pickles (in api.work), as above
+import costsim.api.work  # noqa: F401
 from costsim.strategies.registry import strategies
 
 strategies()  # every strategy module, with the classes a pool pickles (a test's order no
