@@ -59,3 +59,14 @@ def test_the_html_headline_says_a_tight_range_and_the_divergences_as_the_text_do
     assert "saves $0.00610 (50.6%), p90 ±&lt;$0.00001; 1 divergence." in page
     text = " ".join(result.render("table", width=100).split())
     assert "p90 band ±<$0.00001; 1 divergence." in text
+
+
+def test_an_amount_too_small_to_show_reads_as_less_than_the_last_digit() -> None:
+    """Eight tokens of text-embedding-3-small ($0.00000016) read ``$0.000000``: free."""
+    from costsim.render.text import money_cells
+
+    tiny, none = Decimal("0.00000016"), Decimal(0)
+    assert money_cells([tiny, Decimal("1.5"), none]) == ["<$0.000001", "$1.500000", "$0.000000"]
+    assert money_cells([-tiny, tiny], signed=True) == ["-<$0.000001", "+<$0.000001"]
+    assert money_cells([Decimal("0.0004")], decimals=3) == ["<$0.001"]
+    assert money_cells([Decimal("0.0005")], decimals=3) == ["$0.001"]  # rounds half up

@@ -190,3 +190,15 @@ def test_a_note_of_the_run_names_no_cassette_in_the_output(tmp_path: Path) -> No
     assert notes["models.gpt4o"]["message"].endswith("did you mean gpt-4o?")
     # a name genai-prices matches (Sonnet 4's alias) is a model, just not this run's: no guess
     assert "did you mean" not in notes["models.claude-sonnet-4"]["message"]
+
+
+def test_a_name_that_only_starts_like_a_model_is_a_typo_with_its_meaning() -> None:
+    """genai-prices matches Claude names by prefix: claude-sonnet-4-5x is matched to Sonnet
+    4.5 but names no model; claude-sonnet-4 (an exact alias) and a dated snapshot do."""
+    from costsim.pricing.names import close_model
+
+    assert close_model("claude-sonnet-4-5x", None) == "claude-sonnet-4-5"
+    assert close_model("claude-sonnet-4-5-2025", "anthropic") == "claude-sonnet-4-5"
+    assert close_model("claude-sonnet-4", None) is None
+    assert close_model("claude-sonnet-4-20250514", "anthropic") is None
+    assert close_model("gpt-4o-mni", "openai") == "gpt-4o-mini"

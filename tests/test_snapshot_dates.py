@@ -40,6 +40,9 @@ NOTE = (
         ("claude-sonnet-4-5@20250929", date(2025, 9, 29)),  # Vertex AI
         ("openai/gpt-4o-2024-08-06", date(2024, 8, 6)),  # a gateway's vendor prefix
         ("ft:gpt-4o-mini-2024-07-18:acme::abc123", date(2024, 7, 18)),  # fine-tuned
+        ("ft:gpt-4o-mini-2024-07-18:acme:exp-20240101:AbC", date(2024, 7, 18)),  # its suffix
+        ("gpt-4o-mini-2024-07-18.ft-0123abcd", date(2024, 7, 18)),  # Azure's fine-tuned
+        ("command-r-08-2024", None),  # a month and a year: no day
         ("gpt-4-0613", None),  # MMDD: no year, no date
         ("gpt-3.5-turbo-0125", None),
         ("gemini-2.5-flash-preview-05-20", None),  # MM-DD

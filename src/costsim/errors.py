@@ -32,6 +32,7 @@ __all__ = [
     "DataError",
     "InputError",
     "InteractionError",
+    "OutputError",
     "UnsafeCassetteError",
     "WalkError",
 ]
@@ -83,6 +84,11 @@ class InteractionError(CassetteError):
 
 class ConfigError(InputError):
     """An option, scenario or configuration value is invalid."""
+
+
+class OutputError(CostsimError):
+    """Output could not be made or written where it must go (a temporary folder that is full,
+    a cached output cut while read)."""
 
 
 class DataError(CostsimError):

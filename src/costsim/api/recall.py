@@ -48,7 +48,8 @@ _STRATEGIES = "costsim.strategies"
 @dataclass(frozen=True, slots=True)
 class Transcript:
     """What a command printed: warnings on stderr, its text (kept outside memory: see
-    :mod:`costsim.io.spool`), the gates it broke."""
+    :mod:`costsim.io.spool`), the gates it broke. Close it (or use it in ``with``) once its
+    text is written."""
 
     warnings: tuple[str, ...]
     body: Body
@@ -63,6 +64,16 @@ class Transcript:
     @property
     def text(self) -> str:
         return self.body.text
+
+    def close(self) -> None:
+        """Let go of the text's file (a recalled one is the cache's entry, open)."""
+        self.body.close()
+
+    def __enter__(self) -> Transcript:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class _Header(BaseModel):
@@ -183,5 +194,5 @@ def remember_output(key: str | None, transcript: Transcript, *, again: str | Non
     body = transcript.body
     header = _Header(warnings=transcript.warnings, failures=transcript.failures, length=body.length)
     line = writable(lambda: header.model_dump_json().encode())
-    if line is not None:
+    if line is not None and len(line) < _MAX_HEADER:  # a longer one would not be recalled
         store.put_chunks(_KIND, key, itertools.chain((line, b"\n"), body.chunks()))

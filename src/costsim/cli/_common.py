@@ -21,6 +21,7 @@ import click
 
 from costsim.cli._errors import Findings
 from costsim.cli._progress import ProgressBar
+from costsim.cli._stdout import echo_pieces
 from costsim.cli._width import stderr_text, terminal_width
 
 if TYPE_CHECKING:
@@ -122,8 +123,7 @@ class Output:
 
                 write_atomic(self.path, transcript.body.chunks)
             else:
-                for piece in transcript.body.pieces():
-                    click.echo(piece, nl=False)
+                echo_pieces(transcript.body.pieces())
         if transcript.failures:
             raise Findings(transcript.failures)
 

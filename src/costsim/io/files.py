@@ -76,7 +76,7 @@ def _temporary(
             if status is not None:
                 os.fchmod(file.fileno(), stat.S_IMODE(status.st_mode))
             file.writelines(data())
-    except OSError:
+    except BaseException:  # a full disk, Ctrl-C, an error making the text: no file left
         with contextlib.suppress(OSError):
             tmp.unlink(missing_ok=True)
         raise

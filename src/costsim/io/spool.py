@@ -11,9 +11,12 @@ cache's file that holds it.
 from __future__ import annotations
 
 import codecs
+import contextlib
 import tempfile
 from collections.abc import Iterable, Iterator
 from typing import IO
+
+from costsim.errors import OutputError
 
 __all__ = ["Body"]
 
@@ -31,13 +34,25 @@ class Body:
 
     @classmethod
     def of(cls, pieces: Iterable[str]) -> Body:
-        """The text of ``pieces``, written as they come (each must encode as UTF-8)."""
+        """The text of ``pieces``, written as they come (each must encode as UTF-8). Raises
+        :class:`OutputError` when the temporary folder cannot take it."""
         file = tempfile.SpooledTemporaryFile(max_size=_IN_MEMORY)  # noqa: SIM115 (kept open)
         length = 0
-        for piece in pieces:
-            data = piece.encode("utf-8")
-            file.write(data)
-            length += len(data)
+        try:
+            for piece in pieces:
+                data = piece.encode("utf-8")
+                file.write(data)
+                length += len(data)
+        except OSError as exc:
+            _close(file)
+            raise OutputError(
+                f"the output ({length:,} bytes so far) cannot be kept in the temporary folder "
+                f"{tempfile.gettempdir()} ({exc.strerror or exc}): free space there, or set "
+                "TMPDIR to a folder with room"
+            ) from None
+        except BaseException:  # Ctrl-C, an error making the text: nothing left behind
+            _close(file)
+            raise
         return cls(file, 0, length)
 
     def chunks(self) -> Iterator[bytes]:
@@ -46,8 +61,11 @@ class Body:
         left = self.length
         while left > 0:
             block = self._file.read(min(_BLOCK, left))
-            if not block:
-                raise OSError(f"the text ends {left} bytes early")
+            if not block:  # a cached output cut in place while it was read: not costsim's way
+                raise OutputError(
+                    f"the output ends {left:,} bytes early (its cache entry was cut while "
+                    "it was read): run again, or with --no-cache"
+                )
             left -= len(block)
             yield block
 
@@ -66,10 +84,15 @@ class Body:
         return "".join(self.pieces())
 
     def close(self) -> None:
-        self._file.close()
+        _close(self._file)
 
     def __enter__(self) -> Body:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _close(file: IO[bytes]) -> None:
+    with contextlib.suppress(OSError):  # a temporary file that could not be flushed: gone
+        file.close()

@@ -265,8 +265,9 @@ class CacheStore:
                     found.append((entry.stat().st_mtime_ns, entry))
         found.sort(reverse=True)
         for _, entry in found[keep:]:
-            if entry != written:
-                entry.unlink(missing_ok=True)
+            if entry != written:  # one open elsewhere (Windows) stays: pruned next time
+                with contextlib.suppress(OSError):
+                    entry.unlink(missing_ok=True)
 
     def _prepare_quietly(self) -> None:
         with contextlib.suppress(OSError):

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime
 from functools import cache
+from typing import Any
 
 from genai_prices import Usage as PriceUsage
 from genai_prices import calc_price
@@ -63,8 +64,28 @@ def close_model(name: str, provider: str | None) -> str | None:
     from genai_prices.data_snapshot import get_snapshot
 
     providers = [p for p in get_snapshot().providers if provider is None or p.id == provider]
-    if any(known.find_model(name) is not None for known in providers):
-        return None  # known by a name it matches (claude-sonnet-4), not only by its id
     ids = {model.id for known in providers for model in known.models}
-    found = difflib.get_close_matches(name, sorted(ids), n=1, cutoff=0.8)
-    return found[0] if found else None
+    matched = [found for known in providers if (found := known.find_model(name)) is not None]
+    if name in ids or any(_named(name, model) for model in matched):
+        return None
+    if matched:  # a name that starts like one of a model's (claude-sonnet-4-5x): that model
+        return str(matched[0].id)
+    close = difflib.get_close_matches(name, sorted(ids), n=1, cutoff=0.8)
+    return close[0] if close else None
+
+
+def _named(name: str, model: Any) -> bool:
+    """``name`` is a name of ``model`` (one genai-prices matched it to): one its rules name
+    exactly (``claude-sonnet-4``), or a dated snapshot of it (``claude-sonnet-4-20250514``),
+    not any name that merely starts like one of its (``claude-sonnet-4-5x``, a typo)."""
+    from costsim.pricing.snapshots import snapshot_date
+
+    return snapshot_date(name) is not None or name in _exact_names(model.match)
+
+
+def _exact_names(clause: Any) -> set[str]:
+    """The names a genai-prices match rule names exactly (its ``equals``, in any ``or``)."""
+    found = {clause.equals} if isinstance(getattr(clause, "equals", None), str) else set()
+    for inner in getattr(clause, "or_", None) or ():
+        found |= _exact_names(inner)
+    return found

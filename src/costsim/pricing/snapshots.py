@@ -7,7 +7,9 @@ Anthropic ``claude-sonnet-4-20250514`` (``YYYYMMDD``; Vertex AI's ``@20250514`` 
 is one entry of :data:`SNAPSHOT_FORMS`. A stamp without a year says nothing: OpenAI's older
 ``gpt-4-0613`` and ``gpt-3.5-turbo-0125`` (``MMDD``), Google's ``gemini-2.5-flash-preview-05-20``
 (``MM-DD``), Mistral's ``mistral-large-2411`` (``YYMM``) are not read as dates, nor is a
-version (``gemini-1.5-pro-002``) or digits that make no date (``-20251399``).
+version (``gemini-1.5-pro-002``) or digits that make no date (``-20251399``); a month and
+year (``command-r-08-2024``, ``gemini-2.5-flash-preview-09-2025``) names no day, and is left
+out too. Azure's fine-tuned ``gpt-4o-mini-2024-07-18.ft-…`` is read as its base model's date.
 
 A model priced at a date before its snapshot (``--as-of`` before its release) is priced at
 what genai-prices gives for that date, and genai-prices has no notion of a model not existing
@@ -30,9 +32,9 @@ from costsim.pricing.platform_ids import model_name
 __all__ = ["SNAPSHOT_FORMS", "EarlyPricing", "EarlySnapshot", "early_snapshot", "snapshot_date"]
 
 SNAPSHOT_FORMS: dict[str, re.Pattern[str]] = {
-    "yyyymmdd": re.compile(r"(?:^|[-@_])(?P<year>20\d\d)(?P<month>\d\d)(?P<day>\d\d)(?=$|[-:@_])"),
+    "yyyymmdd": re.compile(r"(?:^|[-@_])(?P<year>20\d\d)(?P<month>\d\d)(?P<day>\d\d)(?=$|[-:@_.])"),
     "yyyy-mm-dd": re.compile(
-        r"(?:^|[-@_])(?P<year>20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)(?=$|[-:@_])"
+        r"(?:^|[-@_])(?P<year>20\d\d)-(?P<month>\d\d)-(?P<day>\d\d)(?=$|[-:@_.])"
     ),
 }
 """How a model id names its snapshot date, by form: a match gives the year, month and day
@@ -44,6 +46,8 @@ def snapshot_date(model: str) -> date | None:
     """The date of the snapshot ``model`` names (its last date stamp, platform decoration
     left out), None when it names none."""
     name = model_name(model)
+    if name.startswith("ft:"):  # ft:BASE:org:suffix:id: the base model's date, not a suffix's
+        name = name[3:].split(":", 1)[0]
     for pattern in SNAPSHOT_FORMS.values():
         for found in reversed(list(pattern.finditer(name))):
             try:

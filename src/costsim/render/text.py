@@ -355,7 +355,8 @@ def money_cells(
 ) -> list[str]:
     """Amounts of one column, all with the same number of decimals (``$0.0832``, ``$1.2190``;
     ``decimals`` when given, else :func:`decimals_for` them); ``signed`` writes changes
-    (``+$0.0023``, ``-$0.9925``)."""
+    (``+$0.0023``, ``-$0.9925``). An amount that is not zero but rounds to it reads
+    ``<$0.000001``, never as nothing."""
     if decimals is None:
         decimals = decimals_for(amounts)
     cells = []
@@ -363,7 +364,10 @@ def money_cells(
         if amount is None:
             cells.append(missing)
             continue
-        text = f"${half_up(abs(amount), decimals):,.{decimals}f}"
+        shown = half_up(abs(amount), decimals)
+        text = f"${shown:,.{decimals}f}"
+        if amount and not shown:  # 8 tokens of an embedding model: less than shows, not zero
+            text = f"<${Decimal(1).scaleb(-decimals):.{decimals}f}"
         if signed:
             text = ("-" if amount < 0 else "+") + text
         elif amount < 0:
