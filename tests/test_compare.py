@@ -519,7 +519,9 @@ def test_the_answer_is_a_variant_a_client_can_deploy(tmp_path: Path) -> None:
     assert document["scenarios"][0]["cheapest"]["variant"] == "cache"
     scenario.write_text(body.replace("  cache: [caching]\n", ""))
     only = " ".join(_run("compare", str(scenario)).stdout.split("\n\n")[0].split()[3:])
-    assert only.startswith("oracle saves an oracle (it knows the trace's future: a bound")
+    assert only.startswith(
+        "oracle, an oracle (it knows the trace's future: a bound, not a plan), saves"
+    )
 
 
 def test_by_tool_counts_a_screenshot_result_at_what_the_provider_bills() -> None:

@@ -4,6 +4,8 @@ is described by a schema shipped in the package (``costsim/schemas/``)."""
 from __future__ import annotations
 
 import json
+import os
+from concurrent.futures import ThreadPoolExecutor
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -123,6 +125,15 @@ def test_output_file_takes_its_format_from_the_extension(tmp_path: Path) -> None
     assert result.exit_code == 2
     assert "cannot tell which format to write to" in result.stderr
     assert not (tmp_path / "r.pdf").exists()
+    # a device or pipe has no extension to go by: the table, as on stdout (a trial's
+    # ``-o /dev/null`` was refused)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    with ThreadPoolExecutor(1) as reader:
+        read = reader.submit(fifo.read_text)
+        result = runner.invoke(cli, ["report", str(EXAMPLES), "-o", str(fifo)])
+        assert result.exit_code == 0 and read.result(timeout=60).startswith("6 LLM calls")
+    assert runner.invoke(cli, ["report", str(EXAMPLES), "-o", os.devnull]).exit_code == 0
     # a format a command's result does not have is one sentence, exit 2
     result = runner.invoke(cli, ["check-cache", str(EXAMPLES), "-o", str(tmp_path / "c.html")])
     assert result.exit_code == 2 and "has no 'html' format" in result.stderr

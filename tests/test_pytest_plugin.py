@@ -1188,6 +1188,8 @@ def _summary_section(lines: list[str]) -> list[str]:
         # to it); at 100 columns -vv left the output out
         (100, ["-vv"], ["cache read", "cache write", "uncached", "output", "cost"]),
         (80, ["-vv"], ["cache read", "cache write", "uncached", "cost"]),
+        # at 60 the id goes above its figures before the split -vv asked for goes (a trial)
+        (60, ["-vv"], ["cache read", "cache write", "uncached", "cost"]),
         (60, ["--costsim-strategies", "caching:ttl=1h,routing:default=claude-haiku-4-5"], []),
         # -vv and four what-if columns: too wide at 80 (the split was never left out)
         (80, ["-vv", "--costsim-strategies", "truncation,caching:ttl=1h,caching,batching"], []),

@@ -187,6 +187,21 @@ def test_compare_says_it_of_the_recording_and_of_a_routed_model(tiny: Path) -> N
     assert "is a snapshot of" not in _run("compare", later, "--no-cache")[1]
 
 
+def test_compare_takes_as_of_over_the_scenarios_own(
+    tiny: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The README lists compare among the commands that take --as-of; it did not (a trial)."""
+    monkeypatch.setenv("COSTSIM_CACHE_DIR", str(tmp_path / "cache"))
+    scenario = _scenario(tiny.parent, tiny, "2025-06-01")  # after every snapshot: no note
+    assert "is a snapshot of" not in _run("compare", scenario)[1]
+    code, out, _ = _run("compare", scenario, "--as-of", "2024-01-01")  # not the recalled one
+    assert code == 0 and "Prices as of 2024-01-01." in out
+    assert f"{HAIKU} is a snapshot of 2024-10-22, after 2024-01-01" in " ".join(out.split())
+    _, out, _ = _run("compare", scenario, "--as-of", "2024-01-01", "--format", "json")
+    assert json.loads(out)["scenarios"][0]["as_of"].startswith("2024-01-01")
+    assert _run("compare", scenario, "--as-of", "2024-13-01")[0] == 2
+
+
 def test_simulate_and_advise_say_it(tiny: Path) -> None:
     _, out, _ = _run("simulate", tiny, "-s", "caching", "--as-of", "2024-01-01")
     assert said(out, f"*{HAIKU} is a snapshot of 2024-10-22, after 2024-01-01: *")

@@ -40,6 +40,7 @@ def compare(
     cache: bool | None = None,
     scheduler: str | None = None,
     warm: str | None = None,
+    as_of: datetime | None = None,
 ) -> Comparison:
     """Every variant of a scenario (a scenario file, or a :class:`Scenario` built in Python
     whose cassette patterns are relative to the working folder) against the recording.
@@ -48,13 +49,17 @@ def compare(
     usable), or by the workers of the Dask cluster whose scheduler is at ``scheduler`` (``tcp://host:8786``);
     loaded cassettes and each cassette's results are kept in ``.costsim_cache`` unless
     ``cache`` is False. The result is the same whichever runs it. ``warm``: ``steady`` or
-    ``first`` (see :data:`costsim.cache.rules.WARM_STARTS`), instead of the scenario's."""
+    ``first`` (see :data:`costsim.cache.rules.WARM_STARTS`), instead of the scenario's.
+    ``as_of``: price every call as of that moment, instead of the scenario's ``pricing.as_of``
+    (or each call's recorded date)."""
     if isinstance(scenario, Scenario):
         loaded = prepare_scenario(scenario, Path.cwd() / "(scenario)")
     else:
         loaded = load_scenario(Path(scenario))
     label = scenario.name if isinstance(scenario, Scenario) else Path(scenario).stem
-    return _compare(loaded, label, variants, lenient, progress, jobs, cache, scheduler, warm=warm)
+    return _compare(
+        loaded, label, variants, lenient, progress, jobs, cache, scheduler, warm=warm, as_of=as_of
+    )
 
 
 def _compare(
@@ -68,6 +73,7 @@ def _compare(
     scheduler: str | None = None,
     selection: Selection | None = None,
     warm: str | None = None,
+    as_of: datetime | None = None,
 ) -> Comparison:
     """:func:`compare` of a scenario read and checked already; ``selection``: the
     ``--include`` / ``--exclude`` globs its cassettes are narrowed by."""
@@ -84,7 +90,8 @@ def _compare(
     mode = warm if warm is not None else model.warm or settings.warm
     rules = default_rules().with_overrides(overrides).with_warm(mode)
     day = model.pricing.as_of
-    as_of = datetime(day.year, day.month, day.day, tzinfo=UTC) if day else None
+    if as_of is None and day is not None:  # the option's date, else the scenario's
+        as_of = datetime(day.year, day.month, day.day, tzinfo=UTC)
     found = find_cassettes(list(loaded.cassettes), lenient=lenient)
     files = (
         list(found.files) if selection is None else _selected(found.files, loaded.path, selection)
@@ -136,13 +143,15 @@ def compare_scenarios(
     include: Iterable[str] = (),
     exclude: Iterable[str] = (),
     warm: str | None = None,
+    as_of: datetime | None = None,
 ) -> Comparisons:
     """``costsim compare``: every scenario file among ``paths`` (files, or folders of them),
     its variants (only those named in ``variants``, when given), the breakdown ``by`` asks
     for, and every gate broken (the scenarios' budgets, and variants costing more than
     ``fail_over`` percent above the recording). ``include`` / ``exclude``: globs that narrow
     every scenario's cassettes, as they narrow a walked folder's. ``warm``: ``steady`` or
-    ``first`` warm starts in every scenario (see :func:`compare`)."""
+    ``first`` warm starts in every scenario (see :func:`compare`). ``as_of``: every scenario
+    priced as of that moment (see :func:`compare`)."""
     selection = Selection.of(include, exclude)
     default_rules().with_warm(warm)  # a wrong mode is said before any scenario is read
     if by is not None and by not in BREAKDOWNS:
@@ -163,7 +172,14 @@ def compare_scenarios(
         if not chosen:
             continue
         result = _compare(
-            loaded[path], path.stem, chosen, lenient, progress, selection=selection, warm=warm
+            loaded[path],
+            path.stem,
+            chosen,
+            lenient,
+            progress,
+            selection=selection,
+            warm=warm,
+            as_of=as_of,
         )
         table = result.breakdown(by).data if by else None
         failures = tuple(result.gate(fail_over=fail_over))

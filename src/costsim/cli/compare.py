@@ -10,10 +10,12 @@ from costsim.cli._common import (
     BREAKDOWNS,
     Output,
     Percent,
+    as_of_option,
     by_help,
     execution_options,
     lenient_option,
     output_options,
+    parse_as_of,
     walk_options,
     warm_option,
 )
@@ -34,6 +36,7 @@ from costsim.cli._errors import handle_errors
     "for like, as in the table) is above PCT (5 or 5%).",
 )
 @warm_option
+@as_of_option
 @walk_options
 @lenient_option
 @output_options
@@ -45,6 +48,7 @@ def compare(
     by: str | None,
     fail_over: float | None,
     warm: str | None,
+    as_of: str | None,
     include: tuple[str, ...],
     exclude: tuple[str, ...],
     lenient: bool,
@@ -54,10 +58,12 @@ def compare(
 
     Each scenario opens with its answer: the variant that saves most, what and how sure
     that is. Exit 1 when a scenario budget or --fail-over is broken. --warm overrides the
-    scenarios' own warm setting."""
+    scenarios' own warm setting, --as-of their pricing.as_of."""
     from costsim import api
 
-    options = (sorted(set(only)), by, fail_over, lenient, list(include), list(exclude), warm)
+    when = parse_as_of(as_of)
+    stamp = when.isoformat() if when else None
+    options = (sorted(set(only)), by, fail_over, lenient, list(include), list(exclude), warm, stamp)
     key = api.comparison_key(scenarios, options=options, layout=out.layout())
     transcript = api.recall_output(key)
     if transcript is None:
@@ -72,6 +78,7 @@ def compare(
                 include=include,
                 exclude=exclude,
                 warm=warm,
+                as_of=when,
             )
         transcript = out.transcript(result, failures="\n".join(result.gate_failures))
         if key is not None:

@@ -144,12 +144,13 @@ def _rows(
 _DROP_ORDER = ("hit rate", "output", "calls", "prompt")
 """Columns left out, in this order, when the table does not fit the terminal: the cost and
 what ``-vv`` asked for (the token split) stay; the report files keep them all."""
-_WIDE_DROP_ORDER = (
-    "hit rate", "prompt", "calls", "output", "cache write", "uncached", "cache read",
-)  # fmt: skip
+_WIDE_DROP_ORDER = ("hit rate", "prompt", "calls", "output")
 """With ``-vv``: the prompt first (the split adds up to it), the output next (where a
-reasoning model's cost is); then, with what-if columns beside them at 80 columns, the split
-itself, the reads last (a table 81 wide ran past the terminal)."""
+reasoning model's cost is)."""
+_SPLIT_DROP_ORDER = ("cache write", "uncached", "cache read")
+"""With ``-vv``, only when even each id on a line of its own leaves the table too wide (what-if
+columns beside the split at 60 columns): the split itself, the reads last (a table 81 wide ran
+past an 80-column terminal)."""
 
 
 def table_lines(state: CostsimSession, costs: Costs, options: SummaryOptions) -> list[str]:
@@ -162,29 +163,26 @@ def table_lines(state: CostsimSession, costs: Costs, options: SummaryOptions) ->
         rows = _rows(state, costs, shown, columns, what_if, markdown=True)  # escaped below
         layout = [Column(headers[0], align="left"), *(Column(h) for h in headers[1:])]
         return markdown_table(layout, rows)
-    # columns go before a test id is cut below TEST_COLUMN_MIN characters; then, with all
-    # of them gone, the id gets every character left
-    attempts = [(columns, TEST_COLUMN_MIN)]
-    kept = list(columns)
-    for name in _WIDE_DROP_ORDER if wide else _DROP_ORDER:
-        kept = [c for c in kept if c != name]
-        attempts.append((kept, TEST_COLUMN_MIN))
+    # columns go before a test id is cut below TEST_COLUMN_MIN characters; then each id goes
+    # on a line of its own; only then, with -vv, does the split it asked for make room
+    stages = _stages(columns, _WIDE_DROP_ORDER if wide else _DROP_ORDER)
+    tries = [(kept, False) for kept in stages] + [(kept, True) for kept in stages]
+    for kept in _stages(stages[-1], _SPLIT_DROP_ORDER if wide else ())[1:]:
+        tries += [(kept, False), (kept, True)]
     lines: list[str] = []
     fitted = columns
-    for fitted, keep in attempts:
+    for fitted, above in tries:
+        # "test" heads the ids' lines (a trial read an untitled block without it)
         headers = ["test", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
         rows = _rows(state, costs, shown, fitted, what_if, markdown=False)
-        lines = fit_table(headers, rows, width=options.width, min_first=keep, cut=cut_test_ids)
+        if above:
+            lines = _ids_above(headers, rows, len(shown.listed), options.width)
+        else:
+            lines = fit_table(
+                headers, rows, width=options.width, min_first=TEST_COLUMN_MIN, cut=cut_test_ids
+            )
         if _fits(lines, options.width):
             break
-    else:  # too narrow for an id beside its figures: each id on a line above them
-        for fitted, _ in attempts:
-            # "test" heads the ids' lines (a trial read an untitled block without it)
-            headers = ["test", *fitted, *(f"what-if {i}" for i in range(1, len(what_if) + 1))]
-            rows = _rows(state, costs, shown, fitted, what_if, markdown=False)
-            lines = _ids_above(headers, rows, len(shown.listed), options.width)
-            if _fits(lines, options.width):
-                break
     left_out = [c for c in columns if c not in fitted]
     leaves = f"(left out to fit: {', '.join(left_out)}; a --costsim-report file has every column)"
     notes = [leaves] if left_out else []
@@ -196,6 +194,14 @@ def table_lines(state: CostsimSession, costs: Costs, options: SummaryOptions) ->
     elif shown.others:
         notes.append(f"({tests_text(shown.others)} in the TOTAL; {others_how(options)})")
     return lines + [part for note in notes for part in wrap(note, options.width)]
+
+
+def _stages(columns: list[str], drops: tuple[str, ...]) -> list[list[str]]:
+    """``columns``, then with each of ``drops`` left out in turn."""
+    stages = [list(columns)]
+    for name in drops:
+        stages.append([c for c in stages[-1] if c != name])
+    return stages
 
 
 def _fits(lines: list[str], width: int) -> bool:

@@ -175,9 +175,15 @@ def answer_line(comparison: Comparison, cells: Money | None = None) -> str:
     basis = cells.cost[0]
     if summary.hidden_output:  # the saving's band reaches past it: say why
         basis = f"at least {basis} (an output the recording holds only in part)"
-    lead = f"{name} saves" if len(comparison.variants) == 1 else f"Saves most: {name},"
-    if summary.variant.knows_the_future:
-        lead += " an oracle (it knows the trace's future: a bound, not a plan),"
+    oracle = (
+        " an oracle (it knows the trace's future: a bound, not a plan),"
+        if summary.variant.knows_the_future
+        else ""
+    )
+    if len(comparison.variants) == 1:  # "X, an oracle (...), saves $..." (not "saves an oracle")
+        lead = f"{name},{oracle} saves" if oracle else f"{name} saves"
+    else:
+        lead = f"Saves most: {name},{oracle}"
     bound = best_saving(comparison, oracles=True)
     beyond = ""
     if bound is not None and bound.summary is not summary and bound.saving > best.saving:

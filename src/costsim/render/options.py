@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass
 from pathlib import PurePath
 
@@ -43,7 +45,8 @@ class RenderOptions:
 
 def format_for(output: str | None, fmt: str | None) -> str:
     """The format to write: ``fmt`` when given, else the one ``output``'s extension names
-    (``.json``, ``.md``, ``.txt``), else ``table``."""
+    (``.json``, ``.md``, ``.txt``), else ``table`` (on stdout, or to a device or pipe named
+    by ``-o``: ``/dev/null``, ``/dev/stdout``)."""
     if fmt is not None:
         return fmt
     if output is None:
@@ -51,8 +54,19 @@ def format_for(output: str | None, fmt: str | None) -> str:
     suffix = PurePath(output).suffix.lower()
     if suffix in EXTENSIONS:
         return EXTENSIONS[suffix]
+    if _stream(output):  # /dev/null, /dev/stdout, a FIFO: what stdout would get
+        return "table"
     known = ", ".join(EXTENSIONS)
     raise ConfigError(
         f"cannot tell which format to write to {output!r} from its extension (known: {known}); "
         f"say it with --format ({', '.join(FORMATS)})"
     )
+
+
+def _stream(output: str) -> bool:
+    """``output`` names a device or pipe (not a file, a folder, or nothing yet)."""
+    try:
+        mode = os.stat(output).st_mode
+    except (OSError, ValueError):
+        return False
+    return not stat.S_ISREG(mode) and not stat.S_ISDIR(mode)
