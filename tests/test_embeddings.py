@@ -50,11 +50,11 @@ def _cassette(tmp_path: Path) -> Path:
             interaction(
                 OPENAI, {"model": "text-embedding-3-small", "input": "d"}, {"error": {}}, status=429
             ),
-            interaction(OPENAI, {"input": "e"}, {"data": []}),  # no usage: other traffic
+            interaction(OPENAI, {"input": "e"}, {"data": []}),  # no model: a note
             interaction(
                 OPENAI, {"model": "in-house"}, _reply("in-house-embed", {"prompt_tokens": 10})
             ),
-            interaction(  # a corrupt count, past any model's: not billed
+            interaction(  # a corrupt count, past any model's, and no input: a note
                 OPENAI, {"model": "x"}, _reply("text-embedding-3-small", {"prompt_tokens": 10**18})
             ),
         ],
@@ -75,6 +75,12 @@ def test_each_successful_embeddings_request_with_usage_is_read(tmp_path: Path) -
         (6, "in-house-embed", 10, "api.openai.com"),  # the response's name
     ]
     assert len(trace.calls) == 1 and trace.other_interactions == 7  # in no LLM figure
+    # a request whose tokens cannot be known is said, never dropped
+    assert [(n.provenance.index, n.note.kind.value) for n in trace.notes] == [
+        (5, "unreadable-embeddings"),
+        (7, "unreadable-embeddings"),
+    ]
+    assert "names no model" in trace.notes[0].note.message
 
 
 def test_the_report_says_what_they_cost_beside_the_llm_total(tmp_path: Path) -> None:
@@ -117,6 +123,8 @@ def test_a_cached_trace_keeps_them_where_the_file_now_is(tmp_path: Path) -> None
         )
         assert result.exit_code == 0, result.output
         runs.append(json.loads(result.stdout)["embeddings"])
+    # the unpriced call named where its file now is, not where the cache first read it
+    assert [Path(run.pop("unpriced")[0]["path"]).parent.name for run in runs] == ["a", "b"]
     assert runs[0] == runs[1] and runs[0]["calls"] == 4
 
 
@@ -134,3 +142,13 @@ def test_embeddings_none_of_which_has_a_price_cost_unknown_never_0(tmp_path: Pat
         "(1 call of a model without a price)." in said
     ), text
     assert "at least $0" not in said
+
+
+def test_an_xdist_workers_figures_come_back_whole() -> None:
+    """A worker sends its unpriced and estimated calls to the controller as JSON."""
+    from costsim.analysis.embeddings import EmbeddingTotals, UnpricedEmbedding
+    from costsim.model import Provenance
+
+    sent = EmbeddingTotals(calls=2, tokens=30, unpriced_calls=1, estimated_calls=1)
+    sent.unpriced.append(UnpricedEmbedding(Provenance(Path("a.yaml"), 3), "x", "no price"))
+    assert EmbeddingTotals.from_json(json.loads(json.dumps(sent.to_json(listed=True)))) == sent

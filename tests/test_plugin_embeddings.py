@@ -34,6 +34,8 @@ pytest_plugins = ["pytester"]
 EMBEDDINGS = "https://api.openai.com/v1/embeddings"
 SMALL = {"model": "text-embedding-3-small", "input": ["refund policy"]}
 IN_HOUSE = {"model": "in-house-embed", "input": ["refund policy"]}
+NOUSAGE = {"model": "text-embedding-3-small", "input": ["How do I return a damaged item?"]}
+"""8 tokens in cl100k_base (counted with tiktoken), the encoding of OpenAI's embeddings."""
 
 
 def _reply(model: str, tokens: int) -> dict[str, Any]:
@@ -49,6 +51,10 @@ def test_rag():
     with vcr.use_cassette("rag.yaml", record_mode="none"):
         requests.post({EMBEDDINGS!r}, json={SMALL!r})
         requests.post({ANTHROPIC_URI!r}, json={ANTHROPIC_REQUEST!r})
+
+def test_nousage():
+    with vcr.use_cassette("nousage.yaml", record_mode="none"):
+        requests.post({EMBEDDINGS!r}, json={NOUSAGE!r})
 
 def _in_house():
     with vcr.use_cassette("in_house.yaml", record_mode="none"):
@@ -90,6 +96,9 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytes
         pytester.path / "in_house.yaml",
         [interaction(EMBEDDINGS, IN_HOUSE, _reply("in-house-embed", 10))],
     )
+    nousage = _reply("text-embedding-3-small", 0)
+    del nousage["usage"]  # a 200 OK without a usage block
+    write_yaml(pytester.path / "nousage.yaml", [interaction(EMBEDDINGS, NOUSAGE, nousage)])
     pytester.makepyfile(test_calls=TESTS)
     return pytester
 
@@ -151,6 +160,7 @@ def test_embeddings_are_counted_priced_and_said_beside_the_llm_figures(
         "cost_usd": document["embeddings"]["priced_cost_usd"],
         "priced_cost_usd": document["embeddings"]["priced_cost_usd"],
         "unpriced_calls": 0,
+        "estimated_calls": 0,
         "models": {"text-embedding-3-small": 1},
         "unpriced": [],
     }
@@ -170,7 +180,7 @@ def test_an_embeddings_model_without_a_price_is_unpriced_never_0_and_listed_once
     """Two tests replay the one interaction: both calls are counted (as a replayed LLM call
     is), its unpriced line is said once, with how often."""
     result = project.runpytest_subprocess(
-        "--costsim", "--costsim-report", "out.json", "-p", "no:xdist"
+        "--costsim", "--costsim-report", "out.json", "-p", "no:xdist", "-k", "not nousage"
     )
     result.assert_outcomes(passed=3)
     text = result.stdout.str()
@@ -190,34 +200,68 @@ def test_an_embeddings_model_without_a_price_is_unpriced_never_0_and_listed_once
     )
     assert embeddings["cost_usd"] is None  # unknown, never $0
     assert Decimal(embeddings["priced_cost_usd"]) == SMALL_COST  # the part known
-    assert embeddings["unpriced"] == [IN_HOUSE_UNPRICED.removeprefix("unpriced: ")] * 2
+    # once, with how often it was replayed, as report's unpriced lists name calls
+    assert embeddings["unpriced"] == [
+        {
+            "path": "in_house.yaml",
+            "interaction": 0,
+            "model": "in-house-embed",
+            "reason": "genai-prices has no price for openai model 'in-house-embed'",
+            "replayed": 2,
+        }
+    ]
 
 
 def test_a_run_of_embeddings_only_says_what_they_cost(project: pytest.Pytester) -> None:
     result = project.runpytest("--costsim", "-k", "in_house_first", "--costsim-report", "out.md")
     result.assert_outcomes(passed=1)
     lines = _summary(result.stdout.str())
-    assert lines[0] == "no LLM calls were replayed or recorded through vcrpy", lines
+    # not the line of a run vcrpy saw nothing of (nor its setup hint): it saw embeddings
+    assert lines[0] == (
+        "no LLM calls, only embeddings requests, were replayed or recorded through vcrpy"
+    )
+    assert "vcrpy" not in " ".join(lines[1:]), lines
     assert said(
         result.stdout.str(),
-        "*Embeddings, in no total above: 1 call of 10 tokens (in-house-embed): cost unknown "
+        "*Embeddings: 1 call of 10 tokens (in-house-embed): cost unknown "
         "(1 call of a model without a price).*",
     )
+    assert "in no total above" not in result.stdout.str()  # there is none above
     markdown = (project.path / "out.md").read_text()
-    assert "No LLM calls were replayed." in markdown
-    assert "- Embeddings, in no total above: 1 call of 10 tokens (in-house-embed)" in markdown
+    assert "No LLM calls, only embeddings requests, were replayed." in markdown
+    assert "- Embeddings: 1 call of 10 tokens (in-house-embed)" in markdown
+
+
+def test_embeddings_without_usage_are_estimated_from_their_input(
+    project: pytest.Pytester,
+) -> None:
+    """A 200 OK without usage: counted, its tokens estimated from its input (never dropped)."""
+    result = project.runpytest("--costsim", "-k", "nousage", "--costsim-report", "out.json")
+    result.assert_outcomes(passed=1)
+    # by hand: 8 tokens x $0.02 per million = $0.00000016, shown below a millionth
+    assert said(
+        result.stdout.str(),
+        "*Embeddings: 1 call of 8 tokens (text-embedding-3-small): <$0.000001 "
+        "(1 estimated: no usage recorded).*",
+    )
+    embeddings = _report(project.path / "out.json")["embeddings"]
+    assert (embeddings["calls"], embeddings["tokens"], embeddings["estimated_calls"]) == (1, 8, 1)
+    assert Decimal(embeddings["cost_usd"]) == Decimal("0.00000016")
 
 
 def test_the_markdown_and_html_reports_say_them_beside_the_llm_figures(
     project: pytest.Pytester,
 ) -> None:
     result = project.runpytest(
-        "--costsim", "--costsim-report", "out.md", "--costsim-report", "out.html"
-    )
+        "--costsim", "--costsim-report", "out.md", "--costsim-report", "out.html",
+        "-k", "not nousage",
+    )  # fmt: skip
     result.assert_outcomes(passed=3)
     page = (project.path / "out.html").read_text()
     assert "for 1 LLM call in 1 test; embeddings ≥$0.000020 more." in page
     assert "Embeddings, in no total above: 3 calls of 1,020 tokens" in page
+    assert ".;" not in page  # the note's sentence, then the calls it names
+    assert "without a price). Unpriced: in_house.yaml interaction 0: genai-prices" in page
     markdown = (project.path / "out.md").read_text().splitlines()
     answer = next(line for line in markdown if line.startswith("1 LLM call in 1 test: $"))
     assert answer.endswith("; embeddings ≥$0.000020 more."), answer

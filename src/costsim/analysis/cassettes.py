@@ -12,6 +12,7 @@ from costsim.analysis.secret_rules import Severity
 from costsim.errors import ConfigError
 from costsim.model import CassetteTrace
 from costsim.model.ordering import natural_key
+from costsim.pricing.hosts import host_provider
 
 __all__ = [
     "SORT_KEYS",
@@ -49,15 +50,21 @@ def unreadable(path: Path, error: str) -> CassetteListing:
 
 
 def listing(trace: CassetteTrace) -> CassetteListing:
-    """What one cassette holds."""
+    """What one cassette holds: its LLM calls, and the dates, providers and models of its
+    embeddings requests too (billed, and priced at those dates)."""
+    embeddings = trace.embeddings
     dates = [c.recorded_at for c in trace.calls if c.recorded_at is not None]
+    dates += [e.recorded_at for e in embeddings if e.recorded_at is not None]
+    providers = {c.billed_by for c in trace.calls}  # as report --by provider
+    providers |= {host_provider(e.host) or "openai" for e in embeddings}  # as they are priced
+    models = {c.priced_model for c in trace.calls if c.priced_model}
     return CassetteListing(
         path=trace.path,
         first=min(dates, default=None),
         last=max(dates, default=None),
         calls=len(trace.calls),
-        providers=tuple(sorted({c.billed_by for c in trace.calls})),  # as report --by provider
-        models=tuple(sorted({c.priced_model for c in trace.calls if c.priced_model})),
+        providers=tuple(sorted(providers)),
+        models=tuple(sorted(models | {e.model for e in embeddings})),
         size=trace.size_bytes,
     )
 

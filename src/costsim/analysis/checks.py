@@ -12,12 +12,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from costsim.analysis.cut_short import cut_short, cut_short_message
-from costsim.analysis.report import trace_notes
+from costsim.analysis.embeddings import embedding_tokens
+from costsim.analysis.report import ReportNote, trace_notes
 from costsim.analysis.secret_rules import RULES, Rule, Severity
 from costsim.analysis.secrets import find_secrets
 from costsim.errors import ConfigError, CostsimError, InteractionError
 from costsim.io.cassette import Cassette, cassette_from_bytes, load_cassette
-from costsim.model import LEFT_OUT_KINDS, NoteKind
+from costsim.model import LEFT_OUT_KINDS, CassetteTrace, NoteKind
 from costsim.model.quoting import quoted
 from costsim.pricing.ledger import meter
 from costsim.providers.normalise import normalise
@@ -36,10 +37,15 @@ RECORDING_RULES: tuple[Rule, ...] = (
     Rule("no-llm-calls", Severity.WARNING, "no LLM calls"),
     Rule("no-version", Severity.INFO, "no closing 'version' key: perhaps cut short"),
     Rule("cut-short", Severity.WARNING, "no closing 'version' key where its folder's have one"),
-    Rule("no-usage", Severity.WARNING, "an LLM call without recorded usage"),
+    Rule("no-usage", Severity.WARNING, "an LLM call or embeddings request without usage"),
     Rule(NoteKind.INVALID_USAGE.value, Severity.WARNING, "invalid recorded usage"),
     Rule(NoteKind.INCOMPLETE_STREAM.value, Severity.WARNING, "a stream cut before its usage"),
     Rule(NoteKind.UNRECOGNISED_CALL.value, Severity.WARNING, "an LLM call costsim cannot meter"),
+    Rule(
+        NoteKind.UNREADABLE_EMBEDDINGS.value,
+        Severity.WARNING,
+        "an embeddings request whose tokens cannot be known",
+    ),
     Rule(NoteKind.USAGE_ONLY.value, Severity.INFO, "a call metered from its usage alone"),
     Rule(NoteKind.UNPRICED_FEE.value, Severity.WARNING, "a per-use fee without a price"),
     Rule(
@@ -129,7 +135,7 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
     if not cassette.versioned:
         findings.append(_finding(path, None, "no-version", _NO_VERSION))
     notes = trace_notes(trace)
-    if not trace.calls and not any(n.kind in LEFT_OUT_KINDS for n in notes):
+    if not _billed(trace, notes):
         findings.append(_finding(path, None, "no-llm-calls", "no LLM calls recorded"))
     explained = set()
     for note in notes:
@@ -144,10 +150,22 @@ def _check(path: Path, read: Callable[[], Cassette]) -> list[Finding]:
         if cost is not None and not cost.priced:
             reason = cost.unpriced_reason or f"no price for {quoted(call.priced_model)}"
             findings.append(_finding(path, index, "unpriced", f"{reason}: its cost is unknown"))
+    for embedding in trace.embeddings:
+        if embedding.estimated:
+            said = f"its {embedding_tokens(embedding):,} tokens estimated from its input"
+            message = f"embeddings request without usage: {said}"
+            findings.append(_finding(path, embedding.provenance.index, "no-usage", message))
     for secret in find_secrets(cassette):
         message = f"{secret.kind} in {secret.where} ({secret.preview})"
         findings.append(_finding(path, secret.index, secret.rule, message))
     return sorted(findings, key=lambda f: -1 if f.interaction is None else f.interaction)
+
+
+def _billed(trace: CassetteTrace, notes: Iterable[ReportNote]) -> bool:
+    """The cassette records billed traffic costsim meters or names: LLM calls, embeddings
+    requests (a RAG test's cassette), or those it could not read (each a finding of its own)."""
+    said = (*LEFT_OUT_KINDS, NoteKind.UNREADABLE_EMBEDDINGS)
+    return bool(trace.calls or trace.embeddings) or any(n.kind in said for n in notes)
 
 
 def validate_rules(names: Iterable[str], source: str) -> frozenset[str]:

@@ -120,6 +120,15 @@ class CassetteReport:
     """Calls through a host no provider is known by (a proxy such as LiteLLM, a gateway, a
     self-hosted server), by host: priced at the list price of the model each names, which
     such a host need not charge."""
+    embeddings: EmbeddingTotals = field(default_factory=EmbeddingTotals)
+    """Its embeddings requests: billed, in none of its LLM figures."""
+
+    @property
+    def embeddings_only(self) -> bool:
+        """It holds embeddings requests and no LLM call (its LLM cost is not a cost of $0)."""
+        return bool(self.embeddings.calls) and not (
+            self.totals.llm_calls or self.totals.left_out_calls
+        )
 
 
 @dataclass(slots=True)
@@ -197,6 +206,7 @@ def build_report(
     cassettes: list[CassetteReport] = []
     groups: dict[str, Totals] = {}
     total = Totals()
+    embeddings = EmbeddingTotals()
     notes: list[ReportNote] = []
     for trace in traces:
         notes.extend(trace_notes(trace))
@@ -208,6 +218,8 @@ def build_report(
             for item in metered:
                 groups.setdefault(key_of(item), Totals()).add(item)
         dates = [call.recorded_at for call in trace.calls if call.recorded_at is not None]
+        found = embedding_totals([trace], as_of)
+        embeddings.merge(found)
         cassettes.append(
             CassetteReport(
                 path=trace.path,
@@ -223,6 +235,7 @@ def build_report(
                 first_recorded=min(dates, default=None),
                 last_recorded=max(dates, default=None),
                 calls=metered,
+                embeddings=found,
             )
         )
     return Report(
@@ -237,5 +250,5 @@ def build_report(
             key=lambda band: band.family,
         ),
         notes=notes,
-        embeddings=embedding_totals(traces, as_of),
+        embeddings=embeddings,
     )

@@ -27,8 +27,9 @@ def read_vcr_interaction(
     """The LLM call of one vcrpy request/response pair; the note of one that looks like an
     LLM call but that costsim cannot meter (``unrecognised-llm-call``, as ``costsim report``
     notes it: Ollama's native ``/api/chat``, a Titan text model on Bedrock); the embeddings
-    request it is (``/embeddings`` with its usage, as ``costsim report`` reads it: billed, in
-    no LLM figure); None for other traffic (telemetry, ...).
+    request it is (``/embeddings``, its usage estimated when none was recorded, as ``costsim
+    report`` reads it: billed, in no LLM figure), or the note of one it cannot count
+    (``unreadable-embeddings``); None for other traffic (telemetry, ...).
 
     Raises :class:`~costsim.errors.CostsimError` naming the cassette and interaction when
     the pair looks like an LLM call but cannot be read.

@@ -14,6 +14,8 @@ from costsim.model.usage import Note, Usage
 __all__ = [
     "Call",
     "CassetteTrace",
+    "EmbeddingCall",
+    "EmbeddingInput",
     "Flavour",
     "InteractionNote",
     "Platform",
@@ -229,6 +231,15 @@ class InteractionNote:
 
 
 @dataclass(frozen=True, slots=True)
+class EmbeddingInput:
+    """What an embeddings request sent, kept when its response recorded no usable usage: the
+    texts whose tokens are estimated, and the tokens it sent as token arrays (their length)."""
+
+    texts: tuple[str, ...] = ()
+    tokens: int = 0
+
+
+@dataclass(frozen=True, slots=True)
 class EmbeddingCall:
     """An embeddings request (``/embeddings``): billed for its input tokens, not an LLM call
     (no strategy changes it), so it is in no LLM total; a report says what it cost beside
@@ -236,9 +247,17 @@ class EmbeddingCall:
 
     provenance: Provenance
     model: str
-    tokens: int
+    tokens: int | None
+    """The input tokens its response reported; None when it reported none usable (they are
+    estimated from ``sent``)."""
     host: str = ""
     recorded_at: datetime | None = None
+    sent: EmbeddingInput | None = None
+    """Its input, when ``tokens`` is None."""
+
+    @property
+    def estimated(self) -> bool:
+        return self.tokens is None
 
 
 @dataclass(frozen=True, slots=True)

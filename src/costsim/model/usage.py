@@ -102,6 +102,9 @@ class NoteKind(StrEnum):
     """A prompt over 200K tokens (no server tools) of a request the recording shows without
     the 1M-token window, which the API needs for it: the recorder dropped the header, and it
     is priced as billed, at the long-context rate where the model has one."""
+    UNREADABLE_EMBEDDINGS = "unreadable-embeddings"
+    """An embeddings request whose tokens cannot be known (no usage recorded and an input
+    that cannot be read, or no model named): in no embeddings figure."""
     MIXED_TTL_WRITES = "mixed-ttl-writes"
     """Cache writes recorded without their 5m / 1h split, from a request marking both TTLs:
     priced as 5-minute writes, a lower bound."""

@@ -14,7 +14,6 @@ from decimal import Decimal
 from importlib.metadata import PackageNotFoundError, requires, version
 
 from costsim.api.testing import EmbeddingTotals, TestCost, WhatIfCost, parse_strategies
-from costsim.model.ordering import naturally
 from costsim.plugin.cells import cells, cost_text, what_if_cell, what_if_change
 from costsim.plugin.drift_text import drift_lines
 from costsim.plugin.ids import cut_test_ids
@@ -30,7 +29,7 @@ from costsim.plugin.ranking import (
 from costsim.plugin.run import SummaryOptions, wrap
 from costsim.plugin.session import CostsimSession
 from costsim.render.band_text import spread_text
-from costsim.render.embeddings_text import embeddings_note
+from costsim.render.embeddings_text import ONLY_EMBEDDINGS, embeddings_note, unpriced_embeddings
 from costsim.render.events_text import alike
 from costsim.render.rows import merged, others_label, others_note
 from costsim.render.text import (
@@ -281,7 +280,7 @@ def note_lines(
             f"errored: {plural(total.errored_calls, 'call')} the API answered with an error "
             "(4xx/5xx): unbilled, no tokens counted"
         )
-    lines += embeddings_lines(state.embeddings, options)
+    lines += embeddings_lines(state.embeddings, options, apart=bool(costs))
     lines += drift_lines(state, options) if drift else []
     # a cassette several tests replay: each of its unpriced calls once, with how often
     replays = Counter(total.unpriced)
@@ -300,21 +299,21 @@ def note_lines(
     return lines
 
 
-def embeddings_lines(found: EmbeddingTotals, options: SummaryOptions) -> list[str]:
-    """The run's embeddings requests in ``costsim report``'s words, then each one without a
-    price once (a cassette several tests replay), with how often (the first few without -v)."""
-    said = embeddings_note(found)
+def embeddings_lines(
+    found: EmbeddingTotals, options: SummaryOptions, *, apart: bool = True
+) -> list[str]:
+    """The run's embeddings requests in ``costsim report``'s words (``apart``: beside LLM
+    figures said above), then each one without a price once (a cassette several tests
+    replay), with how often (the first few without -v)."""
+    said = embeddings_note(found, apart=apart)
     if said is None:
         return []
-    replays = Counter(found.unpriced)
-    named = naturally(replays)  # one order, however xdist split the run
+    named = unpriced_embeddings(found)  # one order, however xdist split the run
     everything = options.verbose > 0 or options.markdown  # a report file has room for all
     shown = named if everything else named[:UNRECORDED_SHOWN]
     lines = [said]
     lines += [
-        f"  unpriced: {entry}"
-        + (f" (replayed {replays[entry]} times)" if replays[entry] > 1 else "")
-        for entry in shown
+        f"  unpriced: {entry}" + (f" (replayed {n} times)" if n > 1 else "") for entry, n in shown
     ]
     if len(named) > len(shown):
         lines.append(f"  and {len(named) - len(shown)} more (-v)")
@@ -327,7 +326,9 @@ def summary_lines(state: CostsimSession, options: SummaryOptions) -> list[str]:
     if costs:
         answer = answer_line(costs, state.embeddings)
         head = [*wrap(answer, options.width), "", *table_lines(state, costs, options)]
-    else:  # embeddings seen say nothing of the client the LLM calls go through: hint still
+    elif state.embeddings.calls:  # vcrpy saw the run's requests: not a setup problem
+        head = [f"{ONLY_EMBEDDINGS[:1].lower()}{ONLY_EMBEDDINGS[1:]} through vcrpy"]
+    else:
         head = ["no LLM calls were replayed or recorded through vcrpy", *_vcrpy_hint()]
     notes = [out for line in note_lines(state, costs, options) for out in wrap(line, options.width)]
     return [visible(line) for line in [*head, *notes]]  # whatever way a recorded name came

@@ -22,7 +22,11 @@ from costsim.plugin.render import (
     what_if_sum,
 )
 from costsim.plugin.session import CostsimSession, DriftEntry
-from costsim.render.embeddings_text import embeddings_beside
+from costsim.render.embeddings_text import (
+    ONLY_EMBEDDINGS,
+    embeddings_beside,
+    unpriced_embeddings_json,
+)
 from costsim.render.report import FORMAT_VERSION
 from costsim.render.visible import markdown_lines, visible
 
@@ -77,7 +81,10 @@ def _document(
                 for note in said_notes(state, name)
             ),
         ],
-        "embeddings": state.embeddings.to_json(listed=True),
+        "embeddings": {  # each unpriced one once, with how often it was replayed
+            **state.embeddings.to_json(),
+            "unpriced": unpriced_embeddings_json(state.embeddings, replays=True),
+        },
         "warnings": state.errors,
         "not_replayed": list(unserved),
         "internal_errors": state.internal_errors,
@@ -99,7 +106,7 @@ def write_report(
     elif path.suffix.lower() in (".md", ".markdown"):
         options = SummaryOptions(strategies=strategies, markdown=True)
         costs = state.costs()
-        body = table_lines(state, costs, options) if costs else ["No LLM calls were replayed."]
+        body = table_lines(state, costs, options) if costs else [_nothing_said(state)]
         variants = parse_strategies(strategies) if strategies and costs else []
         said = {v.name: what_if_legend(state, v.name, costs) for v in variants}
         notes = [f"- cost with {name}{legend}" for name, legend in said.items() if legend]
@@ -150,15 +157,26 @@ def _html(state: CostsimSession, failures: list[str], strategies: str | None) ->
     return test_run_page(run)
 
 
+def _nothing_said(state: CostsimSession) -> str:
+    """What a report file says in place of a table when no LLM call was replayed."""
+    if state.embeddings.calls:  # vcrpy saw the run's requests: not a setup problem
+        return f"{ONLY_EMBEDDINGS.replace('replayed or recorded', 'replayed')}."
+    return "No LLM calls were replayed."
+
+
 def _htmlnote_lines(lines: list[str]) -> list[str]:
     """The terminal's notes as list items: a line indented under another (a cassette the
-    note names) joins it."""
+    note names) joins it, as a sentence of its own after one that ends (``... price).
+    Unpriced: ...; unpriced: ...``), else after a semicolon."""
     items: list[str] = []
     for line in lines:
-        if line.startswith("  ") and items:
-            items[-1] += f"; {line.strip()}"
+        said = line.strip()
+        if line.startswith("  ") and items and items[-1].endswith("."):
+            items[-1] += f" {said[:1].upper()}{said[1:]}"
+        elif line.startswith("  ") and items:
+            items[-1] += f"; {said}"
         else:
-            items.append(line.strip())
+            items.append(said)
     return items
 
 

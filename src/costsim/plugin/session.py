@@ -27,7 +27,7 @@ from costsim.api.testing import (
     read_vcr_interaction,
 )
 from costsim.errors import CostsimError
-from costsim.model import Call, EmbeddingCall, InteractionNote, NoteKind
+from costsim.model import LEFT_OUT_KINDS, Call, EmbeddingCall, InteractionNote, NoteKind
 from costsim.model.ordering import naturally
 from costsim.plugin.budget_patterns import idle
 from costsim.plugin.drift_entry import DriftEntry
@@ -64,8 +64,7 @@ class CostsimSession(Observing):
     into the costs it sends)."""
     unrecognised: dict[str, int] = field(default_factory=dict)
     """Per test, the interactions it replayed that look like LLM calls costsim cannot meter
-    (each also a note, as ``costsim report`` notes it; a worker's go into the costs it
-    sends)."""
+    (each also a note, as report notes it; a worker's go into the costs it sends)."""
     embeddings: EmbeddingTotals = field(default_factory=EmbeddingTotals)
     """The embeddings requests of the run (each replay, as an LLM call's; workers' too), as
     ``costsim report`` prices them: in no test's figures, budget or baseline; said beside."""
@@ -150,7 +149,7 @@ class CostsimSession(Observing):
             if isinstance(recorded, InteractionNote):
                 self._not_metered(recorded)
                 return
-            if isinstance(recorded, EmbeddingCall):  # as recorded: its usage is the response's
+            if isinstance(recorded, EmbeddingCall):  # as recorded (or estimated from its input)
                 self.embeddings.add(recorded, None)  # at its recorded date, as calls are
                 return
             observed = Observed(recorded)
@@ -172,9 +171,10 @@ class CostsimSession(Observing):
         self.observed.setdefault(self.current, []).append(observed)
 
     def _not_metered(self, found: InteractionNote) -> None:
-        """An interaction that looks like an LLM call costsim cannot meter: counted for the
-        test, and noted (once per test) in ``costsim report``'s words, never dropped."""
-        self.unrecognised[self.current] = self.unrecognised.get(self.current, 0) + 1
+        """An LLM-looking interaction costsim cannot meter (counted for the test) or an
+        embeddings request it cannot count: noted once per test, as report notes it."""
+        if found.note.kind in LEFT_OUT_KINDS:  # in no LLM figure: the test's cost unknown
+            self.unrecognised[self.current] = self.unrecognised.get(self.current, 0) + 1
         where = f"{display_path(found.provenance.path)}: interaction {found.provenance.index}"
         said = f"[{found.note.kind}] {self.current}: {where}: {found.note.message}"
         if said not in self._noted:

@@ -83,7 +83,9 @@ def normalise(cassette: Cassette, *, lenient: bool = False) -> CassetteTrace:
             notes.append(call)
         elif call is not None:
             calls.append(_served(call))
-        elif (embedding := embedding_of(interaction)) is not None:
+        elif isinstance(embedding := embedding_of(interaction), InteractionNote):
+            notes.append(embedding)  # an embeddings request it cannot count: said
+        elif embedding is not None:
             embeddings.append(embedding)
     return CassetteTrace(
         path=cassette.path,

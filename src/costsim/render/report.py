@@ -15,6 +15,7 @@ from costsim.pricing.ledger import Totals
 from costsim.pricing.money import amount_text
 from costsim.pricing.reads import ReadPricing
 from costsim.pricing.snapshots import EarlyPricing, EarlySnapshot
+from costsim.render.embeddings_text import unpriced_embeddings_json
 from costsim.render.json_stream import Deferred
 from costsim.render.text import display_path, plural
 
@@ -186,6 +187,7 @@ def _cassette_json(item: CassetteReport) -> dict[str, Any]:
         "proxied_calls": dict(sorted(item.proxied_calls.items())),
         "first_recorded": item.first_recorded.isoformat() if item.first_recorded else None,
         "last_recorded": item.last_recorded.isoformat() if item.last_recorded else None,
+        "embeddings": item.embeddings.to_json(),
     }
 
 
@@ -210,7 +212,10 @@ def report_json(report: Report) -> dict[str, Any]:
             }
             for note in report.notes
         ],
-        "embeddings": report.embeddings.to_json(),
+        "embeddings": {
+            **report.embeddings.to_json(),
+            "unpriced": unpriced_embeddings_json(report.embeddings),
+        },
     }
     return document
 

@@ -9,7 +9,11 @@ from decimal import Decimal
 from costsim.analysis.report import Report, ReportNote
 from costsim.model import LEFT_OUT_KINDS
 from costsim.pricing.ledger import Totals
-from costsim.render.embeddings_text import embeddings_beside, embeddings_note
+from costsim.render.embeddings_text import (
+    embeddings_beside,
+    embeddings_note,
+    unpriced_reasons,
+)
 from costsim.render.report import (
     ESTIMATED,
     UNMETERED,
@@ -99,8 +103,12 @@ def _listed(report: Report, every: bool) -> tuple[list[tuple[str, Totals]], int]
 
 
 def _rows(named: list[tuple[str, Totals]], report: Report, wide: bool) -> list[list[str]]:
+    """The table's rows, then TOTAL; a cassette of embeddings only costs ``-``: the columns
+    are its LLM calls' (none), and its embeddings, priced or not, are said in their note."""
+    only = {display_path(c.path) for c in report.cassettes if c.embeddings_only}
+    shown = [None if report.by == "cassette" and name in only else t for name, t in named]
     named = [*named, ("TOTAL", report.totals)]
-    costs = cost_cells([totals for _, totals in named])
+    costs = cost_cells([*shown, report.totals])
     return [
         _row(name, totals, cost, wide) for (name, totals), cost in zip(named, costs, strict=True)
     ]
@@ -226,9 +234,24 @@ def report_notes(report: Report) -> list[str]:
 
 def _notes(report: Report, width: int, verbose: bool) -> list[str]:
     lines = _unpriced(report, width, verbose)
+    embeddings = embeddings_note(report.embeddings)
     for note in report_notes(report):
         lines += wrap(note, width)
+        if note == embeddings:  # under it, its calls without a price
+            lines += _unpriced_embeddings(report, width, verbose)
     return lines + _errored(report, width, verbose) + _recording_notes(report, width, verbose)
+
+
+def _unpriced_embeddings(report: Report, width: int, verbose: bool) -> list[str]:
+    """Why embeddings calls have no price; with ``verbose``, each one, where it was recorded
+    (as :func:`_unpriced` says the LLM calls)."""
+    found = report.embeddings
+    lines = [out for reason in unpriced_reasons(found) for out in wrap(reason, width, indent="  ")]
+    if verbose:
+        for u in found.unpriced:
+            where = _where(display_path(u.provenance.path), u.provenance.index, width)
+            lines += wrap(f"unpriced: {where}: {u.reason}", width, indent="  ")
+    return lines
 
 
 def _errored(report: Report, width: int, verbose: bool) -> list[str]:

@@ -131,6 +131,17 @@ def report_findings(report: Report) -> list[Finding]:
         if item.call.errored
     ]
     found += _unpriced("recorded", report.totals, set())
+    found += [  # in no LLM figure, but billed: never a silent $0
+        Finding(
+            "recorded",
+            "unpriced",
+            "pricing",
+            display_path(u.provenance.path),
+            u.provenance.index,
+            f"{u.model} (embeddings): {u.reason}",
+        )
+        for u in report.embeddings.unpriced
+    ]
     found += [
         Finding("recorded", "skipped", "reading", display_path(item.path), None, item.error)
         for item in report.skipped

@@ -79,6 +79,7 @@ def report_page(report: Report) -> str:
             extra=(num(f"{item.size_bytes:,}", item.size_bytes),),
         )
         for item, found in per_cassette
+        if not item.embeddings_only  # LLM costs: theirs is no $0 (the notes say them)
     ]
     nodes: list[Node | None] = [
         _by("models", "Cost per model", calls, GROUPINGS["model"]),

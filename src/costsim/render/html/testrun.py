@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from costsim.analysis.baseline import TestCost
 from costsim.pricing.money import money_places, partial_money
+from costsim.render.embeddings_text import ONLY_EMBEDDINGS
 from costsim.render.html.bars import Bar, stacked_bars
 from costsim.render.html.costs import TOKEN_CLASSES
 from costsim.render.html.figures import TOP, Finding, findings_table, tokens_cell
@@ -209,6 +210,8 @@ def test_run_page(run: TestRun) -> str:
             _tokens_figure(run).node(),
             None if (f := _variants_figure(run)) is None else f.node(),
         ]
+    elif run.beside:  # embeddings requests and no LLM call: vcrpy saw the run
+        answer, figures = f"{ONLY_EMBEDDINGS} through vcrpy.", []
     else:
         answer, figures = "No LLM calls were replayed or recorded through vcrpy.", []
     extra: list[Node] = [_drift(run)]
