@@ -3,6 +3,7 @@ sets of figures both hold cost in each (the priced part where some are unpriced)
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from decimal import Decimal, InvalidOperation
@@ -17,7 +18,7 @@ _COUNTS = (
     "calls", "estimated_calls", "unrecorded_calls", "drifted_calls", "errored_calls",
     "prompt_tokens",
     "uncached_input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
-    "unpriced_calls", "unrecognised_calls",
+    "unpriced_calls", "unrecognised_calls", "cache_write_1h_tokens", "reasoning_tokens",
 )  # fmt: skip
 
 _PRECISION = 28
@@ -56,6 +57,13 @@ class TestCost:
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0
     output_tokens: int = 0
+    cache_write_1h_tokens: int = 0
+    """Of ``cache_write_tokens``, those written for an hour (twice the input price, against
+    1.25 times for five minutes)."""
+    reasoning_tokens: int = 0
+    """Of ``output_tokens``, the model's reasoning (billed as output, never shown)."""
+    models: dict[str, int] = field(default_factory=dict)
+    """Calls per model, by the name each call is priced under."""
     priced_cost_usd: Decimal = Decimal(0)
     unpriced_calls: int = 0
     """Calls whose cost is unknown: a model without a price, or a call without usage."""
@@ -69,7 +77,8 @@ class TestCost:
 
     @classmethod
     def of(cls, calls: Iterable[MeteredCall]) -> TestCost:
-        totals = Totals.of(calls)
+        metered = list(calls)
+        totals = Totals.of(metered)
         return cls(
             calls=totals.llm_calls,
             estimated_calls=totals.estimated_calls,
@@ -79,6 +88,9 @@ class TestCost:
             cache_read_tokens=totals.cache_read_tokens,
             cache_write_tokens=totals.cache_write_tokens,
             output_tokens=totals.output_tokens,
+            cache_write_1h_tokens=totals.cache_write_1h_tokens,
+            reasoning_tokens=totals.reasoning_tokens,
+            models=dict(sorted(Counter(m.call.priced_model for m in metered).items())),
             priced_cost_usd=totals.priced_cost,
             unpriced_calls=totals.unpriced_calls + totals.unmetered_calls,
             unpriced=[f"{u.provenance}: {u.reason}" for u in totals.unpriced],
@@ -97,6 +109,8 @@ class TestCost:
     def merge(self, other: TestCost) -> None:
         for name in _COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
+        for model, count in other.models.items():
+            self.models[model] = self.models.get(model, 0) + count
         self.priced_cost_usd += other.priced_cost_usd
         self.unpriced.extend(other.unpriced)
         self.unrecorded.extend(other.unrecorded)
@@ -132,6 +146,11 @@ class TestCost:
         unrecorded = data.get("unrecorded", [])
         if not isinstance(unrecorded, list) or not all(isinstance(u, str) for u in unrecorded):
             raise ValueError(f"unrecorded must be a list of strings, not {_shown(unrecorded)}")
+        models = data.get("models", {})  # absent from files written before it was kept
+        if not isinstance(models, Mapping) or not all(
+            isinstance(k, str) and type(v) is int and v > 0 for k, v in models.items()
+        ):
+            raise ValueError(f"models must map model names to call counts, not {_shown(models)}")
         cost = _money("cost_usd", data.get("cost_usd"))
         if version == 1:
             counts["unpriced_calls"] = 0 if cost is not None else max(1, len(unpriced))
@@ -144,7 +163,11 @@ class TestCost:
                     "is above 0"
                 )
         return cls(
-            **counts, priced_cost_usd=priced, unpriced=list(unpriced), unrecorded=list(unrecorded)
+            **counts,
+            models=dict(models),
+            priced_cost_usd=priced,
+            unpriced=list(unpriced),
+            unrecorded=list(unrecorded),
         )
 
 
