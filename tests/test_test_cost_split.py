@@ -65,3 +65,33 @@ def test_a_file_older_than_them_reads_and_a_bad_models_map_is_refused() -> None:
     assert TestCost.from_json(old).models == {}
     with pytest.raises(ValueError, match="models must map model names to call counts"):
         TestCost.from_json({**old, "models": {"gpt-4o": 0}})
+
+
+def test_thinking_not_counted_apart_is_said_not_read_as_no_reasoning(tmp_path: Path) -> None:
+    """Anthropic bills thinking inside output_tokens: a test's reasoning_tokens of 0 would
+    read as no thinking at all."""
+    response = {
+        "id": "msg_1",
+        "type": "message",
+        "role": "assistant",
+        "model": "claude-sonnet-4-5-20250929",
+        "content": [
+            {"type": "thinking", "thinking": "Weigh both plans.", "signature": "sig"},
+            {"type": "text", "text": "Plan B."},
+        ],
+        "usage": {"input_tokens": 200, "output_tokens": 3000},
+    }
+    request = {
+        "model": "claude-sonnet-4-5",
+        "max_tokens": 8000,
+        "thinking": {"type": "enabled", "budget_tokens": 4000},
+        "messages": [{"role": "user", "content": "Which plan?"}],
+    }
+    path = write_yaml(tmp_path / "thinks.yaml", [interaction(request=request, response=response)])
+    cost = _cost(path)
+    assert (cost.output_tokens, cost.reasoning_tokens, cost.unreported_thinking_calls) == (
+        3000,
+        0,
+        1,
+    )
+    assert TestCost.from_json(cost.to_json()).unreported_thinking_calls == 1

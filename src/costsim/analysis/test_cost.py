@@ -19,6 +19,7 @@ _COUNTS = (
     "prompt_tokens",
     "uncached_input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens",
     "unpriced_calls", "unrecognised_calls", "cache_write_1h_tokens", "reasoning_tokens",
+    "unreported_thinking_calls",
 )  # fmt: skip
 
 _PRECISION = 28
@@ -61,7 +62,11 @@ class TestCost:
     """Of ``cache_write_tokens``, those written for an hour (twice the input price, against
     1.25 times for five minutes)."""
     reasoning_tokens: int = 0
-    """Of ``output_tokens``, the model's reasoning (billed as output, never shown)."""
+    """Of ``output_tokens``, the model's reasoning (billed as output, never shown), where the
+    usage counts it apart."""
+    unreported_thinking_calls: int = 0
+    """Calls that thought without counting it apart (Anthropic's): their thinking is in
+    ``output_tokens`` and not in ``reasoning_tokens``, which is then no measure of it."""
     models: dict[str, int] = field(default_factory=dict)
     """Calls per model, by the name each call is priced under."""
     priced_cost_usd: Decimal = Decimal(0)
@@ -90,6 +95,7 @@ class TestCost:
             output_tokens=totals.output_tokens,
             cache_write_1h_tokens=totals.cache_write_1h_tokens,
             reasoning_tokens=totals.reasoning_tokens,
+            unreported_thinking_calls=totals.unreported_thinking_calls,
             models=dict(sorted(Counter(m.call.priced_model for m in metered).items())),
             priced_cost_usd=totals.priced_cost,
             unpriced_calls=totals.unpriced_calls + totals.unmetered_calls,
