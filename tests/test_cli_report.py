@@ -374,10 +374,9 @@ def test_the_answer_line_says_what_it_leaves_out(tmp_path: Path) -> None:
     )
 
 
-def test_thinking_that_is_not_reported_is_said_not_counted_as_none(tmp_path: Path) -> None:
-    """Anthropic bills thinking inside output_tokens and does not count it apart: the report
-    said 'thinking 0' of a call that thought. It now says how many calls thought without
-    reporting it, in the text and the JSON, and counts only what was reported."""
+def thinking_cassette(folder: Path) -> Path:
+    """A call to Claude that thought (a thinking block) and, as Anthropic does, billed it
+    inside 3,000 output tokens without counting it apart."""
     response = {
         "id": "msg_1",
         "type": "message",
@@ -395,7 +394,14 @@ def test_thinking_that_is_not_reported_is_said_not_counted_as_none(tmp_path: Pat
         "thinking": {"type": "enabled", "budget_tokens": 4000},
         "messages": [{"role": "user", "content": "Which plan?"}],
     }
-    path = write_yaml(tmp_path / "thinks.yaml", [interaction(request=request, response=response)])
+    return write_yaml(folder / "thinks.yaml", [interaction(request=request, response=response)])
+
+
+def test_thinking_that_is_not_reported_is_said_not_counted_as_none(tmp_path: Path) -> None:
+    """Anthropic bills thinking inside output_tokens and does not count it apart: the report
+    said 'thinking 0' of a call that thought. It now says how many calls thought without
+    reporting it, in the text and the JSON, and counts only what was reported."""
+    path = thinking_cassette(tmp_path)
     code, out, _ = _run("report", str(path), "--format", "json")
     assert code == 0
     totals = json.loads(out)["totals"]

@@ -100,3 +100,11 @@ def test_a_large_comparison_is_written_in_pieces_as_the_api_renders_it(tmp_path:
     assert json.loads("".join(pieces)) == json.loads(json.dumps(result.to_json()))
     entries = result.to_json()["scenarios"][0]["variants"][0]["cassettes"]
     assert isinstance(entries, list) and len(entries) == 3  # to_json() is plain JSON
+
+
+def test_del_is_escaped_in_a_document_of_ascii_alone() -> None:
+    """A piece of ASCII alone skipped the escaping, and DEL is ASCII: the pieces wrote it raw
+    where the whole document (holding other text) escaped it (hypothesis found it)."""
+    doc = [{"\x80": None}, [{"\x7f": None}], Deferred(lambda: iter([]))]
+    assert json_text(doc) == _whole(materialized(doc))
+    assert json_text({"key": "a\x7fb"}) == '{\n  "key": "a\\u007fb"\n}\n'

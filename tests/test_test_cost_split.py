@@ -10,6 +10,7 @@ import pytest
 from costsim.analysis.test_cost import TestCost
 from costsim.pricing.ledger import meter
 from costsim.providers.normalise import load_trace
+from tests.test_cli_report import thinking_cassette
 from tests.test_hostile_input import ANTHROPIC_URI, interaction, write_yaml
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -60,7 +61,12 @@ def test_one_hour_cache_writes_are_kept(tmp_path: Path) -> None:
 
 def test_a_file_older_than_them_reads_and_a_bad_models_map_is_refused() -> None:
     old = TestCost(calls=1, prompt_tokens=5).to_json()
-    for name in ("reasoning_tokens", "cache_write_1h_tokens", "models"):
+    for name in (
+        "reasoning_tokens",
+        "cache_write_1h_tokens",
+        "models",
+        "unreported_thinking_calls",
+    ):
         del old[name]
     assert TestCost.from_json(old).models == {}
     with pytest.raises(ValueError, match="models must map model names to call counts"):
@@ -70,24 +76,7 @@ def test_a_file_older_than_them_reads_and_a_bad_models_map_is_refused() -> None:
 def test_thinking_not_counted_apart_is_said_not_read_as_no_reasoning(tmp_path: Path) -> None:
     """Anthropic bills thinking inside output_tokens: a test's reasoning_tokens of 0 would
     read as no thinking at all."""
-    response = {
-        "id": "msg_1",
-        "type": "message",
-        "role": "assistant",
-        "model": "claude-sonnet-4-5-20250929",
-        "content": [
-            {"type": "thinking", "thinking": "Weigh both plans.", "signature": "sig"},
-            {"type": "text", "text": "Plan B."},
-        ],
-        "usage": {"input_tokens": 200, "output_tokens": 3000},
-    }
-    request = {
-        "model": "claude-sonnet-4-5",
-        "max_tokens": 8000,
-        "thinking": {"type": "enabled", "budget_tokens": 4000},
-        "messages": [{"role": "user", "content": "Which plan?"}],
-    }
-    path = write_yaml(tmp_path / "thinks.yaml", [interaction(request=request, response=response)])
+    path = thinking_cassette(tmp_path)
     cost = _cost(path)
     assert (cost.output_tokens, cost.reasoning_tokens, cost.unreported_thinking_calls) == (
         3000,

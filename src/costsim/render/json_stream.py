@@ -13,6 +13,7 @@ deep is its own indented JSON with every line but the first indented by ``d`` le
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -81,7 +82,7 @@ def _members(
         return
     inner = "\n" + _INDENT * (depth + 1)
     yield brackets[0]
-    for index, (key, item) in enumerate(_again(first, members)):
+    for index, (key, item) in enumerate(itertools.chain([first], members)):
         head = ("," if index else "") + inner
         if key is not None:
             head += _piece(key, 0) + ": "
@@ -91,13 +92,6 @@ def _members(
         else:
             yield from _chunks(item, depth + 1)
     yield "\n" + _INDENT * depth + brackets[1]
-
-
-def _again(
-    first: tuple[str | None, Any], rest: Iterator[tuple[str | None, Any]]
-) -> Iterator[tuple[str | None, Any]]:
-    yield first
-    yield from rest
 
 
 def _piece(value: Any, depth: int) -> str:

@@ -134,6 +134,6 @@ def json_escaped(text: str) -> str:
     """JSON text with DEL, the C1 controls, the bidirectional controls and the line and
     paragraph separators written as ``\\u`` escapes (JSON writes only C0 that way): the
     same strings, and nothing a terminal acts on when the JSON is printed."""
-    if text.isascii():
+    if text.isascii() and "\x7f" not in text:  # DEL is ASCII too: it was left raw here
         return text
     return _JSON_UNSAFE.sub(lambda match: f"\\u{ord(match.group()):04x}", text)
